@@ -1,0 +1,381 @@
+"""The ``oxmem`` command line: argument parsing and printing over :class:`oxmem_gui.core.MemoryStore`.
+
+Global options (``--db``, ``--embedding``, ``--json``) are accepted before or after the command. Errors print
+one line ``oxmem: error: …`` on stderr and exit with status 2. Commands that only read open the store
+read-only, so they never change a file (an agent's live database included).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import dataclasses
+import json
+import os
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any, NoReturn
+
+from .core import MemoryStore, OxmemError
+from .core.demo import fill_demo
+from .core.embeddings import BACKEND_NAMES
+from .core.jsonl import read_jsonl
+from .core.retrieval import FTS_MODES, TAG_MODES, QueryResult
+from .core.summary import message_text
+from .paths import default_db_path
+
+EXIT_ERROR = 2
+
+
+class CliError(Exception):
+    pass
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        sys.stderr.write(f"oxmem: error: {message} (see '{self.prog} --help')\n")
+        sys.exit(EXIT_ERROR)
+
+
+def _global_options(parser: argparse.ArgumentParser, suppress: bool) -> None:
+    def default(value: Any) -> Any:
+        return argparse.SUPPRESS if suppress else value
+
+    parser.add_argument(
+        "--db", default=default(None), help="store file (default: %(default)s)" if not suppress else "store file"
+    )
+    parser.add_argument(
+        "--embedding",
+        choices=BACKEND_NAMES,
+        default=default("deterministic"),
+        help="embedding backend for new vectors and queries",
+    )
+    parser.add_argument("--json", action="store_true", default=default(False), help="print one JSON document on stdout")
+
+
+def _search_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--top-k", type=int, default=8)
+    parser.add_argument("--vector-weight", type=float, default=None)
+    parser.add_argument("--fts-weight", type=float, default=None)
+    parser.add_argument("--fts-mode", choices=FTS_MODES, default="terms")
+    parser.add_argument("--tag", action="append", default=[], dest="tags", metavar="T")
+    parser.add_argument("--tag-mode", choices=TAG_MODES, default="any")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="oxmem", description="Inspect and edit an AI agent's memory store.")
+    _global_options(parser, suppress=False)
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=_Parser)
+
+    def command(name: str, help_text: str, parent: Any = commands) -> argparse.ArgumentParser:
+        sub = parent.add_parser(name, help=help_text, description=help_text)
+        _global_options(sub, suppress=True)
+        return sub
+
+    command("init", "create the store or apply pending migrations")
+    command("demo", "fill the store with realistic demo sessions and notes")
+    p = command("import-jsonl", "store events from a JSON Lines file in one transaction")
+    p.add_argument("file")
+    command("sessions", "list sessions, most recently updated first")
+    p = command("events", "show a session's events")
+    p.add_argument("session")
+    p.add_argument("--limit", type=int, default=None, help="only the newest N events")
+    p = command("search", "hybrid search of a session, with each hit's score breakdown")
+    p.add_argument("session")
+    p.add_argument("query")
+    _search_options(p)
+    p = command("forget", "delete a session and everything indexed from it")
+    p.add_argument("session")
+    p = command("summary", "show a session's rolling summary state")
+    p.add_argument("session")
+    p = command("context", "preview what the agent would see under a token budget")
+    p.add_argument("session")
+    p.add_argument("--budget", type=int, default=2000, help="token budget (default: %(default)s)")
+
+    notes = command("notes", "a user's saved notes").add_subparsers(
+        dest="notes_command", required=True, metavar="ACTION", parser_class=_Parser
+    )
+    p = command("list", "list notes", notes)
+    p.add_argument("user")
+    p.add_argument("--tag", action="append", default=[], dest="tags", metavar="T")
+    p.add_argument("--tag-mode", choices=TAG_MODES, default="any")
+    p.add_argument("--contains", default=None, help="only notes whose text contains this")
+    p = command("add", "save a note", notes)
+    p.add_argument("user")
+    p.add_argument("text")
+    p.add_argument("--tag", action="append", default=[], dest="tags", metavar="T")
+    p = command("update", "replace a note's text and tags (one transaction)", notes)
+    p.add_argument("user")
+    p.add_argument("note_id")
+    p.add_argument("text")
+    p.add_argument("--tag", action="append", default=[], dest="tags", metavar="T")
+    p = command("delete", "delete a note", notes)
+    p.add_argument("user")
+    p.add_argument("note_id")
+    p = command("search", "hybrid search of a user's notes", notes)
+    p.add_argument("user")
+    p.add_argument("query")
+    _search_options(p)
+    return parser
+
+
+# -- output ---------------------------------------------------------------------------------------------
+
+
+def _plain(value: Any) -> Any:
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return dataclasses.asdict(value)
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _print_json(value: Any) -> None:
+    json.dump(_plain(value), sys.stdout, indent=2, ensure_ascii=False)
+    sys.stdout.write("\n")
+
+
+def _table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
+    cells = [[("" if v is None else str(v)) for v in row] for row in rows]
+    widths = [max([len(h)] + [len(r[i]) for r in cells]) for i, h in enumerate(headers)]
+    lines = ["  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True)).rstrip()]
+    lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in cells]
+    return "\n".join(lines)
+
+
+def _preview(text: str, width: int = 70) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _num(value: float | None, digits: int = 4) -> str:
+    return "-" if value is None else f"{value:.{digits}f}"
+
+
+def _progress_printer() -> Callable[[str, int, int], None] | None:
+    if not sys.stderr.isatty():
+        return None
+
+    def show(stage: str, done: int, total: int) -> None:
+        width = 30
+        filled = width * done // max(total, 1)
+        sys.stderr.write(f"\r{stage:<10} [{'#' * filled}{' ' * (width - filled)}] {done}/{total}")
+        if stage == "storing" and done == total:
+            sys.stderr.write("\n")
+        sys.stderr.flush()
+
+    return show
+
+
+def _weights(args: argparse.Namespace) -> tuple[float, float]:
+    vw, fw = args.vector_weight, args.fts_weight
+    if vw is None and fw is None:
+        return 0.7, 0.3
+    if vw is None:
+        return 1.0 - fw, fw
+    if fw is None:
+        return vw, 1.0 - vw
+    return vw, fw
+
+
+def _search_kwargs(args: argparse.Namespace) -> dict[str, Any]:
+    vw, fw = _weights(args)
+    return dict(vector_weight=vw, fts_weight=fw, fts_mode=args.fts_mode, tags=args.tags, tag_mode=args.tag_mode)
+
+
+def _query_json(result: QueryResult) -> dict[str, Any]:
+    doc = dataclasses.asdict(result)
+    doc["vector_errors"] = [{"chunk_id": c, "error": e} for c, e in result.vector_errors]
+    return doc
+
+
+def _print_query(result: QueryResult) -> None:
+    v, f = result.legs["vector"], result.legs["fts"]
+
+    def leg(name: str, stats: Any) -> str:
+        if not stats.candidates:
+            return f"{name}: no candidates"
+        flag = "  (range collapsed: every score 1.0)" if stats.collapsed else ""
+        return f"{name}: {stats.candidates} candidates, raw {stats.min:.6g} … {stats.max:.6g}{flag}"
+
+    print(
+        f"query {result.query!r}  weights vector {result.vector_weight:g} / fts {result.fts_weight:g}  "
+        f"fts {result.fts_mode}: {result.fts_expression or '(no terms)'}"
+    )
+    print(leg("vector", v) + (f"  models {', '.join(result.models)}" if result.models else ""))
+    print(leg("fts", f))
+    for model, why in result.skipped_models.items():
+        print(f"skipped vectors of {model}: {why}")
+    if not result.hits:
+        print("no hits")
+        return
+    rows = [
+        (
+            h.rank,
+            f"{h.score:.4f}",
+            f"{_num(h.vector_raw)}→{h.vector_score:.3f}",
+            f"{_num(h.fts_raw)}→{h.fts_score:.3f}",
+            h.sequence_end,
+            _preview(h.text, 60),
+        )
+        for h in result.hits
+    ]
+    print(_table(["rank", "score", "vector raw→norm", "fts raw→norm", "seq", "text"], rows))
+
+
+# -- commands -------------------------------------------------------------------------------------------
+
+READ_ONLY_COMMANDS = {"sessions", "events", "search", "summary", "context"}
+
+
+async def _run(args: argparse.Namespace) -> int:
+    db = args.db or default_db_path()
+    read_only = args.command in READ_ONLY_COMMANDS or (
+        args.command == "notes" and args.notes_command in ("list", "search")
+    )
+    async with await MemoryStore.open(db, read_only=read_only, embedding=args.embedding) as store:
+        return await _dispatch(store, args)
+
+
+async def _dispatch(store: MemoryStore, args: argparse.Namespace) -> int:
+    out_json = args.json
+    cmd = args.command
+    if cmd == "init":
+        report = store.migration_report
+        if out_json:
+            _print_json({"db": str(store.path), "applied": report.applied, "unknown": report.unknown})
+        else:
+            print(f"{store.path}: " + (f"applied {', '.join(report.applied)}" if report.applied else "up to date"))
+            if report.unknown:
+                print(f"versions written by a newer program (left as they are): {', '.join(report.unknown)}")
+    elif cmd == "demo":
+        counts = await fill_demo(store)
+        if out_json:
+            _print_json(counts)
+        else:
+            print(
+                f"demo written to {store.path}: {counts.sessions} sessions, {counts.events} events, "
+                f"{counts.notes} notes, {counts.summaries} rolling summary"
+            )
+    elif cmd == "import-jsonl":
+        records = await asyncio.to_thread(read_jsonl, args.file)
+        results = await store.store_many(records, _progress_printer())
+        skipped = [
+            {"session_id": r.session_id, "sequence": r.sequence, "reason": r.not_indexed_reason}
+            for r in results
+            if not r.indexed
+        ]
+        if out_json:
+            _print_json({"stored": len(results), "not_indexed": skipped})
+        else:
+            print(f"stored {len(results)} events")
+            for s in skipped:
+                print(f"not indexed: {s['session_id']} #{s['sequence']}: {s['reason']}")
+    elif cmd == "sessions":
+        sessions = await store.list_sessions()
+        if out_json:
+            _print_json([{k: v for k, v in dataclasses.asdict(s).items() if k != "agent_identity"} for s in sessions])
+        else:
+            print(
+                _table(
+                    ["session", "created", "updated", "last seq", "events"],
+                    [(s.session_id, s.created_at, s.updated_at, s.last_sequence, s.event_count) for s in sessions],
+                )
+            )
+    elif cmd == "events":
+        evs = await store.recall(args.session, args.limit)
+        if out_json:
+            _print_json(evs)
+        else:
+            rows = []
+            for e in evs:
+                role, text = message_text(e)
+                rows.append((e.sequence, e.created_at, role, _preview(text)))
+            print(_table(["seq", "created", "role", "text"], rows))
+    elif cmd == "search":
+        result = await store.hybrid_query(args.session, args.query, args.top_k, **_search_kwargs(args))
+        _print_json(_query_json(result)) if out_json else _print_query(result)
+    elif cmd == "forget":
+        await store.forget(args.session)
+        _print_json({"forgotten": args.session}) if out_json else print(f"forgot session {args.session}")
+    elif cmd == "summary":
+        state = await store.read_summary_state(args.session)
+        if out_json:
+            _print_json(state)
+        elif state is None:
+            print("no summary")
+        else:
+            print(f"epoch {state.get('epoch')}  upper sequence {state.get('upper_sequence')}")
+            print(state.get("summary", ""))
+    elif cmd == "context":
+        preview = await store.context_preview(args.session, args.budget)
+        if out_json:
+            _print_json(preview)
+        else:
+            print(f"{preview.used} of {preview.budget} tokens used")
+            if preview.summary_message:
+                print(f"[summary, {preview.summary_tokens} tokens] {_preview(preview.summary_message)}")
+            print(
+                _table(
+                    ["seq", "status", "tokens", "role", "text"],
+                    [(i.sequence, i.status, i.tokens, i.role, _preview(i.text, 60)) for i in preview.items],
+                )
+            )
+    elif cmd == "notes":
+        return await _notes(store, args)
+    return 0
+
+
+async def _notes(store: MemoryStore, args: argparse.Namespace) -> int:
+    action = args.notes_command
+    if action == "list":
+        notes = await store.list_notes(args.user, args.tags, args.tag_mode, args.contains)
+        if args.json:
+            _print_json(notes)
+        else:
+            print(
+                _table(
+                    ["note", "updated", "tags", "text"],
+                    [(n.note_id, n.updated_at, ",".join(n.tags), _preview(n.content, 60)) for n in notes],
+                )
+            )
+    elif action in ("add", "update"):
+        if action == "add":
+            note = await store.save_note(args.user, args.text, args.tags)
+        else:
+            note = await store.update_note(args.user, args.note_id, args.text, args.tags)
+        _print_json({"note_id": note.note_id}) if args.json else print(note.note_id)
+    elif action == "delete":
+        await store.delete_note(args.user, args.note_id)
+        _print_json({"deleted": args.note_id}) if args.json else print(f"deleted {args.note_id}")
+    elif action == "search":
+        hits = await store.search_notes(args.user, args.query, args.top_k, **_search_kwargs(args))
+        if args.json:
+            _print_json(hits)
+        else:
+            print(
+                _table(
+                    ["score", "note", "tags", "text"],
+                    [(f"{h.score:.4f}", h.note_id, ",".join(h.tags), _preview(h.text, 60)) for h in hits],
+                )
+            )
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return asyncio.run(_run(args))
+    except OxmemError as exc:
+        sys.stderr.write(f"oxmem: error: {exc}\n")
+        return EXIT_ERROR
+    except BrokenPipeError:  # `oxmem … | head`: the reader left; that is not an error
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - keeps the interpreter's final flush quiet
+        return 0
+    except KeyboardInterrupt:
+        sys.stderr.write("oxmem: interrupted; nothing was written by the unfinished command\n")
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,27 @@
+"""The memory system, usable without any GUI: store, indexing, embeddings, retrieval, notes, summary.
+
+Nothing under ``oxmem_gui.core`` imports Qt. The public API is async (:class:`MemoryStore`); the SQLite work
+runs on one worker thread per connection.
+"""
+
+from .errors import (
+    EmbeddingError,
+    InvalidInputError,
+    NotFoundError,
+    OxmemError,
+    ReadOnlyError,
+    SequenceError,
+    StoreOpenError,
+)
+from .store import MemoryStore
+
+__all__ = [
+    "EmbeddingError",
+    "InvalidInputError",
+    "MemoryStore",
+    "NotFoundError",
+    "OxmemError",
+    "ReadOnlyError",
+    "SequenceError",
+    "StoreOpenError",
+]

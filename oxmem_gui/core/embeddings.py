@@ -1,0 +1,103 @@
+"""Embedding backends (SPEC §5) and the on-disk vector format.
+
+A backend turns texts into float32 vectors and names its model; the store keeps the name beside every vector
+so that a query is only ever compared with vectors of the model that embedded it. The semantic backend
+(fastembed, local model files) implements the same :class:`EmbeddingBackend` protocol.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol, runtime_checkable
+
+import blake3
+import numpy as np
+
+from .errors import EmbeddingError
+
+DETERMINISTIC_MODEL = "deterministic-hash-v1"
+DETERMINISTIC_DIMS = 64
+_F32_EPS = np.finfo(np.float32).eps
+
+
+@runtime_checkable
+class EmbeddingBackend(Protocol):
+    """What the store needs of an embedding model."""
+
+    model_name: str
+    dimensions: int
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """Return a ``(len(texts), dimensions)`` float32 array, one row per text, in order."""
+        ...
+
+
+def deterministic_vector(text: str) -> np.ndarray:
+    """The 64-value BLAKE3 vector of ``text``: bit-exact with the agent's ``deterministic-hash-v1``.
+
+    ``seed = blake3(text)``; each seed byte ``b`` gives ``b / 127.5 - 1`` (float32); after 32 values the
+    seed is re-hashed; the result is L2-normalized in float32 when its norm exceeds float32 epsilon.
+    A text that is empty after stripping gives zeros.
+    """
+    if not text.strip():
+        return np.zeros(DETERMINISTIC_DIMS, dtype=np.float32)
+    seed = blake3.blake3(text.encode("utf-8")).digest()
+    raw = bytearray()
+    while len(raw) < DETERMINISTIC_DIMS:
+        raw += seed
+        seed = blake3.blake3(seed).digest()
+    # float32 arithmetic throughout, and a sequential sum of squares (cumsum), as the agent's Rust code does.
+    values = np.frombuffer(bytes(raw[:DETERMINISTIC_DIMS]), dtype=np.uint8).astype(np.float32)
+    values = values / np.float32(127.5) - np.float32(1.0)
+    norm = np.sqrt(np.cumsum(values * values, dtype=np.float32)[-1])
+    if norm > _F32_EPS:
+        values = values / norm
+    return values
+
+
+class DeterministicEmbedding:
+    """Hash-based vectors with no meaning: fast, dependency-free, reproducible everywhere."""
+
+    model_name = DETERMINISTIC_MODEL
+    dimensions = DETERMINISTIC_DIMS
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        out = np.empty((len(texts), DETERMINISTIC_DIMS), dtype=np.float32)
+        for i, text in enumerate(texts):
+            out[i] = deterministic_vector(text)
+        return out
+
+
+def to_blob(vector: np.ndarray) -> bytes:
+    """Raw little-endian float32, no header."""
+    return np.asarray(vector, dtype="<f4").tobytes()
+
+
+def from_blob(blob: bytes, dimensions: int | None = None) -> np.ndarray:
+    """Read a stored vector; with ``dimensions``, accept longer zero-padded vectors by their leading values.
+
+    Raises :class:`EmbeddingError` for a blob whose size is not a whole number of float32 values, one that
+    is shorter than ``dimensions``, or one whose extra values are not all zero.
+    """
+    if len(blob) % 4:
+        raise EmbeddingError(f"vector of {len(blob)} bytes is not a whole number of float32 values")
+    vector = np.frombuffer(blob, dtype="<f4")
+    if dimensions is None or len(vector) == dimensions:
+        return vector
+    if len(vector) > dimensions and not np.any(vector[dimensions:]):
+        return vector[:dimensions]
+    raise EmbeddingError(f"vector has {len(vector)} values where the model gives {dimensions}")
+
+
+BACKEND_NAMES = ("deterministic", "semantic")
+
+
+def load_backend(name: str) -> EmbeddingBackend:
+    """The backend configured by name; raises :class:`EmbeddingError` when it cannot be used here."""
+    if name == "deterministic":
+        return DeterministicEmbedding()
+    if name == "semantic":
+        raise EmbeddingError(
+            "the semantic embedding model is not installed in this build; use --embedding deterministic"
+        )
+    raise EmbeddingError(f"unknown embedding backend {name!r} (choose {' or '.join(BACKEND_NAMES)})")

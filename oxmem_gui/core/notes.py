@@ -1,0 +1,198 @@
+"""Notes: knowledge the agent saved on purpose, with tags (SPEC §7).
+
+Notes of user ``U`` are events of the session ``memory:U`` whose ``tool_call_id`` is the ``note_id``; their
+chunks carry ``note_id``, ``tags`` and the note's dates in their metadata. An update is one transaction
+(delete the old rows, store the new ones), so a failure leaves the old note in place.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any
+
+import apsw
+
+from .database import write_transaction
+from .embeddings import EmbeddingBackend
+from .errors import InvalidInputError, NotFoundError
+from .events import PreparedEvent, embed_prepared, prepare_event, write_event_rows, write_events
+from .retrieval import Hit, QueryResult, tag_filter_sql
+from .tags import normalize_tags
+
+NOTE_SCHEMA_VERSION = 1
+
+
+def notes_session(user: str) -> str:
+    if not isinstance(user, str) or not user.strip():
+        raise InvalidInputError("user must be a non-empty string")
+    return f"memory:{user}"
+
+
+def utc_now() -> str:
+    """RFC 3339 UTC with microseconds, as the agent writes note and schedule times."""
+    return datetime.now(timezone.utc).isoformat(timespec="microseconds")
+
+
+@dataclass
+class Note:
+    note_id: str
+    user: str
+    content: str
+    tags: list[str]
+    created_at: str | None
+    updated_at: str | None
+    sequence: int
+
+
+@dataclass
+class NoteHit:
+    note_id: str
+    text: str
+    score: float
+    tags: list[str]
+    created_at: str | None
+    updated_at: str | None
+    hit: Hit
+
+
+def _validate_content(content: Any) -> str:
+    if not isinstance(content, str) or not content.strip():
+        raise InvalidInputError("note content is empty")
+    return content
+
+
+def _note_event(user: str, note_id: str, content: str) -> PreparedEvent:
+    return prepare_event(notes_session(user), None, {"content": content, "role": "user", "tool_call_id": note_id})
+
+
+def _note_metadata(note_id: str, source: str, tags: list[str], created_at: str, updated_at: str) -> dict:
+    return {
+        "note_id": note_id,
+        "source": source,
+        "tags": tags,
+        "created_at": created_at,
+        "updated_at": updated_at,
+        "schema_version": NOTE_SCHEMA_VERSION,
+    }
+
+
+def save_note(
+    conn: apsw.Connection, backend: EmbeddingBackend, user: str, content: str, tags: Sequence[str] = ()
+) -> Note:
+    content = _validate_content(content)
+    tag_list = normalize_tags(tags)
+    note_id = f"note-{uuid.uuid4()}"
+    now = utc_now()
+    event = _note_event(user, note_id, content)
+    event.extra_metadata = _note_metadata(note_id, "memory_save", tag_list, now, now)
+    embed_prepared([event], backend)
+    (result,) = write_events(conn, [event], backend.model_name)
+    return Note(note_id, user, content, tag_list, now, now, result.sequence)
+
+
+_NOTE_ROWS = (
+    "SELECT json_extract(c.metadata_json, '$.note_id'), e.payload_json, c.metadata_json, e.sequence "
+    "FROM chunks c JOIN conversation_events e ON e.session_id = c.session_id AND e.sequence = c.sequence_start "
+    "WHERE c.session_id = ? AND json_extract(c.metadata_json, '$.note_id') IS NOT NULL "
+    "AND json_extract(c.metadata_json, '$.chunk_index') = 0"
+)
+
+
+def _note_from_row(user: str, row: tuple) -> Note:
+    note_id, payload_json, metadata_json, sequence = row
+    payload = json.loads(payload_json)
+    meta = json.loads(metadata_json)
+    content = payload.get("content", "") if isinstance(payload, dict) else str(payload)
+    tags = meta.get("tags") or []
+    return Note(note_id, user, content, list(tags), meta.get("created_at"), meta.get("updated_at"), sequence)
+
+
+def get_note(conn: apsw.Connection, user: str, note_id: str) -> Note:
+    rows = conn.execute(
+        _NOTE_ROWS + " AND json_extract(c.metadata_json, '$.note_id') = ?", (notes_session(user), note_id)
+    ).fetchall()
+    if not rows:
+        raise NotFoundError(f"no note {note_id!r} for user {user!r}")
+    return _note_from_row(user, rows[0])
+
+
+def _delete_note_rows(conn: apsw.Connection, session_id: str, note_id: str) -> None:
+    conn.execute(
+        "DELETE FROM chunks WHERE session_id = ? AND json_extract(metadata_json, '$.note_id') = ?",
+        (session_id, note_id),
+    )
+    conn.execute(
+        "DELETE FROM conversation_events WHERE session_id = ? AND json_valid(payload_json) "
+        "AND json_extract(payload_json, '$.tool_call_id') = ?",
+        (session_id, note_id),
+    )
+
+
+def update_note(
+    conn: apsw.Connection,
+    backend: EmbeddingBackend,
+    user: str,
+    note_id: str,
+    content: str,
+    tags: Sequence[str] = (),
+) -> Note:
+    """Replace a note's content and tags in one transaction, keeping its id and ``created_at``."""
+    content = _validate_content(content)
+    tag_list = normalize_tags(tags)
+    event = _note_event(user, note_id, content)
+    embed_prepared([event], backend)
+    now = utc_now()
+    with write_transaction(conn):
+        old = get_note(conn, user, note_id)
+        created = old.created_at or now
+        event.extra_metadata = _note_metadata(note_id, "memory_update", tag_list, created, now)
+        _delete_note_rows(conn, event.session_id, note_id)
+        result = write_event_rows(conn, event, backend.model_name)
+    return Note(note_id, user, content, tag_list, created, now, result.sequence)
+
+
+def delete_note(conn: apsw.Connection, user: str, note_id: str) -> None:
+    with write_transaction(conn):
+        get_note(conn, user, note_id)
+        _delete_note_rows(conn, notes_session(user), note_id)
+
+
+def list_notes(
+    conn: apsw.Connection,
+    user: str,
+    tags: Sequence[str] = (),
+    tag_mode: str = "any",
+    contains: str | None = None,
+) -> list[Note]:
+    """The user's notes, most recently updated first; filtered by tags (any/all) and by text."""
+    tag_sql, tag_args = tag_filter_sql(normalize_tags(tags), tag_mode)
+    rows = conn.execute(f"{_NOTE_ROWS} AND {tag_sql}", (notes_session(user), *tag_args)).fetchall()
+    notes = [_note_from_row(user, r) for r in rows]
+    if contains:
+        needle = contains.casefold()
+        notes = [n for n in notes if needle in n.content.casefold()]
+    notes.sort(key=lambda n: (n.updated_at or "", n.sequence), reverse=True)
+    return notes
+
+
+def note_hits(result: QueryResult) -> list[NoteHit]:
+    """One entry per note (its best-ranked chunk) from a hybrid query on ``memory:U``."""
+    seen: dict[str, NoteHit] = {}
+    for hit in result.hits:
+        meta = hit.metadata if isinstance(hit.metadata, dict) else {}
+        note_id = meta.get("note_id")
+        if note_id and note_id not in seen:
+            seen[note_id] = NoteHit(
+                note_id,
+                hit.text,
+                hit.score,
+                list(meta.get("tags") or []),
+                meta.get("created_at"),
+                meta.get("updated_at"),
+                hit,
+            )
+    return list(seen.values())

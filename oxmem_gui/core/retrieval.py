@@ -1,0 +1,321 @@
+"""Hybrid retrieval with an exact per-hit breakdown (SPEC §6).
+
+Two legs — vector cosine and FTS5 BM25 — each return ``top_k * 4`` candidates, are min–max normalized
+separately, merged by chunk id and weighted. Every number that decided a rank is returned with the hit, and
+each leg's statistics with the result, so a person can see *why* a hit ranked where it did.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import apsw
+import numpy as np
+
+from .embeddings import EmbeddingBackend
+from .errors import InvalidInputError
+from .events import require_session
+from .indexing import normalize
+from .tags import normalize_tags
+from .vectors import VectorIndex, top_indices
+
+CANDIDATE_FACTOR = 4
+COLLAPSE_EPSILON = 1e-6
+FTS_MODES = ("terms", "phrase")
+TAG_MODES = ("any", "all")
+
+
+@dataclass
+class LegStats:
+    """One leg's candidates: how many, the raw score range, and whether the range collapsed to 1.0."""
+
+    candidates: int = 0
+    min: float | None = None
+    max: float | None = None
+    collapsed: bool = False
+
+
+@dataclass
+class Hit:
+    rank: int
+    chunk_id: str
+    session_id: str
+    text: str
+    score: float
+    vector_score: float
+    fts_score: float
+    vector_raw: float | None
+    fts_raw: float | None
+    vector_rank: int | None
+    fts_rank: int | None
+    sequence_start: int | None
+    sequence_end: int | None
+    metadata: Any
+    embedding_model: str | None
+
+
+@dataclass
+class QueryResult:
+    query: str
+    session_id: str
+    top_k: int
+    vector_weight: float
+    fts_weight: float
+    fts_mode: str
+    tags: list[str]
+    tag_mode: str
+    fts_expression: str | None
+    legs: dict[str, LegStats]
+    hits: list[Hit]
+    models: list[str] = field(default_factory=list)
+    skipped_models: dict[str, str] = field(default_factory=dict)
+    vector_errors: list[tuple[str, str]] = field(default_factory=list)
+
+
+@dataclass
+class _Candidate:
+    chunk_id: str
+    raw: float
+    sequence_start: int | None
+    sequence_end: int | None
+    model: str | None = None
+
+
+def fts_terms(query: str) -> list[str]:
+    """The maximal runs of alphanumeric characters (``str.isalnum``) of ``query``, in order."""
+    return ["".join(g) for alnum, g in itertools.groupby(query, key=str.isalnum) if alnum]
+
+
+def fts_expression(query: str, mode: str) -> str | None:
+    """The FTS5 MATCH expression for ``query``: user text is always inside double quotes.
+
+    ``terms``: each term quoted, joined with `` OR `` (None when there are no terms).
+    ``phrase``: the whole stripped query as one phrase, inner ``"`` doubled (what the Oxydra agent does).
+    """
+    if mode == "terms":
+        terms = fts_terms(query)
+        return " OR ".join(f'"{t}"' for t in terms) if terms else None
+    if mode == "phrase":
+        return '"' + query.strip().replace('"', '""') + '"'
+    raise InvalidInputError(f"fts mode must be one of {', '.join(FTS_MODES)}, got {mode!r}")
+
+
+def validate_weights(vector_weight: float, fts_weight: float) -> tuple[float, float]:
+    for name, w in (("vector weight", vector_weight), ("fts weight", fts_weight)):
+        if isinstance(w, bool) or not isinstance(w, (int, float)) or not math.isfinite(w) or not 0 <= w <= 1:
+            raise InvalidInputError(f"{name} must be a number in [0, 1], got {w!r}")
+    if abs(vector_weight + fts_weight - 1.0) > 1e-6:
+        raise InvalidInputError(
+            f"vector weight {vector_weight} and fts weight {fts_weight} must sum to 1 "
+            f"(they sum to {vector_weight + fts_weight:g})"
+        )
+    return float(vector_weight), float(fts_weight)
+
+
+def tag_filter_sql(tags: Sequence[str], mode: str, alias: str = "c") -> tuple[str, list[str]]:
+    """A SQL condition on ``{alias}.metadata_json`` keeping chunks with any / all of ``tags``."""
+    if not tags:
+        return "1", []
+    marks = ", ".join("?" * len(tags))
+    each = f"json_each({alias}.metadata_json, '$.tags')"
+    if mode == "any":
+        return f"EXISTS (SELECT 1 FROM {each} WHERE value IN ({marks}))", list(tags)
+    if mode == "all":
+        return f"(SELECT count(DISTINCT value) FROM {each} WHERE value IN ({marks})) = {len(tags)}", list(tags)
+    raise InvalidInputError(f"tag mode must be one of {', '.join(TAG_MODES)}, got {mode!r}")
+
+
+def _candidate_key(c: _Candidate) -> tuple:
+    """Leg order: raw desc, sequence_end desc, sequence_start desc (NULLs last, as SQLite), chunk_id asc."""
+    return (
+        -c.raw,
+        c.sequence_end is None,
+        -(c.sequence_end or 0),
+        c.sequence_start is None,
+        -(c.sequence_start or 0),
+        c.chunk_id,
+    )
+
+
+def _vector_leg(
+    conn: apsw.Connection,
+    index: VectorIndex,
+    session_id: str,
+    query: str,
+    limit: int,
+    backends: Mapping[str, EmbeddingBackend],
+    query_embeddings: Mapping[str, Sequence[float]],
+    allowed: set[str] | None,
+    result: QueryResult,
+) -> list[_Candidate]:
+    models = [
+        r[0]
+        for r in conn.execute(
+            "SELECT DISTINCT v.embedding_model FROM chunks c JOIN chunks_vec v ON v.chunk_id = c.chunk_id "
+            "WHERE c.session_id = ? ORDER BY 1",
+            (session_id,),
+        )
+    ]
+    text = normalize(query)
+    candidates: list[_Candidate] = []
+    for model in models:
+        if model in query_embeddings:
+            qvec = np.asarray(query_embeddings[model], dtype=np.float32)
+        elif model in backends:
+            qvec = backends[model].embed([text])[0]
+        else:
+            result.skipped_models[model] = "no embedding backend for this model is loaded"
+            continue
+        matrix = index.get(conn, session_id, model, len(qvec))
+        result.models.append(model)
+        result.vector_errors.extend(matrix.errors)
+        mask = None
+        if allowed is not None:
+            mask = np.fromiter((cid in allowed for cid in matrix.chunk_ids), dtype=bool, count=len(matrix.chunk_ids))
+        scores = matrix.cosines(qvec)
+        for i in top_indices(scores, limit, mask):
+            candidates.append(
+                _Candidate(
+                    matrix.chunk_ids[i], float(scores[i]), matrix.sequence_start[i], matrix.sequence_end[i], model
+                )
+            )
+    candidates.sort(key=_candidate_key)
+    return candidates[:limit]
+
+
+def _fts_leg(
+    conn: apsw.Connection, session_id: str, expression: str | None, limit: int, tag_sql: str, tag_args: list[str]
+) -> list[_Candidate]:
+    if expression is None:
+        return []
+    try:
+        rows = conn.execute(
+            "SELECT c.chunk_id, -bm25(chunks_fts) AS score, c.sequence_start, c.sequence_end "
+            "FROM chunks_fts JOIN chunks c ON c.rowid = chunks_fts.rowid "
+            f"WHERE chunks_fts MATCH ? AND chunks_fts.session_id = ? AND {tag_sql} "
+            "ORDER BY score DESC, c.sequence_end DESC, c.sequence_start DESC, c.chunk_id ASC LIMIT ?",
+            (expression, session_id, *tag_args, limit),
+        ).fetchall()
+    except apsw.SQLError as exc:
+        raise InvalidInputError(f"full-text search rejected {expression!r}: {exc}") from exc
+    return [_Candidate(cid, float(score), start, end) for cid, score, start, end in rows]
+
+
+def _normalized(candidates: list[_Candidate]) -> tuple[dict[str, float], LegStats]:
+    if not candidates:
+        return {}, LegStats()
+    raws = [c.raw for c in candidates]
+    lo, hi = min(raws), max(raws)
+    collapsed = hi - lo <= COLLAPSE_EPSILON
+    scores = {c.chunk_id: 1.0 if collapsed else (c.raw - lo) / (hi - lo) for c in candidates}
+    return scores, LegStats(len(candidates), lo, hi, collapsed)
+
+
+def hybrid_query(
+    conn: apsw.Connection,
+    index: VectorIndex,
+    backends: Mapping[str, EmbeddingBackend],
+    session_id: str,
+    query: str,
+    top_k: int = 8,
+    *,
+    vector_weight: float = 0.7,
+    fts_weight: float = 0.3,
+    fts_mode: str = "terms",
+    tags: Sequence[str] = (),
+    tag_mode: str = "any",
+    query_embeddings: Mapping[str, Sequence[float]] | None = None,
+) -> QueryResult:
+    """Run both legs on ``session_id`` and return the ``top_k`` best hits with their full breakdown.
+
+    ``backends`` maps model names to the backends able to embed the query for that model's vectors;
+    ``query_embeddings`` maps model names to precomputed query vectors (used instead of embedding).
+    Chunks of a model with neither are skipped and listed in ``skipped_models``.
+    """
+    if not isinstance(query, str) or not query.strip():
+        raise InvalidInputError("query is empty")
+    if isinstance(top_k, bool) or not isinstance(top_k, int) or top_k <= 0:
+        raise InvalidInputError(f"top_k must be a positive integer, got {top_k!r}")
+    vector_weight, fts_weight = validate_weights(vector_weight, fts_weight)
+    if tag_mode not in TAG_MODES:
+        raise InvalidInputError(f"tag mode must be one of {', '.join(TAG_MODES)}, got {tag_mode!r}")
+    tag_list = normalize_tags(tags)
+    expression = fts_expression(query, fts_mode)
+    require_session(conn, session_id)
+    limit = top_k * CANDIDATE_FACTOR
+    tag_sql, tag_args = tag_filter_sql(tag_list, tag_mode)
+
+    result = QueryResult(
+        query, session_id, top_k, vector_weight, fts_weight, fts_mode, tag_list, tag_mode, expression, {}, []
+    )
+    allowed = None
+    if tag_list:
+        allowed = {
+            r[0]
+            for r in conn.execute(
+                f"SELECT c.chunk_id FROM chunks c WHERE c.session_id = ? AND {tag_sql}", (session_id, *tag_args)
+            )
+        }
+    vec = _vector_leg(conn, index, session_id, query, limit, backends, query_embeddings or {}, allowed, result)
+    fts = _fts_leg(conn, session_id, expression, limit, tag_sql, tag_args)
+    vec_scores, result.legs["vector"] = _normalized(vec)
+    fts_scores, result.legs["fts"] = _normalized(fts)
+
+    merged: dict[str, dict[str, Any]] = {}
+    for leg, cands in (("vector", vec), ("fts", fts)):
+        for rank, c in enumerate(cands, 1):
+            entry = merged.setdefault(c.chunk_id, {"start": c.sequence_start, "end": c.sequence_end})
+            entry[f"{leg}_raw"] = c.raw
+            entry[f"{leg}_rank"] = rank
+    for cid, entry in merged.items():
+        entry["vector_score"] = vec_scores.get(cid, 0.0)
+        entry["fts_score"] = fts_scores.get(cid, 0.0)
+        entry["score"] = vector_weight * entry["vector_score"] + fts_weight * entry["fts_score"]
+        recency = entry["end"] if entry["end"] is not None else entry["start"] or 0
+        entry["key"] = (-entry["score"], -recency, cid)
+    best = sorted(merged, key=lambda cid: merged[cid]["key"])[:top_k]
+
+    details = {}
+    if best:
+        marks = ", ".join("?" * len(best))
+        for cid, sid, text, meta, model in conn.execute(
+            "SELECT c.chunk_id, c.session_id, c.chunk_text, c.metadata_json, v.embedding_model FROM chunks c "
+            f"LEFT JOIN chunks_vec v ON v.chunk_id = c.chunk_id WHERE c.chunk_id IN ({marks})",
+            best,
+        ):
+            details[cid] = (sid, text, _parse_metadata(meta), model)
+    for rank, cid in enumerate(best, 1):
+        e = merged[cid]
+        sid, text, meta, model = details[cid]
+        result.hits.append(
+            Hit(
+                rank,
+                cid,
+                sid,
+                text,
+                e["score"],
+                e["vector_score"],
+                e["fts_score"],
+                e.get("vector_raw"),
+                e.get("fts_raw"),
+                e.get("vector_rank"),
+                e.get("fts_rank"),
+                e["start"],
+                e["end"],
+                meta,
+                model,
+            )
+        )
+    return result
+
+
+def _parse_metadata(raw: str) -> Any:
+    try:
+        return json.loads(raw)
+    except (TypeError, json.JSONDecodeError):
+        return raw

@@ -1,0 +1,219 @@
+"""``MemoryStore``: the async public API of the memory system, one object per open store.
+
+Every method runs its SQL (and embedding) on the store's worker thread and is awaited from the caller's
+event loop, so the CLI (``asyncio.run``) and the GUI (qasync) drive the same code. Each write method is one
+transaction.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import apsw
+
+from . import events, notes, retrieval, summary
+from .database import Database
+from .embeddings import DETERMINISTIC_MODEL, DeterministicEmbedding, EmbeddingBackend, load_backend
+from .errors import ReadOnlyError
+from .migrations import MigrationReport, check_required_tables, inspect_schema, migrate
+from .vectors import VectorIndex
+
+
+class MemoryStore:
+    """An open memory store. Create it with ``await MemoryStore.open(path)``; close it with ``aclose``."""
+
+    def __init__(self, db: Database, backend: EmbeddingBackend, report: MigrationReport) -> None:
+        self._db = db
+        self.backend = backend
+        self.migration_report = report
+        self._vectors = VectorIndex()
+
+    @classmethod
+    async def open(
+        cls,
+        path: str | os.PathLike[str],
+        *,
+        read_only: bool = False,
+        embedding: str | EmbeddingBackend = "deterministic",
+        create: bool = True,
+    ) -> MemoryStore:
+        """Open (and, read-write, create or migrate) the store at ``path``.
+
+        Read-only opens never write: pending migrations are only reported. Versions the file records that
+        this program does not know are reported in ``migration_report.unknown`` and tolerated.
+        """
+        backend = load_backend(embedding) if isinstance(embedding, str) else embedding
+        db = await Database.open(path, read_only=read_only, create=create)
+        try:
+            report = await db.run(_prepare_schema, read_only, db.path)
+        except BaseException:
+            db.close()
+            raise
+        return cls(db, backend, report)
+
+    @property
+    def path(self) -> Path:
+        return self._db.path
+
+    @property
+    def read_only(self) -> bool:
+        return self._db.read_only
+
+    async def aclose(self) -> None:
+        self._db.close()
+
+    async def __aenter__(self) -> MemoryStore:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    def _writable(self) -> None:
+        if self.read_only:
+            raise ReadOnlyError(f"{self.path} is open read-only; enable editing to change it")
+
+    def _backends(self) -> dict[str, EmbeddingBackend]:
+        return {DETERMINISTIC_MODEL: DeterministicEmbedding(), self.backend.model_name: self.backend}
+
+    # -- events -------------------------------------------------------------------------------------
+
+    async def store(self, session_id: str, sequence: int, payload: Any) -> events.StoreResult:
+        """Store and index one event (SPEC §4). A payload that is not a message object is stored but not
+        indexed; the result says why (``not_indexed_reason``)."""
+        (result,) = await self.store_many([(session_id, sequence, payload)])
+        return result
+
+    async def store_many(
+        self, records: Iterable[tuple[str, int, Any]], progress: events.Progress | None = None
+    ) -> list[events.StoreResult]:
+        """Store many events in one transaction (all or nothing), embedding in batches first."""
+        self._writable()
+        return await self._db.run(self._store_many, list(records), progress)
+
+    def _store_many(
+        self, conn: apsw.Connection, records: list[tuple[str, int, Any]], progress: events.Progress | None
+    ) -> list[events.StoreResult]:
+        prepared = [events.prepare_event(s, q, p) for s, q, p in records]
+        events.embed_prepared(prepared, self.backend, progress)
+        try:
+            return events.write_events(conn, prepared, self.backend.model_name, progress)
+        finally:
+            for sid in {p.session_id for p in prepared}:
+                self._vectors.invalidate(sid)
+
+    async def recall(self, session_id: str, limit: int | None = None) -> list[events.Event]:
+        return await self._db.run(events.recall, session_id, limit)
+
+    async def forget(self, session_id: str) -> None:
+        self._writable()
+        await self._db.run(events.forget, session_id)
+        self._vectors.invalidate(session_id)
+
+    async def list_sessions(self, with_counts: bool = True) -> list[events.SessionInfo]:
+        return await self._db.run(events.list_sessions, with_counts)
+
+    # -- retrieval ----------------------------------------------------------------------------------
+
+    async def hybrid_query(
+        self,
+        session_id: str,
+        query: str,
+        top_k: int = 8,
+        *,
+        vector_weight: float = 0.7,
+        fts_weight: float = 0.3,
+        fts_mode: str = "terms",
+        tags: Sequence[str] = (),
+        tag_mode: str = "any",
+        query_embedding: Sequence[float] | None = None,
+        query_embedding_model: str | None = None,
+    ) -> retrieval.QueryResult:
+        """SPEC §6. ``query_embedding`` (for ``query_embedding_model``, default the store's backend model)
+        is used instead of embedding the query for that model's vectors."""
+        precomputed: Mapping[str, Sequence[float]] = {}
+        if query_embedding is not None:
+            precomputed = {query_embedding_model or self.backend.model_name: query_embedding}
+        return await self._db.run(
+            retrieval.hybrid_query,
+            self._vectors,
+            self._backends(),
+            session_id,
+            query,
+            top_k,
+            vector_weight=vector_weight,
+            fts_weight=fts_weight,
+            fts_mode=fts_mode,
+            tags=tags,
+            tag_mode=tag_mode,
+            query_embeddings=precomputed,
+        )
+
+    # -- notes --------------------------------------------------------------------------------------
+
+    async def save_note(self, user: str, content: str, tags: Sequence[str] = ()) -> notes.Note:
+        self._writable()
+        note = await self._db.run(notes.save_note, self.backend, user, content, tags)
+        self._vectors.invalidate(notes.notes_session(user))
+        return note
+
+    async def update_note(self, user: str, note_id: str, content: str, tags: Sequence[str] = ()) -> notes.Note:
+        self._writable()
+        try:
+            return await self._db.run(notes.update_note, self.backend, user, note_id, content, tags)
+        finally:
+            self._vectors.invalidate(notes.notes_session(user))
+
+    async def delete_note(self, user: str, note_id: str) -> None:
+        self._writable()
+        await self._db.run(notes.delete_note, user, note_id)
+        self._vectors.invalidate(notes.notes_session(user))
+
+    async def get_note(self, user: str, note_id: str) -> notes.Note:
+        return await self._db.run(notes.get_note, user, note_id)
+
+    async def list_notes(
+        self, user: str, tags: Sequence[str] = (), tag_mode: str = "any", contains: str | None = None
+    ) -> list[notes.Note]:
+        return await self._db.run(notes.list_notes, user, tags, tag_mode, contains)
+
+    async def search_notes(self, user: str, query: str, top_k: int = 8, **options: Any) -> list[notes.NoteHit]:
+        """Hybrid query over the user's notes; one hit per note with the full breakdown in ``hit``."""
+        result = await self.hybrid_query(notes.notes_session(user), query, top_k, **options)
+        return notes.note_hits(result)
+
+    # -- summary state ------------------------------------------------------------------------------
+
+    async def read_summary_state(self, session_id: str) -> dict[str, Any] | None:
+        return await self._db.run(summary.read_summary_state, session_id)
+
+    async def write_summary_state(
+        self,
+        session_id: str,
+        summary_text: str,
+        upper_sequence: int,
+        expected_epoch: int,
+        metadata: Mapping[str, Any] | None = None,
+    ) -> summary.CasResult:
+        self._writable()
+        return await self._db.run(
+            summary.write_summary_state, session_id, summary_text, upper_sequence, expected_epoch, metadata
+        )
+
+    async def summarize(
+        self, session_id: str, budget_tokens: int, config: summary.SummaryConfig | None = None
+    ) -> summary.SummaryOutcome:
+        self._writable()
+        return await self._db.run(summary.summarize, session_id, budget_tokens, config)
+
+    async def context_preview(self, session_id: str, budget_tokens: int) -> summary.ContextPreview:
+        return await self._db.run(summary.context_preview, session_id, budget_tokens)
+
+
+def _prepare_schema(conn: apsw.Connection, read_only: bool, path: Path) -> MigrationReport:
+    if read_only:
+        check_required_tables(conn, path)
+        return inspect_schema(conn)
+    return migrate(conn, path)

@@ -1,0 +1,76 @@
+"""Shared fixtures: a temporary store driven synchronously through the async API."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Sequence
+
+import numpy as np
+import pytest
+
+from oxmem_gui.core import MemoryStore
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+
+class SyncStore:
+    """Calls the async :class:`MemoryStore` methods to completion on a private event loop."""
+
+    def __init__(self, store: MemoryStore, loop: asyncio.AbstractEventLoop) -> None:
+        self.inner = store
+        self.loop = loop
+
+    def __getattr__(self, name: str):
+        attr = getattr(self.inner, name)
+        if not callable(attr):
+            return attr
+
+        def call(*args, **kwargs):
+            result = attr(*args, **kwargs)
+            return self.loop.run_until_complete(result) if asyncio.iscoroutine(result) else result
+
+        return call
+
+    def sql(self, query: str, args: Sequence = ()) -> list[tuple]:
+        """Run a read query on the store's own connection (on its worker thread)."""
+        return self.inner._db.call(lambda conn: conn.execute(query, args).fetchall())
+
+    def exec_sql(self, statement: str, args: Sequence = ()) -> None:
+        """Write with plain SQL, as another program would (bypassing the core's pipeline)."""
+        self.inner._db.call(lambda conn: conn.execute(statement, args))
+
+
+class TableEmbedding:
+    """A test backend whose vectors are chosen by hand, so cosine scores can be derived on paper."""
+
+    def __init__(self, table: dict[str, Sequence[float]], default: Sequence[float], model_name: str = "table-3d"):
+        self.model_name = model_name
+        self.table = table
+        self.default = default
+        self.dimensions = len(default)
+
+    def embed(self, texts):
+        return np.array([self.table.get(t, self.default) for t in texts], dtype=np.float32)
+
+
+@pytest.fixture
+def loop():
+    loop = asyncio.new_event_loop()
+    yield loop
+    loop.close()
+
+
+def open_sync(loop, path, **kwargs) -> SyncStore:
+    return SyncStore(loop.run_until_complete(MemoryStore.open(path, **kwargs)), loop)
+
+
+@pytest.fixture
+def store(tmp_path, loop):
+    s = open_sync(loop, tmp_path / "memory.db")
+    yield s
+    s.aclose()
+
+
+def user(text: str) -> dict:
+    return {"role": "user", "content": text}
