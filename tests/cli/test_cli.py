@@ -1,0 +1,153 @@
+"""The ``oxmem`` command line, run in-process as a user would type it."""
+
+import json
+
+import pytest
+
+from oxmem_gui.cli import main
+
+
+@pytest.fixture
+def db(tmp_path):
+    return str(tmp_path / "memory.db")
+
+
+def run(capsys, *argv):
+    try:
+        code = main(list(argv))
+    except SystemExit as exc:  # argparse's own usage errors
+        code = exc.code
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def run_json(capsys, *argv):
+    code, out, err = run(capsys, *argv, "--json")
+    assert code == 0, err
+    return json.loads(out)
+
+
+def test_init_then_global_options_before_or_after(capsys, db):
+    assert run_json(capsys, "--db", db, "init") == {"db": db, "applied": ["0001_initial"], "unknown": []}
+    code, out, _ = run(capsys, "init", "--db", db)
+    assert (code, out) == (0, f"{db}: up to date\n")
+    assert run(capsys, "--json", "--db", db, "sessions")[1] == "[]\n"
+
+
+def test_demo_has_sessions_notes_and_a_summary(capsys, db):
+    counts = run_json(capsys, "--db", db, "demo")
+    assert counts == {"sessions": 6, "events": 50, "notes": 9, "summaries": 1}
+    sessions = run_json(capsys, "--db", db, "sessions")
+    assert {s["session_id"] for s in sessions} >= {"telegram:alice:lisbon-trip", "memory:alice", "memory:bob"}
+    lisbon = next(s for s in sessions if s["session_id"] == "telegram:alice:lisbon-trip")
+    assert (lisbon["last_sequence"], lisbon["event_count"]) == (15, 15)
+    notes = run_json(capsys, "--db", db, "notes", "list", "alice", "--tag", "travel")
+    assert len(notes) == 3 and all("travel" in n["tags"] for n in notes)
+    summary = run_json(capsys, "--db", db, "summary", "telegram:alice:lisbon-trip")
+    assert summary["epoch"] == 1 and summary["summary"].startswith("Recent condensed turns:\n- [1] system:")
+
+
+def test_events_and_search_json(capsys, db):
+    run(capsys, "--db", db, "demo")
+    events = run_json(capsys, "--db", db, "events", "cli:alice:invoice-rounding", "--limit", "2")
+    assert [e["sequence"] for e in events] == [12, 13]
+    assert events[0]["payload"] == {"content": "48 passed in 1.88s", "role": "tool", "tool_call_id": "call_t2"}
+    doc = run_json(capsys, "--db", db, "search", "cli:alice:invoice-rounding", "half up rounding", "--top-k", "3")
+    assert doc["fts_expression"] == '"half" OR "up" OR "rounding"'
+    assert doc["legs"]["vector"]["candidates"] == 12 and doc["legs"]["fts"]["candidates"] == 7
+    assert [h["rank"] for h in doc["hits"]] == [1, 2, 3]
+    top = doc["hits"][0]
+    assert top["score"] == pytest.approx(0.7 * top["vector_score"] + 0.3 * top["fts_score"], abs=1e-12)
+    assert set(top) >= {"chunk_id", "vector_raw", "fts_raw", "vector_rank", "fts_rank", "metadata", "embedding_model"}
+
+
+def test_search_human_output_shows_breakdown(capsys, db):
+    run(capsys, "--db", db, "demo")
+    code, out, _ = run(capsys, "--db", db, "search", "telegram:alice:tomatoes", "copper", "--fts-weight", "1")
+    lines = out.splitlines()
+    assert code == 0
+    assert lines[0] == "query 'copper'  weights vector 0 / fts 1  fts terms: \"copper\""
+    raw = run_json(capsys, "--db", db, "search", "telegram:alice:tomatoes", "copper")["legs"]["fts"]["max"]
+    assert lines[2] == f"fts: 1 candidates, raw {raw:.6g} … {raw:.6g}  (range collapsed: every score 1.0)"
+    assert lines[3].split() == ["rank", "score", "vector", "raw→norm", "fts", "raw→norm", "seq", "text"]
+    assert lines[4].split()[:2] == ["1", "1.0000"]
+
+
+def test_notes_add_update_delete(capsys, db):
+    added = run_json(
+        capsys, "--db", db, "notes", "add", "carol", "Likes green tea", "--tag", " Drinks ", "--tag", "DRINKS"
+    )
+    nid = added["note_id"]
+    (note,) = run_json(capsys, "--db", db, "notes", "list", "carol")
+    assert (note["note_id"], note["content"], note["tags"]) == (nid, "Likes green tea", ["drinks"])
+    assert run_json(capsys, "--db", db, "notes", "update", "carol", nid, "Likes oolong", "--tag", "tea") == {
+        "note_id": nid
+    }
+    (note,) = run_json(capsys, "--db", db, "notes", "list", "carol")
+    assert (note["content"], note["tags"]) == ("Likes oolong", ["tea"])
+    hits = run_json(capsys, "--db", db, "notes", "search", "carol", "oolong")
+    assert [h["note_id"] for h in hits] == [nid] and hits[0]["hit"]["fts_rank"] == 1
+    assert run_json(capsys, "--db", db, "notes", "delete", "carol", nid) == {"deleted": nid}
+    assert run_json(capsys, "--db", db, "notes", "list", "carol") == []
+
+
+def test_import_jsonl(capsys, db, tmp_path):
+    lines = [
+        {"session_id": "imp", "sequence": 1, "payload": {"role": "user", "content": "hello"}},
+        {"session_id": "imp", "sequence": 2, "payload": "a bare string"},
+        {"session_id": "imp", "sequence": 3, "payload": {"role": "assistant", "content": "hi"}},
+    ]
+    f = tmp_path / "events.jsonl"
+    f.write_text("\n".join(json.dumps(x) for x in lines) + "\n\n")
+    doc = run_json(capsys, "--db", db, "import-jsonl", str(f))
+    assert doc == {
+        "stored": 3,
+        "not_indexed": [{"session_id": "imp", "sequence": 2, "reason": "payload is a JSON str, not a message object"}],
+    }
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["search", "telegram:alice:tomatoes", "   "], "query is empty"),
+        (["search", "telegram:alice:tomatoes", "x", "--vector-weight", "0.5", "--fts-weight", "0.6"], "must sum to 1"),
+        (["search", "nope", "x"], "no session 'nope' in this store"),
+        (["notes", "delete", "alice", "note-404"], "no note 'note-404' for user 'alice'"),
+        (["events", "nope"], "no session 'nope' in this store"),
+        (["events", "telegram:alice:tomatoes", "--limit", "0"], "limit must be a positive integer"),
+        (["--embedding", "semantic", "sessions"], "semantic embedding model is not installed"),
+        (["search", "x"], "the following arguments are required: query"),
+    ],
+)
+def test_errors_are_one_line_exit_2(capsys, db, argv, message):
+    run(capsys, "--db", db, "demo")
+    code, out, err = run(capsys, "--db", db, *argv)
+    assert (code, out) == (2, "")
+    assert err.count("\n") == 1 and err.startswith("oxmem: error: ") and message in err
+
+
+def test_bad_files(capsys, tmp_path):
+    text = tmp_path / "plain.txt"
+    text.write_text("not a database at all, just words " * 10)
+    code, _, err = run(capsys, "--db", str(text), "sessions")
+    assert (code, err) == (2, f"oxmem: error: {text} is not a SQLite database\n")
+    code, _, err = run(capsys, "--db", str(tmp_path / "absent.db"), "sessions")
+    assert (code, err) == (2, f"oxmem: error: {tmp_path / 'absent.db'} does not exist\n")
+    assert not (tmp_path / "absent.db").exists()
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"session_id": "s", "sequence": 1, "payload": {}}\n{"session_id": "s", "sequence": "two"}\n')
+    code, _, err = run(capsys, "--db", str(tmp_path / "m.db"), "import-jsonl", str(bad))
+    assert (code, err) == (2, "oxmem: error: line 2: missing payload\n")
+    code, _, err = run(capsys, "--db", str(tmp_path / "m.db"), "import-jsonl", str(tmp_path / "none.jsonl"))
+    assert (code, err) == (2, f"oxmem: error: {tmp_path / 'none.jsonl'} does not exist\n")
+
+
+def test_sequence_conflict_in_import_writes_nothing(capsys, db, tmp_path):
+    f = tmp_path / "e.jsonl"
+    f.write_text(
+        '{"session_id": "s", "sequence": 2, "payload": {"role": "user", "content": "a"}}\n'
+        '{"session_id": "s", "sequence": 1, "payload": {"role": "user", "content": "b"}}\n'
+    )
+    code, _, err = run(capsys, "--db", db, "import-jsonl", str(f))
+    assert (code, err) == (2, "oxmem: error: sequence 1 of session 's' is not greater than its last sequence 2\n")
+    assert run_json(capsys, "--db", db, "sessions") == []
