@@ -13,7 +13,7 @@ from pathlib import Path
 
 import apsw
 
-from .database import write_transaction
+from .database import tune_connection, write_transaction
 from .errors import StoreOpenError
 
 TRACKING_TABLE_SQL = """
@@ -87,6 +87,7 @@ def migrate(conn: apsw.Connection, path: object = "the file") -> MigrationReport
         return inspect_schema(conn)
     if created:
         conn.execute("PRAGMA journal_mode = WAL")
+        tune_connection(conn)
     with write_transaction(conn):
         conn.execute(TRACKING_TABLE_SQL)
     report = inspect_schema(conn)

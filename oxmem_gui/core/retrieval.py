@@ -153,14 +153,7 @@ def _vector_leg(
     allowed: set[str] | None,
     result: QueryResult,
 ) -> list[_Candidate]:
-    models = [
-        r[0]
-        for r in conn.execute(
-            "SELECT DISTINCT v.embedding_model FROM chunks c JOIN chunks_vec v ON v.chunk_id = c.chunk_id "
-            "WHERE c.session_id = ? ORDER BY 1",
-            (session_id,),
-        )
-    ]
+    models = index.models(conn, session_id)
     text = normalize(query)
     candidates: list[_Candidate] = []
     for model in models:

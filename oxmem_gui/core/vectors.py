@@ -79,8 +79,27 @@ class VectorIndex:
 
     def __init__(self) -> None:
         self._entries: dict[tuple[str, str, int], SessionMatrix] = {}
+        self._models: dict[str, list[str]] = {}
         self._data_version: int | None = None
         self._lock = threading.Lock()
+
+    def models(self, conn: apsw.Connection, session_id: str) -> list[str]:
+        """The embedding models of the session's vectors, sorted by name."""
+        self._sync(conn)
+        with self._lock:
+            models = self._models.get(session_id)
+        if models is None:
+            models = [
+                r[0]
+                for r in conn.execute(
+                    "SELECT DISTINCT v.embedding_model FROM chunks c JOIN chunks_vec v ON v.chunk_id = c.chunk_id "
+                    "WHERE c.session_id = ? ORDER BY 1",
+                    (session_id,),
+                )
+            ]
+            with self._lock:
+                self._models[session_id] = models
+        return models
 
     def get(self, conn: apsw.Connection, session_id: str, model: str, dims: int) -> SessionMatrix:
         self._sync(conn)
@@ -97,10 +116,12 @@ class VectorIndex:
         with self._lock:
             for key in [k for k in self._entries if k[0] == session_id]:
                 del self._entries[key]
+            self._models.pop(session_id, None)
 
     def clear(self) -> None:
         with self._lock:
             self._entries.clear()
+            self._models.clear()
 
     def _sync(self, conn: apsw.Connection) -> None:
         version = data_version(conn)
