@@ -75,16 +75,20 @@ async def bench(n_events: int, n_queries: int) -> list[tuple[str, str, str]]:
         cached = await timed(clear_cache=False)
         await bulk.aclose()
     b50, c50 = statistics.median(baseline), statistics.median(cached)
-    rows.append((
-        f"hybrid query, {n_events:,} chunks, vectors re-read per query",
-        f"p50 {b50:.2f} ms  p95 {pct(baseline, 0.95):.2f} ms",
-        "1.00× (baseline)",
-    ))
-    rows.append((
-        f"hybrid query, {n_events:,} chunks, cached vector matrix",
-        f"p50 {c50:.2f} ms  p95 {pct(cached, 0.95):.2f} ms",
-        f"{b50 / c50:.2f}× faster",
-    ))
+    rows.append(
+        (
+            f"hybrid query, {n_events:,} chunks, vectors re-read per query",
+            f"p50 {b50:.2f} ms  p95 {pct(baseline, 0.95):.2f} ms",
+            "1.00× (baseline)",
+        )
+    )
+    rows.append(
+        (
+            f"hybrid query, {n_events:,} chunks, cached vector matrix",
+            f"p50 {c50:.2f} ms  p95 {pct(cached, 0.95):.2f} ms",
+            f"{b50 / c50:.2f}× faster",
+        )
+    )
     return rows
 
 

@@ -81,7 +81,7 @@ def _tool_call_part(call: Any, index: int) -> str:
     args = call.get("arguments")
     if args is None:
         return f"tool {call['name']} invocation"
-    rendered = args if isinstance(args, str) else json.dumps(args, separators=(",", ":"), ensure_ascii=False)
+    rendered = args if isinstance(args, str) else dumps(args)
     return f"tool {call['name']} arguments {rendered}"
 
 

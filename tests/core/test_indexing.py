@@ -69,7 +69,7 @@ def test_extract_text_with_tool_calls():
     )
     assert (
         got.text
-        == 'Let me check.\ntool search arguments {"q":"x","n":2}\ntool shell arguments ls -la\ntool ping invocation'
+        == 'Let me check.\ntool search arguments {"n":2,"q":"x"}\ntool shell arguments ls -la\ntool ping invocation'
     )
     assert (got.role, got.source, got.tool_call_id) == ("assistant", "assistant_tool_call", None)
 
