@@ -19,7 +19,17 @@ from typing import Any, NoReturn
 from .core import MemoryStore, OxmemError
 from .core.demo import fill_demo
 from .core.embeddings import BACKEND_NAMES
+from .core.errors import EmbeddingError
 from .core.jsonl import read_jsonl
+from .core.model_files import (
+    MODEL_DIMS,
+    MODEL_LICENSE,
+    MODEL_NAME,
+    SOURCE_DISTRIBUTION,
+    locate_model,
+    prepare_model,
+    verify_prepared,
+)
 from .core.retrieval import FTS_MODES, TAG_MODES, QueryResult
 from .core.summary import message_text
 from .paths import default_db_path
@@ -42,13 +52,17 @@ def _global_options(parser: argparse.ArgumentParser, suppress: bool) -> None:
         return argparse.SUPPRESS if suppress else value
 
     parser.add_argument(
-        "--db", default=default(None), help="store file (default: %(default)s)" if not suppress else "store file"
+        "--db", default=default(None), metavar="PATH", help="store file (default: $OXMEM_DB or the user data folder)"
     )
     parser.add_argument(
         "--embedding",
         choices=BACKEND_NAMES,
-        default=default("deterministic"),
-        help="embedding backend for new vectors and queries",
+        default=default(os.environ.get("OXMEM_EMBEDDING", "auto")),
+        help="backend for new vectors and queries: auto = semantic when its model is installed, else "
+        "deterministic (default: $OXMEM_EMBEDDING or auto)",
+    )
+    parser.add_argument(
+        "--model-path", default=default(None), metavar="DIR", help="a folder of your own with the semantic model"
     )
     parser.add_argument("--json", action="store_true", default=default(False), help="print one JSON document on stdout")
 
@@ -84,6 +98,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("session")
     p.add_argument("query")
     _search_options(p)
+    p = command("reindex", "re-embed chunks with another model, in short batches (resumable)")
+    p.add_argument("--session", default=None, help="only this session (default: every session)")
+    p.add_argument("--model", default=None, help="semantic, deterministic or a model name (default: --embedding)")
+    p = command("model", "the semantic model: where it is and whether its files verify")
+    p.add_argument("action", nargs="?", choices=("status", "install"), default="status")
     p = command("forget", "delete a session and everything indexed from it")
     p.add_argument("session")
     p = command("summary", "show a session's rolling summary state")
@@ -226,15 +245,48 @@ def _print_query(result: QueryResult) -> None:
 # -- commands -------------------------------------------------------------------------------------------
 
 READ_ONLY_COMMANDS = {"sessions", "events", "search", "summary", "context"}
+#: Commands that embed text, so the backend in use matters (its notice is shown).
+EMBEDDING_COMMANDS = {"demo", "import-jsonl", "search", "reindex", "notes"}
 
 
 async def _run(args: argparse.Namespace) -> int:
+    if args.command == "model":
+        return await asyncio.to_thread(_model_command, args)
     db = args.db or default_db_path()
     read_only = args.command in READ_ONLY_COMMANDS or (
         args.command == "notes" and args.notes_command in ("list", "search")
     )
-    async with await MemoryStore.open(db, read_only=read_only, embedding=args.embedding) as store:
+    store = await MemoryStore.open(db, read_only=read_only, embedding=args.embedding, model_path=args.model_path)
+    async with store:
+        if store.backend_notice and args.command in EMBEDDING_COMMANDS:
+            sys.stderr.write(f"oxmem: notice: {store.backend_notice}\n")
         return await _dispatch(store, args)
+
+
+def _model_command(args: argparse.Namespace) -> int:
+    if args.action == "install":
+        folder = prepare_model()
+    else:
+        location = locate_model(args.model_path, prepare=False)
+        if location.path is None:
+            raise EmbeddingError(location.reason)
+        folder = location.path
+        if not args.model_path:
+            verify_prepared(folder)
+    doc = {
+        "model": MODEL_NAME,
+        "dimensions": MODEL_DIMS,
+        "license": MODEL_LICENSE,
+        "path": str(folder),
+        "source": SOURCE_DISTRIBUTION,
+        "verified": not args.model_path,
+    }
+    if args.json:
+        _print_json(doc)
+    else:
+        state = "installed and verified (SHA-256 of every file)" if doc["verified"] else "your own folder"
+        print(f"{MODEL_NAME} ({MODEL_DIMS} dimensions, {MODEL_LICENSE}): {state}\n  {folder}")
+    return 0
 
 
 async def _dispatch(store: MemoryStore, args: argparse.Namespace) -> int:
@@ -295,6 +347,25 @@ async def _dispatch(store: MemoryStore, args: argparse.Namespace) -> int:
     elif cmd == "search":
         result = await store.hybrid_query(args.session, args.query, args.top_k, **_search_kwargs(args))
         _print_json(_query_json(result)) if out_json else _print_query(result)
+    elif cmd == "reindex":
+        show = _progress_printer()
+        result = await store.reindex(args.session, args.model, (lambda d, t: show("embedding", d, t)) if show else None)
+        if show:
+            sys.stderr.write("\n")
+        if out_json:
+            _print_json(
+                {
+                    "model": result.model,
+                    "reembedded": result.reembedded,
+                    "remaining": result.remaining,
+                    "sessions": sorted(result.sessions),
+                }
+            )
+        else:
+            print(
+                f"re-embedded {result.reembedded} chunks of {len(result.sessions)} sessions with {result.model}"
+                + (f"; {result.remaining} remain (run again to resume)" if result.remaining else "")
+            )
     elif cmd == "forget":
         await store.forget(args.session)
         _print_json({"forgotten": args.session}) if out_json else print(f"forgot session {args.session}")

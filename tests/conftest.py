@@ -62,6 +62,7 @@ def loop():
 
 
 def open_sync(loop, path, **kwargs) -> SyncStore:
+    kwargs.setdefault("embedding", "deterministic")
     return SyncStore(loop.run_until_complete(MemoryStore.open(path, **kwargs)), loop)
 
 

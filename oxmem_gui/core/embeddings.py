@@ -7,7 +7,9 @@ so that a query is only ever compared with vectors of the model that embedded it
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 import blake3
@@ -89,15 +91,43 @@ def from_blob(blob: bytes, dimensions: int | None = None) -> np.ndarray:
     raise EmbeddingError(f"vector has {len(vector)} values where the model gives {dimensions}")
 
 
-BACKEND_NAMES = ("deterministic", "semantic")
+BACKEND_NAMES = ("auto", "deterministic", "semantic")
 
 
-def load_backend(name: str) -> EmbeddingBackend:
-    """The backend configured by name; raises :class:`EmbeddingError` when it cannot be used here."""
+@dataclass
+class BackendChoice:
+    """The backend that embeds new chunks and queries, every backend available for searching stored
+    vectors (by model name), and a notice when the configuration could not be honoured as asked."""
+
+    backend: EmbeddingBackend
+    available: dict[str, EmbeddingBackend]
+    notice: str | None = None
+
+
+def choose_backend(name: str = "auto", model_path: str | os.PathLike[str] | None = None) -> BackendChoice:
+    """Resolve a configured backend name.
+
+    ``semantic`` needs the model (else :class:`EmbeddingError` saying how to install it); ``auto`` takes it
+    when present and falls back to ``deterministic`` with a notice; ``deterministic`` always works. The
+    deterministic backend and a prepared semantic model are always available for searching stored vectors.
+    Does file I/O (locating, maybe preparing the model): call it off a GUI thread.
+    """
+    from .model_files import locate_model
+    from .semantic import SemanticEmbedding
+
+    if name not in BACKEND_NAMES:
+        raise EmbeddingError(f"unknown embedding backend {name!r} (choose {', '.join(BACKEND_NAMES)})")
+    deterministic = DeterministicEmbedding()
+    available: dict[str, EmbeddingBackend] = {deterministic.model_name: deterministic}
+    location = locate_model(model_path, prepare=name != "deterministic")
+    semantic = SemanticEmbedding(location.path) if location.path else None
+    if semantic:
+        available[semantic.model_name] = semantic
     if name == "deterministic":
-        return DeterministicEmbedding()
-    if name == "semantic":
-        raise EmbeddingError(
-            "the semantic embedding model is not installed in this build; use --embedding deterministic"
-        )
-    raise EmbeddingError(f"unknown embedding backend {name!r} (choose {' or '.join(BACKEND_NAMES)})")
+        return BackendChoice(deterministic, available)
+    if semantic:
+        return BackendChoice(semantic, available)
+    if name == "semantic" or model_path:
+        raise EmbeddingError(location.reason)
+    notice = f"using deterministic-hash-v1 embeddings (no meaning): {location.reason}"
+    return BackendChoice(deterministic, available, notice)

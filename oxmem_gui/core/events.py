@@ -70,6 +70,10 @@ class StoreResult:
     chunk_ids: list[str] = field(default_factory=list)
     new_chunks: int = 0
     deduplicated_chunks: int = 0
+    #: ``(chunk_id, sequence_start, sequence_end, vector)`` of each chunk inserted (for the vector cache)
+    added: list[tuple[str, int, int, np.ndarray]] = field(default_factory=list, repr=False)
+    #: ``(chunk_id, sequence_end)`` of each deduplicated chunk whose range grew
+    extended: list[tuple[str, int]] = field(default_factory=list, repr=False)
 
 
 @dataclass
@@ -191,18 +195,19 @@ def _index_chunks(conn: apsw.Connection, event: PreparedEvent, sequence: int, mo
     note_id = (event.extra_metadata or {}).get("note_id")
     for chunk in event.chunks:
         existing = conn.execute(
-            "SELECT chunk_id FROM chunks WHERE session_id = ? AND content_hash = ? "
+            "SELECT chunk_id, sequence_end FROM chunks WHERE session_id = ? AND content_hash = ? "
             "AND json_extract(metadata_json, '$.note_id') IS ? LIMIT 1",
             (event.session_id, chunk.digest, note_id),
         ).fetchall()
         if existing:
-            cid = existing[0][0]
+            cid, old_end = existing[0]
+            new_end = max(old_end if old_end is not None else sequence, sequence)
             conn.execute(
-                "UPDATE chunks SET sequence_end = max(coalesce(sequence_end, ?), ?), "
-                "metadata_json = json_set(metadata_json, '$.sequence_end', max(coalesce(sequence_end, ?), ?)), "
+                "UPDATE chunks SET sequence_end = ?, metadata_json = json_set(metadata_json, '$.sequence_end', ?), "
                 "updated_at = CURRENT_TIMESTAMP WHERE chunk_id = ?",
-                (sequence, sequence, sequence, sequence, cid),
+                (new_end, new_end, cid),
             )
+            result.extended.append((cid, new_end))
             result.chunk_ids.append(cid)
             result.deduplicated_chunks += 1
             continue
@@ -228,6 +233,7 @@ def _index_chunks(conn: apsw.Connection, event: PreparedEvent, sequence: int, mo
             "INSERT INTO chunks_vec (chunk_id, embedding_blob, embedding_model) VALUES (?, ?, ?)",
             (cid, to_blob(chunk.vector), model),
         )
+        result.added.append((cid, sequence, sequence, chunk.vector))
         result.chunk_ids.append(cid)
         result.new_chunks += 1
     return result

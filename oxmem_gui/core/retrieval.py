@@ -22,7 +22,7 @@ from .errors import InvalidInputError
 from .events import require_session
 from .indexing import normalize
 from .tags import normalize_tags
-from .vectors import VectorIndex, top_indices
+from .vectors import Candidate, VectorIndex, candidate_key
 
 CANDIDATE_FACTOR = 4
 COLLAPSE_EPSILON = 1e-6
@@ -77,15 +77,6 @@ class QueryResult:
     vector_errors: list[tuple[str, str]] = field(default_factory=list)
 
 
-@dataclass
-class _Candidate:
-    chunk_id: str
-    raw: float
-    sequence_start: int | None
-    sequence_end: int | None
-    model: str | None = None
-
-
 def fts_terms(query: str) -> list[str]:
     """The maximal runs of alphanumeric characters (``str.isalnum``) of ``query``, in order."""
     return ["".join(g) for alnum, g in itertools.groupby(query, key=str.isalnum) if alnum]
@@ -130,18 +121,6 @@ def tag_filter_sql(tags: Sequence[str], mode: str, alias: str = "c") -> tuple[st
     raise InvalidInputError(f"tag mode must be one of {', '.join(TAG_MODES)}, got {mode!r}")
 
 
-def _candidate_key(c: _Candidate) -> tuple:
-    """Leg order: raw desc, sequence_end desc, sequence_start desc (NULLs last, as SQLite), chunk_id asc."""
-    return (
-        -c.raw,
-        c.sequence_end is None,
-        -(c.sequence_end or 0),
-        c.sequence_start is None,
-        -(c.sequence_start or 0),
-        c.chunk_id,
-    )
-
-
 def _vector_leg(
     conn: apsw.Connection,
     index: VectorIndex,
@@ -152,10 +131,10 @@ def _vector_leg(
     query_embeddings: Mapping[str, Sequence[float]],
     allowed: set[str] | None,
     result: QueryResult,
-) -> list[_Candidate]:
+) -> list[Candidate]:
     models = index.models(conn, session_id)
     text = normalize(query)
-    candidates: list[_Candidate] = []
+    candidates: list[Candidate] = []
     for model in models:
         if model in query_embeddings:
             qvec = np.asarray(query_embeddings[model], dtype=np.float32)
@@ -170,20 +149,14 @@ def _vector_leg(
         mask = None
         if allowed is not None:
             mask = np.fromiter((cid in allowed for cid in matrix.chunk_ids), dtype=bool, count=len(matrix.chunk_ids))
-        scores = matrix.cosines(qvec)
-        for i in top_indices(scores, limit, mask):
-            candidates.append(
-                _Candidate(
-                    matrix.chunk_ids[i], float(scores[i]), matrix.sequence_start[i], matrix.sequence_end[i], model
-                )
-            )
-    candidates.sort(key=_candidate_key)
+        candidates.extend(matrix.top(qvec, limit, mask))
+    candidates.sort(key=candidate_key)
     return candidates[:limit]
 
 
 def _fts_leg(
     conn: apsw.Connection, session_id: str, expression: str | None, limit: int, tag_sql: str, tag_args: list[str]
-) -> list[_Candidate]:
+) -> list[Candidate]:
     if expression is None:
         return []
     try:
@@ -196,10 +169,10 @@ def _fts_leg(
         ).fetchall()
     except apsw.SQLError as exc:
         raise InvalidInputError(f"full-text search rejected {expression!r}: {exc}") from exc
-    return [_Candidate(cid, float(score), start, end) for cid, score, start, end in rows]
+    return [Candidate(cid, float(score), start, end) for cid, score, start, end in rows]
 
 
-def _normalized(candidates: list[_Candidate]) -> tuple[dict[str, float], LegStats]:
+def _normalized(candidates: list[Candidate]) -> tuple[dict[str, float], LegStats]:
     if not candidates:
         return {}, LegStats()
     raws = [c.raw for c in candidates]

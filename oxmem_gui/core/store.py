@@ -7,8 +7,10 @@ transaction.
 
 from __future__ import annotations
 
+import asyncio
 import os
-from collections.abc import Iterable, Mapping, Sequence
+import threading
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -16,18 +18,23 @@ import apsw
 
 from . import events, notes, retrieval, summary
 from .database import Database
-from .embeddings import DETERMINISTIC_MODEL, DeterministicEmbedding, EmbeddingBackend, load_backend
-from .errors import ReadOnlyError
+from .embeddings import DETERMINISTIC_MODEL, BackendChoice, DeterministicEmbedding, EmbeddingBackend, choose_backend
+from .errors import EmbeddingError, ReadOnlyError
 from .migrations import MigrationReport, check_required_tables, inspect_schema, migrate
+from .model_files import MODEL_NAME
+from .reindex import ReindexResult
+from .reindex import reindex as reindex_chunks
 from .vectors import VectorIndex
 
 
 class MemoryStore:
     """An open memory store. Create it with ``await MemoryStore.open(path)``; close it with ``aclose``."""
 
-    def __init__(self, db: Database, backend: EmbeddingBackend, report: MigrationReport) -> None:
+    def __init__(self, db: Database, choice: BackendChoice, report: MigrationReport) -> None:
         self._db = db
-        self.backend = backend
+        self.backend = choice.backend
+        self.backend_notice = choice.notice
+        self._available = choice.available
         self.migration_report = report
         self._vectors = VectorIndex()
 
@@ -37,22 +44,30 @@ class MemoryStore:
         path: str | os.PathLike[str],
         *,
         read_only: bool = False,
-        embedding: str | EmbeddingBackend = "deterministic",
+        embedding: str | EmbeddingBackend = "auto",
+        model_path: str | os.PathLike[str] | None = None,
         create: bool = True,
     ) -> MemoryStore:
         """Open (and, read-write, create or migrate) the store at ``path``.
 
-        Read-only opens never write: pending migrations are only reported. Versions the file records that
-        this program does not know are reported in ``migration_report.unknown`` and tolerated.
+        ``embedding`` is ``"auto"`` (semantic when the model is present, else deterministic with a notice in
+        ``backend_notice``), ``"semantic"``, ``"deterministic"``, or a backend object; ``model_path`` points
+        at a model folder of one's own. Read-only opens never write: pending migrations are only reported.
+        Versions the file records that this program does not know are reported in
+        ``migration_report.unknown`` and tolerated.
         """
-        backend = load_backend(embedding) if isinstance(embedding, str) else embedding
+        if isinstance(embedding, str):
+            choice = await asyncio.to_thread(choose_backend, embedding, model_path)
+        else:
+            choice = BackendChoice(embedding, {DETERMINISTIC_MODEL: DeterministicEmbedding()})
+            choice.available[embedding.model_name] = embedding
         db = await Database.open(path, read_only=read_only, create=create)
         try:
             report = await db.run(_prepare_schema, read_only, db.path)
         except BaseException:
             db.close()
             raise
-        return cls(db, backend, report)
+        return cls(db, choice, report)
 
     @property
     def path(self) -> Path:
@@ -75,9 +90,6 @@ class MemoryStore:
         if self.read_only:
             raise ReadOnlyError(f"{self.path} is open read-only; enable editing to change it")
 
-    def _backends(self) -> dict[str, EmbeddingBackend]:
-        return {DETERMINISTIC_MODEL: DeterministicEmbedding(), self.backend.model_name: self.backend}
-
     # -- events -------------------------------------------------------------------------------------
 
     async def store(self, session_id: str, sequence: int, payload: Any) -> events.StoreResult:
@@ -98,11 +110,15 @@ class MemoryStore:
     ) -> list[events.StoreResult]:
         prepared = [events.prepare_event(s, q, p) for s, q, p in records]
         events.embed_prepared(prepared, self.backend, progress)
-        try:
-            return events.write_events(conn, prepared, self.backend.model_name, progress)
-        finally:
-            for sid in {p.session_id for p in prepared}:
-                self._vectors.invalidate(sid)
+        results = events.write_events(conn, prepared, self.backend.model_name, progress)
+        self._update_vectors(results)
+        return results
+
+    def _update_vectors(self, results: Sequence[events.StoreResult]) -> None:
+        """Bring cached vector matrices up to date with what this process just committed."""
+        for r in results:
+            self._vectors.add(r.session_id, self.backend.model_name, r.added)
+            self._vectors.extend(r.session_id, r.extended)
 
     async def recall(self, session_id: str, limit: int | None = None) -> list[events.Event]:
         return await self._db.run(events.recall, session_id, limit)
@@ -139,7 +155,7 @@ class MemoryStore:
         return await self._db.run(
             retrieval.hybrid_query,
             self._vectors,
-            self._backends(),
+            self._available,
             session_id,
             query,
             top_k,
@@ -183,6 +199,39 @@ class MemoryStore:
         """Hybrid query over the user's notes; one hit per note with the full breakdown in ``hit``."""
         result = await self.hybrid_query(notes.notes_session(user), query, top_k, **options)
         return notes.note_hits(result)
+
+    async def reindex(
+        self,
+        session_id: str | None = None,
+        model: str | None = None,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> ReindexResult:
+        """Re-embed chunks (of a session, or all) with ``model`` — a backend name (``semantic``,
+        ``deterministic``) or a model name — defaulting to the store's backend. Resumable; see
+        :mod:`.reindex`. Cancelling the awaiting task stops after the current batch."""
+        self._writable()
+        backend = self._backend_for(model)
+        if session_id is not None:
+            await self._db.run(events.require_session, session_id)
+        stop = threading.Event()
+        try:
+            result = await self._db.run(reindex_chunks, backend, session_id, progress, stop)
+        except asyncio.CancelledError:
+            stop.set()
+            raise
+        finally:
+            self._vectors.clear()
+        return result
+
+    def _backend_for(self, model: str | None) -> EmbeddingBackend:
+        if model is None:
+            return self.backend
+        by_alias = {"deterministic": DETERMINISTIC_MODEL, "semantic": MODEL_NAME}
+        name = by_alias.get(model, model)
+        if name not in self._available:
+            known = ", ".join(sorted(self._available))
+            raise EmbeddingError(f"no embedding backend for model {model!r} here (available: {known})")
+        return self._available[name]
 
     # -- summary state ------------------------------------------------------------------------------
 

