@@ -11,6 +11,7 @@ import itertools
 import json
 import math
 from collections.abc import Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -121,7 +122,12 @@ def tag_filter_sql(tags: Sequence[str], mode: str, alias: str = "c") -> tuple[st
     raise InvalidInputError(f"tag mode must be one of {', '.join(TAG_MODES)}, got {mode!r}")
 
 
-def _vector_leg(
+#: Runs the vector leg's embedding and matrix product while the connection's thread runs the FTS leg
+#: (numpy, onnxruntime and SQLite all release the GIL).
+_VECTOR_POOL = ThreadPoolExecutor(max_workers=2, thread_name_prefix="oxmem-vector")
+
+
+def _start_vector_leg(
     conn: apsw.Connection,
     index: VectorIndex,
     session_id: str,
@@ -131,45 +137,101 @@ def _vector_leg(
     query_embeddings: Mapping[str, Sequence[float]],
     allowed: set[str] | None,
     result: QueryResult,
-) -> list[Candidate]:
-    models = index.models(conn, session_id)
+) -> Future[list[Candidate]]:
+    """Read what the vector leg needs from the database here, on the connection's thread (matrices are
+    cached, so usually nothing), and compute it on another thread; returns the future candidates."""
     text = normalize(query)
-    candidates: list[Candidate] = []
-    for model in models:
+    work = []
+    for model in index.models(conn, session_id):
         if model in query_embeddings:
-            qvec = np.asarray(query_embeddings[model], dtype=np.float32)
+            qvec: np.ndarray | None = np.asarray(query_embeddings[model], dtype=np.float32)
+            dims = len(qvec)
         elif model in backends:
-            qvec = backends[model].embed([text])[0]
+            qvec, dims = None, backends[model].dimensions
         else:
             result.skipped_models[model] = "no embedding backend for this model is loaded"
             continue
-        matrix = index.get(conn, session_id, model, len(qvec))
+        matrix = index.get(conn, session_id, model, dims)
         result.models.append(model)
         result.vector_errors.extend(matrix.errors)
         mask = None
         if allowed is not None:
             mask = np.fromiter((cid in allowed for cid in matrix.chunk_ids), dtype=bool, count=len(matrix.chunk_ids))
-        candidates.extend(matrix.top(qvec, limit, mask))
-    candidates.sort(key=candidate_key)
-    return candidates[:limit]
+        work.append((matrix, qvec, backends.get(model), mask))
+
+    def compute() -> list[Candidate]:
+        candidates: list[Candidate] = []
+        for matrix, qvec, backend, mask in work:
+            if qvec is None:
+                qvec = backend.embed([text])[0]
+            candidates.extend(matrix.top(qvec, limit, mask))
+        candidates.sort(key=candidate_key)
+        return candidates[:limit]
+
+    return _VECTOR_POOL.submit(compute)
+
+
+FTS_FIRST_WINDOW = 128
 
 
 def _fts_leg(
     conn: apsw.Connection, session_id: str, expression: str | None, limit: int, tag_sql: str, tag_args: list[str]
 ) -> list[Candidate]:
+    """The FTS leg's candidates, in leg order.
+
+    FTS5 scores every match of the expression; filtering by session inside that query would cost a read of
+    the FTS content for each match, which dominates for common words. Instead the best-scored matches of the
+    whole table are taken (FTS5's top-N sort), a window at a time, and only those are looked up in
+    ``chunks`` for their session, tags and sequence range. The window grows until ``limit`` of them belong to
+    the session and a lower score follows the last one kept — so every chunk tied with the last candidate is
+    seen, and SPEC §6's tie-breaks order them exactly as one filtered, fully ordered query would.
+    """
     if expression is None:
         return []
-    try:
-        rows = conn.execute(
-            "SELECT c.chunk_id, -bm25(chunks_fts) AS score, c.sequence_start, c.sequence_end "
-            "FROM chunks_fts JOIN chunks c ON c.rowid = chunks_fts.rowid "
-            f"WHERE chunks_fts MATCH ? AND chunks_fts.session_id = ? AND {tag_sql} "
-            "ORDER BY score DESC, c.sequence_end DESC, c.sequence_start DESC, c.chunk_id ASC LIMIT ?",
-            (expression, session_id, *tag_args, limit),
-        ).fetchall()
-    except apsw.SQLError as exc:
-        raise InvalidInputError(f"full-text search rejected {expression!r}: {exc}") from exc
-    return [Candidate(cid, float(score), start, end) for cid, score, start, end in rows]
+    window = max(FTS_FIRST_WINDOW, 4 * limit)
+    while True:
+        try:
+            ranked = conn.execute(
+                "SELECT rowid, -bm25(chunks_fts) AS score FROM chunks_fts WHERE chunks_fts MATCH ? "
+                "ORDER BY score DESC LIMIT ?",
+                (expression, window),
+            ).fetchall()
+        except apsw.SQLError as exc:
+            raise InvalidInputError(f"full-text search rejected {expression!r}: {exc}") from exc
+        found = _session_candidates(conn, ranked, session_id, limit, tag_sql, tag_args)
+        cutoff = found[limit - 1].raw if len(found) >= limit else None
+        if len(ranked) < window or (cutoff is not None and ranked[-1][1] < cutoff):
+            found.sort(key=candidate_key)
+            return found[:limit]
+        window *= 4
+
+
+def _session_candidates(
+    conn: apsw.Connection, ranked: list[tuple], session_id: str, limit: int, tag_sql: str, tag_args: list[str]
+) -> list[Candidate]:
+    """The rows of ``ranked`` (best first) that are chunks of the session passing the tag filter, up to the
+    ``limit``-th and every row tied with it."""
+    found: list[Candidate] = []
+    for start in range(0, len(ranked), 500):
+        batch = ranked[start : start + 500]
+        if len(found) >= limit and batch[0][1] < found[limit - 1].raw:
+            break
+        marks = ", ".join("?" * len(batch))
+        chunks = {
+            row[0]: row[1:]
+            for row in conn.execute(
+                f"SELECT c.rowid, c.chunk_id, c.sequence_start, c.sequence_end FROM chunks c "
+                f"WHERE c.rowid IN ({marks}) AND c.session_id = ? AND {tag_sql}",
+                (*(r[0] for r in batch), session_id, *tag_args),
+            )
+        }
+        for rowid, score in batch:
+            if len(found) >= limit and score < found[limit - 1].raw:
+                return found
+            if rowid in chunks:
+                cid, start_seq, end_seq = chunks[rowid]
+                found.append(Candidate(cid, float(score), start_seq, end_seq))
+    return found
 
 
 def _normalized(candidates: list[Candidate]) -> tuple[dict[str, float], LegStats]:
@@ -227,8 +289,13 @@ def hybrid_query(
                 f"SELECT c.chunk_id FROM chunks c WHERE c.session_id = ? AND {tag_sql}", (session_id, *tag_args)
             )
         }
-    vec = _vector_leg(conn, index, session_id, query, limit, backends, query_embeddings or {}, allowed, result)
-    fts = _fts_leg(conn, session_id, expression, limit, tag_sql, tag_args)
+    pending = _start_vector_leg(
+        conn, index, session_id, query, limit, backends, query_embeddings or {}, allowed, result
+    )
+    try:
+        fts = _fts_leg(conn, session_id, expression, limit, tag_sql, tag_args)
+    finally:
+        vec = pending.result()
     vec_scores, result.legs["vector"] = _normalized(vec)
     fts_scores, result.legs["fts"] = _normalized(fts)
 

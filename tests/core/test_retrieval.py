@@ -148,3 +148,26 @@ def test_second_connection_write_is_seen_by_next_query(store, tmp_path, loop):
     other.store("s", 2, user("second"))
     other.aclose()
     assert len(store.hybrid_query("s", "anything", vector_weight=1.0, fts_weight=0.0).hits) == 2
+
+
+REFERENCE_FTS = (
+    "SELECT c.chunk_id, -bm25(chunks_fts) AS score FROM chunks_fts JOIN chunks c ON c.rowid = chunks_fts.rowid "
+    "WHERE chunks_fts MATCH ? AND chunks_fts.session_id = ? "
+    "ORDER BY score DESC, c.sequence_end DESC, c.sequence_start DESC, c.chunk_id ASC LIMIT ?"
+)
+
+
+def test_fts_leg_equals_one_filtered_ordered_query_across_windows_and_ties(store):
+    """The FTS leg reads the best matches of the whole table in growing windows; its candidates must be
+    exactly those of the plain session-filtered query, ties at the cut included."""
+    records = [("small", i, user(f"apple tok{i}")) for i in range(1, 6)]
+    records += [("big", i, user(f"apple tok{i}")) for i in range(1, 601)]  # 600 ties on "apple"
+    records += [("big", i, user(f"apple apple banana w{i}")) for i in range(601, 611)]
+    store.store_many(records)
+    for session, top_k in (("small", 2), ("big", 3), ("big", 60), ("big", 200)):
+        r = store.hybrid_query(session, "apple banana", top_k, vector_weight=0.0, fts_weight=1.0)
+        limit = 4 * top_k
+        expected = store.sql(REFERENCE_FTS, ('"apple" OR "banana"', session, limit))
+        got = sorted(((h.fts_rank, h.chunk_id, h.fts_raw) for h in r.hits if h.fts_rank is not None))
+        assert r.legs["fts"].candidates == len(expected)
+        assert [(cid, score) for _, cid, score in got] == [tuple(e) for e in expected[: len(got)]]

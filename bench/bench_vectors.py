@@ -1,0 +1,152 @@
+"""Hybrid query latency at 10k, 100k and 1M chunks (384 dimensions), against re-reading every vector per query.
+
+Builds one session of N chunks with synthetic text (a Zipf-distributed vocabulary of 20,000 words) and random
+unit vectors, then runs hybrid queries with a precomputed query vector (the time excludes embedding the query):
+first the baseline of the seed design — every vector of the session fetched from SQLite and scored in memory
+for each query — then the store's cached matrix. Stores are kept in bench/out/ between runs.
+
+    python bench/bench_vectors.py [--sizes 10000,100000,1000000] [--queries 100]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import apsw
+import numpy as np
+
+from oxmem_gui.core import MemoryStore
+
+DIMS = 384
+MODEL = "bench-synthetic-384"
+OUT = Path(__file__).resolve().parent / "out"
+SESSION = "bench"
+
+
+def vocabulary(rng: random.Random, n: int = 20_000) -> list[str]:
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    words = set()
+    while len(words) < n:
+        words.add("".join(rng.choice(letters) for _ in range(rng.randint(3, 9))))
+    return sorted(words)
+
+
+def build(path: Path, n: int) -> None:
+    """Write N chunks with vectors straight into a fresh store (FTS rows come from the schema's triggers)."""
+    rng = random.Random(n)
+    words = vocabulary(rng)
+    weights = [1 / (i + 1) for i in range(len(words))]
+    nprng = np.random.default_rng(n)
+    asyncio.run(_init(path))
+    conn = apsw.Connection(str(path))
+    conn.execute("PRAGMA synchronous = OFF")
+    conn.execute("INSERT INTO sessions (session_id) VALUES (?)", (SESSION,))
+    step = 20_000
+    for start in range(0, n, step):
+        count = min(step, n - start)
+        vecs = nprng.standard_normal((count, DIMS)).astype(np.float32)
+        vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
+        texts = [" ".join(rng.choices(words, weights, k=rng.randint(8, 30))) for _ in range(count)]
+        conn.execute("BEGIN")
+        for i in range(count):
+            seq = start + i + 1
+            cid = f"chunk:{SESSION}:{seq}:0:{seq:016x}"
+            conn.execute(
+                "INSERT INTO chunks (chunk_id, session_id, sequence_start, sequence_end, chunk_text, content_hash) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                (cid, SESSION, seq, seq, texts[i], f"{seq:064x}"),
+            )
+            conn.execute(
+                "INSERT INTO chunks_vec (chunk_id, embedding_blob, embedding_model) VALUES (?, ?, ?)",
+                (cid, vecs[i].tobytes(), MODEL),
+            )
+        conn.execute("COMMIT")
+        print(f"  built {start + count:,}/{n:,}", file=sys.stderr, end="\r")
+    conn.close()
+    print(file=sys.stderr)
+
+
+async def _init(path: Path) -> None:
+    async with await MemoryStore.open(path, embedding="deterministic"):
+        pass
+
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+async def measure(path: Path, n: int, queries: int, baseline_queries: int) -> tuple[list[float], list[float], float]:
+    rng = random.Random(1)
+    words = vocabulary(random.Random(n))
+    weights = [1 / (i + 1) for i in range(len(words))]
+    qvecs = np.random.default_rng(7).standard_normal((queries, DIMS)).astype(np.float32)
+    texts = [" ".join(rng.choices(words, weights, k=rng.randint(2, 4))) for _ in range(queries)]
+    async with await MemoryStore.open(path, read_only=True, embedding="deterministic") as store:
+
+        async def run(i: int) -> float:
+            t = time.perf_counter()
+            await store.hybrid_query(SESSION, texts[i], 8, query_embedding=qvecs[i], query_embedding_model=MODEL)
+            return (time.perf_counter() - t) * 1000
+
+        baseline = []
+        for i in range(baseline_queries):
+            store._vectors.clear()  # the seed design: every vector re-read from SQLite for this query
+            baseline.append(await run(i))
+        store._vectors.clear()
+        t = time.perf_counter()
+        await run(0)  # builds the cached matrix
+        build_s = time.perf_counter() - t
+        cached = [await run(i) for i in range(queries)]
+    return baseline, cached, build_s
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="10000,100000,1000000")
+    parser.add_argument("--queries", type=int, default=100)
+    args = parser.parse_args()
+    OUT.mkdir(exist_ok=True)
+    rows = []
+    for n in (int(s) for s in args.sizes.split(",")):
+        path = OUT / f"vectors-{n}.db"
+        if not path.exists():
+            print(f"building {path.name} …", file=sys.stderr)
+            build(path, n)
+        baseline_queries = 20 if n <= 100_000 else 3
+        baseline, cached, build_s = asyncio.run(measure(path, n, args.queries, baseline_queries))
+        b50, c50 = statistics.median(baseline), statistics.median(cached)
+        rows.append(
+            (
+                f"{n:,}",
+                f"{b50:,.1f}",
+                f"{pct(baseline, 0.95):,.1f}",
+                f"{c50:.1f}",
+                f"{pct(cached, 0.95):.1f}",
+                f"{b50 / c50:,.1f}×",
+                f"{build_s:.2f} s",
+            )
+        )
+    headers = (
+        "chunks",
+        "baseline p50 ms",
+        "baseline p95 ms",
+        "cached p50 ms",
+        "cached p95 ms",
+        "speed-up",
+        "first query (builds matrix)",
+    )
+    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers)]
+    print("  ".join(h.rjust(w) for h, w in zip(headers, widths, strict=True)))
+    for r in rows:
+        print("  ".join(c.rjust(w) for c, w in zip(r, widths, strict=True)))
+
+
+if __name__ == "__main__":
+    main()
