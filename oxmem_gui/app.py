@@ -52,12 +52,16 @@ class MainWindow(QMainWindow):
         layout.addWidget(self.header)
         layout.addWidget(self.table)
         self.setCentralWidget(body)
+        self.statusBar().showMessage("Opening…")
         self.resize(860, 420)
 
     async def load(self, store: MemoryStore) -> None:
         sessions = await store.list_sessions()
         mode = "read-only" if store.read_only else "editing"
         self.header.setText(f"<b>{store.path}</b> — {len(sessions)} sessions ({mode})")
+        self.statusBar().showMessage(
+            f"Embeddings: {store.backend.model_name}" + (f" — {store.backend_notice}" if store.backend_notice else "")
+        )
         self.table.setRowCount(len(sessions))
         for row, s in enumerate(sessions):
             for col, value in enumerate((s.session_id, s.updated_at, s.last_sequence, s.event_count)):
@@ -95,6 +99,7 @@ async def run_window(args: argparse.Namespace, window: MainWindow) -> int:
     async with store:
         await window.load(store)
         if args.screenshot:
+            QApplication.processEvents()
             window.grab().save(args.screenshot)
             return 0
         closed = asyncio.get_running_loop().create_future()

@@ -168,6 +168,6 @@ def test_fts_leg_equals_one_filtered_ordered_query_across_windows_and_ties(store
         r = store.hybrid_query(session, "apple banana", top_k, vector_weight=0.0, fts_weight=1.0)
         limit = 4 * top_k
         expected = store.sql(REFERENCE_FTS, ('"apple" OR "banana"', session, limit))
-        got = sorted(((h.fts_rank, h.chunk_id, h.fts_raw) for h in r.hits if h.fts_rank is not None))
+        got = sorted((h.fts_rank, h.chunk_id, h.fts_raw) for h in r.hits if h.fts_rank is not None)
         assert r.legs["fts"].candidates == len(expected)
         assert [(cid, score) for _, cid, score in got] == [tuple(e) for e in expected[: len(got)]]

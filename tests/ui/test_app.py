@@ -21,6 +21,7 @@ def test_window_lists_the_demo_sessions(qtbot, tmp_path, loop):
     row = ids.index("telegram:alice:lisbon-trip")
     assert (window.table.item(row, 2).text(), window.table.item(row, 3).text()) == ("15", "15")
     assert window.header.text().endswith("6 sessions (editing)")
+    assert window.statusBar().currentMessage() == "Embeddings: deterministic-hash-v1"
     store.aclose()
 
 
