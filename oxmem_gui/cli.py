@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
 from .core import MemoryStore, OxmemError
+from .core.cadence import CADENCE_TYPES, cadence_warnings, describe, format_in_timezone, next_runs, to_rfc3339, utc_now
 from .core.demo import fill_demo
 from .core.embeddings import BACKEND_NAMES
 from .core.errors import EmbeddingError
@@ -31,6 +32,7 @@ from .core.model_files import (
     verify_prepared,
 )
 from .core.retrieval import FTS_MODES, TAG_MODES, QueryResult
+from .core.schedules import POLICIES, STATUSES, Schedule
 from .core.summary import message_text
 from .paths import default_db_path
 
@@ -110,6 +112,38 @@ def build_parser() -> argparse.ArgumentParser:
     p = command("context", "preview what the agent would see under a token budget")
     p.add_argument("session")
     p.add_argument("--budget", type=int, default=2000, help="token budget (default: %(default)s)")
+
+    sched = command("schedules", "an agent's schedules and their runs").add_subparsers(
+        dest="schedules_command", required=True, metavar="ACTION", parser_class=_Parser
+    )
+    p = command("list", "list schedules, newest first", sched)
+    p.add_argument("--user", default=None)
+    p.add_argument("--status", choices=STATUSES, default=None)
+    p.add_argument("--type", choices=CADENCE_TYPES, default=None, dest="cadence_type")
+    p.add_argument("--name", default=None, help="only names containing this")
+    p.add_argument("--limit", type=int, default=100)
+    p = command("add", "create a schedule", sched)
+    p.add_argument("--user", required=True)
+    p.add_argument("--goal", required=True)
+    p.add_argument("--name", default=None)
+    p.add_argument("--policy", choices=POLICIES, default="always", help="notification policy")
+    when = p.add_mutually_exclusive_group(required=True)
+    when.add_argument("--cron", metavar="EXPR", help="five-field cron, evaluated in --tz")
+    when.add_argument("--every", type=int, metavar="SECS", help="an interval in seconds (at least 60)")
+    when.add_argument("--at", metavar="TIME", help="one time, RFC 3339 (e.g. 2026-12-01T09:30:00Z)")
+    p.add_argument("--tz", default="UTC", metavar="ZONE", help="IANA time zone of --cron (default: UTC)")
+    p = command("next", "the next fire times of a schedule", sched)
+    p.add_argument("schedule_id")
+    p.add_argument("--count", type=int, default=5)
+    for action, text in (
+        ("pause", "pause a schedule"),
+        ("resume", "resume a paused or disabled schedule"),
+        ("delete", "delete a schedule and its runs"),
+    ):
+        command(action, text, sched).add_argument("schedule_id")
+    p = command("runs", "a schedule's run history, newest first", sched)
+    p.add_argument("schedule_id")
+    p.add_argument("--limit", type=int, default=20)
 
     notes = command("notes", "a user's saved notes").add_subparsers(
         dest="notes_command", required=True, metavar="ACTION", parser_class=_Parser
@@ -245,6 +279,13 @@ def _print_query(result: QueryResult) -> None:
 # -- commands -------------------------------------------------------------------------------------------
 
 READ_ONLY_COMMANDS = {"sessions", "events", "search", "summary", "context"}
+READ_ONLY_ACTIONS = {
+    ("notes", "list"),
+    ("notes", "search"),
+    ("schedules", "list"),
+    ("schedules", "next"),
+    ("schedules", "runs"),
+}
 #: Commands that embed text, so the backend in use matters (its notice is shown).
 EMBEDDING_COMMANDS = {"demo", "import-jsonl", "search", "reindex", "notes"}
 
@@ -253,9 +294,8 @@ async def _run(args: argparse.Namespace) -> int:
     if args.command == "model":
         return await asyncio.to_thread(_model_command, args)
     db = args.db or default_db_path()
-    read_only = args.command in READ_ONLY_COMMANDS or (
-        args.command == "notes" and args.notes_command in ("list", "search")
-    )
+    action = getattr(args, "notes_command", None) or getattr(args, "schedules_command", None)
+    read_only = args.command in READ_ONLY_COMMANDS or (args.command, action) in READ_ONLY_ACTIONS
     store = await MemoryStore.open(db, read_only=read_only, embedding=args.embedding, model_path=args.model_path)
     async with store:
         if store.backend_notice and args.command in EMBEDDING_COMMANDS:
@@ -307,7 +347,8 @@ async def _dispatch(store: MemoryStore, args: argparse.Namespace) -> int:
         else:
             print(
                 f"demo written to {store.path}: {counts.sessions} sessions, {counts.events} events, "
-                f"{counts.notes} notes, {counts.summaries} rolling summary"
+                f"{counts.notes} notes, {counts.summaries} rolling summary, {counts.schedules} schedules with "
+                f"{counts.runs} runs"
             )
     elif cmd == "import-jsonl":
         records = await asyncio.to_thread(read_jsonl, args.file)
@@ -394,6 +435,102 @@ async def _dispatch(store: MemoryStore, args: argparse.Namespace) -> int:
             )
     elif cmd == "notes":
         return await _notes(store, args)
+    elif cmd == "schedules":
+        return await _schedules(store, args)
+    return 0
+
+
+def _cadence_words(schedule: Schedule) -> str:
+    try:
+        return describe(schedule.cadence)
+    except OxmemError as exc:
+        return f"(unreadable cadence: {exc})"
+
+
+async def _schedules(store: MemoryStore, args: argparse.Namespace) -> int:
+    action, s = args.schedules_command, store.schedules
+    if action == "list":
+        rows = await s.search(
+            user_id=args.user,
+            status=args.status,
+            cadence_type=args.cadence_type,
+            name_contains=args.name,
+            limit=args.limit,
+        )
+        if args.json:
+            _print_json(rows)
+        else:
+            print(
+                _table(
+                    ["id", "user", "name", "cadence", "status", "next run", "last run", "fails"],
+                    [
+                        (
+                            r.schedule_id,
+                            r.user_id,
+                            r.name,
+                            _cadence_words(r),
+                            r.status,
+                            (r.next_run_at or "")[:16],
+                            r.last_run_status,
+                            r.consecutive_failures,
+                        )
+                        for r in rows
+                    ],
+                )
+            )
+    elif action == "add":
+        if args.cron is not None:
+            cadence = {"type": "cron", "expression": args.cron, "timezone": args.tz}
+        elif args.every is not None:
+            cadence = {"type": "interval", "every_secs": args.every}
+        else:
+            cadence = {"type": "once", "at": args.at}
+        made = await s.create(args.user, args.goal, cadence, name=args.name, notification_policy=args.policy)
+        for warning in cadence_warnings(made.cadence):
+            sys.stderr.write(f"oxmem: warning: {warning}\n")
+        if args.json:
+            _print_json({"schedule_id": made.schedule_id})
+        else:
+            print(f"{made.schedule_id}: {describe(made.cadence)}; next run {made.next_run_at}")
+    elif action == "next":
+        schedule = await s.get(args.schedule_id)
+        fires = next_runs(schedule.cadence, utc_now(), args.count)
+        if args.json:
+            _print_json({"next": [to_rfc3339(f) for f in fires]})
+        else:
+            for f in fires:
+                print(f"{to_rfc3339(f)}  ({format_in_timezone(f, schedule.cadence)})")
+    elif action in ("pause", "resume"):
+        schedule = await (s.pause if action == "pause" else s.resume)(args.schedule_id)
+        doc = {"schedule_id": schedule.schedule_id, "status": schedule.status, "next_run_at": schedule.next_run_at}
+        _print_json(doc) if args.json else print(
+            f"{schedule.schedule_id}: {schedule.status}, next run {schedule.next_run_at or '—'}"
+        )
+    elif action == "delete":
+        runs = await s.delete(args.schedule_id)
+        doc = {"deleted": args.schedule_id, "runs": runs}
+        _print_json(doc) if args.json else print(f"deleted {args.schedule_id} and its {runs} runs")
+    elif action == "runs":
+        runs = await s.runs(args.schedule_id, args.limit)
+        if args.json:
+            _print_json(runs)
+        else:
+            print(
+                _table(
+                    ["started", "finished", "status", "turns", "cost", "summary"],
+                    [
+                        (
+                            r.started_at[:19],
+                            r.finished_at[:19],
+                            r.status,
+                            r.turn_count,
+                            f"{r.cost:.4f}",
+                            _preview(r.output_summary or "", 50),
+                        )
+                        for r in runs
+                    ],
+                )
+            )
     return 0
 
 

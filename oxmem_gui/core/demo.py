@@ -1,4 +1,4 @@
-"""A realistic demo store: a few users' conversations with tool calls, notes with tags, a rolling summary.
+"""A realistic demo store: conversations with tool calls, notes with tags, a rolling summary, schedules with runs.
 
 Used by ``oxmem demo`` and ``oxmem-gui --demo`` so a newcomer sees real content at once.
 """
@@ -6,9 +6,12 @@ Used by ``oxmem demo`` and ``oxmem-gui --demo`` so a newcomer sees real content 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from typing import Any
 
+from .cadence import parse_time, to_rfc3339, utc_now
 from .store import MemoryStore
 
 
@@ -186,10 +189,136 @@ class DemoCounts:
     events: int
     notes: int
     summaries: int
+    schedules: int
+    runs: int
 
 
-async def fill_demo(store: MemoryStore) -> DemoCounts:
-    """Add the demo content to ``store`` (sessions that already exist get their events appended)."""
+@dataclass
+class _DemoSchedule:
+    user: str
+    name: str
+    goal: str
+    cadence: dict[str, Any]
+    age: timedelta  # created this long ago
+    outcome: Callable[[int], tuple[str, str]]  # run number -> (status, summary)
+    paused: bool = False
+
+
+def _always(summary: str) -> Callable[[int], tuple[str, str]]:
+    return lambda i: ("success", summary.format(i=i))
+
+
+def _briefing(i: int) -> tuple[str, str]:
+    if i in (3, 9):
+        return "failed", "Calendar API timed out after 30 s; briefing not sent"
+    return "success", f"Sent briefing #{i + 1}: 3 meetings, 14°C and sunny, no flight changes"
+
+
+def _inbox(i: int) -> tuple[str, str]:
+    if i == 17:
+        return "cancelled", "Cancelled: the previous check was still running"
+    return "success", f"{(i * 7) % 5} new messages, none urgent"
+
+
+SCHEDULES = [
+    _DemoSchedule(
+        "bob",
+        "Weekly KPI post",
+        "Post last week's signups and churn to #growth",
+        {"type": "cron", "expression": "0 9 * * 1", "timezone": "Europe/Berlin"},
+        timedelta(days=43),
+        _always("Posted week {i}: signups and churn with week-over-week change"),
+    ),
+    _DemoSchedule(
+        "alice",
+        "Morning briefing",
+        "Summarize today's calendar, weather and travel changes",
+        {"type": "cron", "expression": "30 7 * * 1-5", "timezone": "Europe/Lisbon"},
+        timedelta(days=21),
+        _briefing,
+    ),
+    _DemoSchedule(
+        "alice",
+        "Inbox watch",
+        "Check the inbox and flag anything urgent",
+        {"type": "interval", "every_secs": 3600},
+        timedelta(days=2),
+        _inbox,
+    ),
+    _DemoSchedule(
+        "alice",
+        "Lisbon fare tracker",
+        "Alert if the EZY7Q2K fare class drops below €150",
+        {"type": "interval", "every_secs": 21600},
+        timedelta(days=3),
+        lambda i: ("failed", "Airline site answered 503 Service Unavailable"),
+    ),
+    _DemoSchedule(
+        "alice",
+        "Passport renewal reminder",
+        "Remind Alice to book a passport appointment",
+        {"type": "once", "at": "+2d"},
+        timedelta(days=10),
+        _always("Reminder delivered on Telegram"),
+    ),
+    _DemoSchedule(
+        "alice",
+        "Check-in reminder",
+        "Remind Alice to check in for EZY7Q2K",
+        {"type": "once", "at": "2027-03-11T09:00:00Z"},
+        timedelta(days=1),
+        _always(""),
+    ),
+    _DemoSchedule(
+        "alice",
+        "Water the tomatoes",
+        "Remind Alice to water the tomatoes",
+        {"type": "cron", "expression": "0 7 * * *", "timezone": "Europe/Berlin"},
+        timedelta(days=30),
+        _always("Reminder sent"),
+        paused=True,
+    ),
+]
+
+
+async def _fill_schedules(store: MemoryStore, now: datetime) -> tuple[int, int]:
+    """Create the demo schedules in the past and play their runs forward to ``now``, as a scheduler would."""
+    runs = 0
+    for spec in SCHEDULES:
+        created = now - spec.age
+        cadence = dict(spec.cadence)
+        if cadence.get("at") == "+2d":  # a one-shot that was due two days after it was made, so it has run
+            cadence["at"] = to_rfc3339((created + timedelta(days=2)).replace(second=0, microsecond=0))
+        schedule = await store.schedules.create(spec.user, spec.goal, cadence, name=spec.name, now=created)
+        i = 0
+        while not spec.paused and schedule.status == "active" and schedule.next_run_at:
+            fire = parse_time(schedule.next_run_at)
+            if fire > now:
+                break
+            status, summary = spec.outcome(i)
+            finished = fire + timedelta(seconds=20 + (i * 13) % 90)
+            _, schedule = await store.schedules.record_run(
+                schedule.schedule_id,
+                started_at=fire,
+                finished_at=finished,
+                status=status,
+                output_summary=summary,
+                output=f"{summary}\n\n(full transcript of run {i + 1})",
+                turn_count=2 + i % 4,
+                cost=round(0.002 + 0.0007 * (i % 5), 4),
+                notified=status == "success",
+                now=finished,
+            )
+            i += 1
+            runs += 1
+        if spec.paused:
+            await store.schedules.update(schedule.schedule_id, {"status": "paused"}, now=now)
+    return len(SCHEDULES), runs
+
+
+async def fill_demo(store: MemoryStore, now: datetime | None = None) -> DemoCounts:
+    """Add the demo content to ``store`` (sessions that already exist get their events appended); schedules
+    are created in the past and their runs played forward to ``now``."""
     existing = {s.session_id: s.last_sequence or 0 for s in await store.list_sessions()}
     records = [
         (sid, existing.get(sid, 0) + i, payload)
@@ -203,9 +332,12 @@ async def fill_demo(store: MemoryStore) -> DemoCounts:
             await store.save_note(user, content, tags)
             notes += 1
     outcome = await store.summarize("telegram:alice:lisbon-trip", budget_tokens=480)
+    schedules, runs = await _fill_schedules(store, now or utc_now())
     return DemoCounts(
         sessions=len(SESSIONS) + len(NOTES),
         events=len(results) + notes,
         notes=notes,
         summaries=int(outcome.triggered),
+        schedules=schedules,
+        runs=runs,
     )

@@ -11,12 +11,13 @@ import asyncio
 import os
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import apsw
 
-from . import events, notes, retrieval, summary
+from . import events, notes, retrieval, schedules, summary
 from .database import Database
 from .embeddings import DETERMINISTIC_MODEL, BackendChoice, DeterministicEmbedding, EmbeddingBackend, choose_backend
 from .errors import EmbeddingError, ReadOnlyError
@@ -37,6 +38,7 @@ class MemoryStore:
         self._available = choice.available
         self.migration_report = report
         self._vectors = VectorIndex()
+        self.schedules = ScheduleStore(db, self._writable)
 
     @classmethod
     async def open(
@@ -259,6 +261,62 @@ class MemoryStore:
 
     async def context_preview(self, session_id: str, budget_tokens: int) -> summary.ContextPreview:
         return await self._db.run(summary.context_preview, session_id, budget_tokens)
+
+
+class ScheduleStore:
+    """The async face of :mod:`.schedules` on a store's connection: ``store.schedules.create(...)``."""
+
+    def __init__(self, db: Database, writable: Callable[[], None]) -> None:
+        self._db = db
+        self._writable = writable
+
+    async def create(self, user_id: str, goal: str, cadence: Any, **options: Any) -> schedules.Schedule:
+        self._writable()
+        return await self._db.run(schedules.create_schedule, user_id, goal, cadence, **options)
+
+    async def get(self, schedule_id: str) -> schedules.Schedule:
+        return await self._db.run(schedules.get_schedule, schedule_id)
+
+    async def search(self, **filters: Any) -> list[schedules.Schedule]:
+        return await self._db.run(schedules.search_schedules, **filters)
+
+    async def count(self, **filters: Any) -> int:
+        return await self._db.run(schedules.count_schedules, **filters)
+
+    async def update(
+        self, schedule_id: str, patch: Mapping[str, Any], now: datetime | None = None
+    ) -> schedules.Schedule:
+        self._writable()
+        return await self._db.run(schedules.update_schedule, schedule_id, patch, now)
+
+    async def pause(self, schedule_id: str) -> schedules.Schedule:
+        return await self.update(schedule_id, {"status": "paused"})
+
+    async def resume(self, schedule_id: str) -> schedules.Schedule:
+        return await self.update(schedule_id, {"status": "active"})
+
+    async def delete(self, schedule_id: str) -> int:
+        """Delete a schedule; returns how many runs were deleted with it."""
+        self._writable()
+        return await self._db.run(schedules.delete_schedule, schedule_id)
+
+    async def due(self, now: datetime | None = None, limit: int = 100) -> list[schedules.Schedule]:
+        return await self._db.run(schedules.due_schedules, now, limit)
+
+    async def record_run(self, schedule_id: str, **run: Any) -> tuple[schedules.ScheduleRun, schedules.Schedule]:
+        """``record_run_and_reschedule``: one transaction."""
+        self._writable()
+        return await self._db.run(schedules.record_run_and_reschedule, schedule_id, **run)
+
+    async def prune_run_history(self, keep: int, schedule_id: str | None = None) -> int:
+        self._writable()
+        return await self._db.run(schedules.prune_run_history, keep, schedule_id)
+
+    async def runs(self, schedule_id: str, limit: int = 50, offset: int = 0) -> list[schedules.ScheduleRun]:
+        return await self._db.run(schedules.run_history, schedule_id, limit, offset)
+
+    async def run(self, run_id: str) -> schedules.ScheduleRun:
+        return await self._db.run(schedules.get_run, run_id)
 
 
 def _prepare_schema(conn: apsw.Connection, read_only: bool, path: Path) -> MigrationReport:

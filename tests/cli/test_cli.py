@@ -36,7 +36,14 @@ def test_init_then_global_options_before_or_after(capsys, db):
 
 def test_demo_has_sessions_notes_and_a_summary(capsys, db):
     counts = run_json(capsys, "--db", db, "demo")
-    assert counts == {"sessions": 6, "events": 50, "notes": 9, "summaries": 1}
+    runs = counts.pop("runs")
+    assert counts == {"sessions": 6, "events": 50, "notes": 9, "summaries": 1, "schedules": 7}
+    schedules = run_json(capsys, "--db", db, "schedules", "list")
+    assert sorted(s["status"] for s in schedules) == ["active"] * 4 + ["completed", "disabled", "paused"]
+    per_schedule = [
+        len(run_json(capsys, "--db", db, "schedules", "runs", s["schedule_id"], "--limit", "1000")) for s in schedules
+    ]
+    assert sum(per_schedule) == runs
     sessions = run_json(capsys, "--db", db, "sessions")
     assert {s["session_id"] for s in sessions} >= {"telegram:alice:lisbon-trip", "memory:alice", "memory:bob"}
     lisbon = next(s for s in sessions if s["session_id"] == "telegram:alice:lisbon-trip")
@@ -205,3 +212,64 @@ def test_model_status_and_reindex(capsys, db):
     assert again["reembedded"] == 0
     code, _, err = run(capsys, "--db", db, "reindex", "--model", "nope")
     assert code == 2 and err.startswith("oxmem: error: no embedding backend for model 'nope' here (available: ")
+
+
+def test_schedules_commands(capsys, db):
+    made = run_json(
+        capsys,
+        "--db",
+        db,
+        "schedules",
+        "add",
+        "--user",
+        "alice",
+        "--goal",
+        "Morning briefing",
+        "--cron",
+        "0 8 * * *",
+        "--tz",
+        "Asia/Kolkata",
+        "--name",
+        "brief",
+    )
+    sid = made["schedule_id"]
+    (row,) = run_json(capsys, "--db", db, "schedules", "list", "--user", "alice")
+    assert (row["schedule_id"], row["name"], row["status"]) == (sid, "brief", "active")
+    assert row["cadence_json"] == '{"expression":"0 8 * * *","timezone":"Asia/Kolkata","type":"cron"}'
+    nxt = run_json(capsys, "--db", db, "schedules", "next", sid, "--count", "3")["next"]
+    assert len(nxt) == 3 and all(t.endswith("T02:30:00.000000+00:00") for t in nxt)
+    assert run_json(capsys, "--db", db, "schedules", "pause", sid) == {
+        "schedule_id": sid,
+        "status": "paused",
+        "next_run_at": None,
+    }
+    resumed = run_json(capsys, "--db", db, "schedules", "resume", sid)
+    assert resumed["status"] == "active" and resumed["next_run_at"] == nxt[0]
+    assert run_json(capsys, "--db", db, "schedules", "runs", sid) == []
+    code, out, err = run(
+        capsys, "--db", db, "schedules", "add", "--user", "bob", "--goal", "g", "--cron", "0 0 1,15 * 5"
+    )
+    assert code == 0 and "on days 1 and 15 of the month and every Friday at 00:00 UTC" in out
+    assert err.startswith("oxmem: warning: this cron restricts both the day of the month (1,15)")
+    assert run_json(capsys, "--db", db, "schedules", "list", "--type", "interval") == []
+    assert run_json(capsys, "--db", db, "schedules", "delete", sid) == {"deleted": sid, "runs": 0}
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--every", "30"], "interval of 30 seconds is below the minimum of 60"),
+        (["--at", "2020-01-01T00:00:00Z"], "one-shot time 2020-01-01T00:00:00.000000+00:00 is in the past"),
+        (["--at", "next tuesday"], "'next tuesday' is not an RFC 3339 time"),
+        (["--cron", "0 8 * * *", "--tz", "Mars/Base"], "unknown time zone 'Mars/Base'"),
+        (["--cron", "0 25 * * *"], "cron expression '0 25 * * *' is not valid"),
+        (["--cron", "0 8 * *"], "must have 5 fields"),
+        (["--every", "60", "--cron", "* * * * *"], "not allowed with argument"),
+    ],
+)
+def test_schedule_errors(capsys, db, argv, message):
+    code, out, err = run(capsys, "--db", db, "schedules", "add", "--user", "u", "--goal", "g", *argv)
+    assert (code, out) == (2, "")
+    assert err.count("\n") == 1 and err.startswith("oxmem: error: ") and message in err
+    code, _, err = run(capsys, "--db", db, "schedules", "pause", "nope")
+    assert (code, err) == (2, "oxmem: error: no schedule 'nope'\n")
