@@ -27,3 +27,7 @@ class ReadOnlyError(OxmemError):
 
 class EmbeddingError(OxmemError):
     """The embedding backend cannot be used (model missing) or a stored vector cannot be read."""
+
+
+class OperationCancelled(OxmemError):
+    """Long work stopped on request; whatever it was writing was rolled back."""

@@ -8,6 +8,7 @@ everything in one ``BEGIN IMMEDIATE`` transaction (one call = one transaction, h
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -17,7 +18,7 @@ import numpy as np
 
 from .database import write_transaction
 from .embeddings import EmbeddingBackend, to_blob
-from .errors import InvalidInputError, NotFoundError, SequenceError
+from .errors import InvalidInputError, NotFoundError, OperationCancelled, SequenceError
 from .indexing import (
     PayloadNotIndexable,
     chunk_id,
@@ -128,12 +129,21 @@ def prepare_event(
     return event
 
 
+def _check(stop: threading.Event | None) -> None:
+    if stop is not None and stop.is_set():
+        raise OperationCancelled("cancelled; nothing was written")
+
+
 def embed_prepared(
-    events: Sequence[PreparedEvent], backend: EmbeddingBackend, progress: Progress | None = None
+    events: Sequence[PreparedEvent],
+    backend: EmbeddingBackend,
+    progress: Progress | None = None,
+    stop: threading.Event | None = None,
 ) -> None:
     """Fill every chunk's vector, in batches of :data:`EMBED_BATCH` texts."""
     chunks = [c for e in events for c in e.chunks]
     for start in range(0, len(chunks), EMBED_BATCH):
+        _check(stop)
         batch = chunks[start : start + EMBED_BATCH]
         vectors = backend.embed([c.text for c in batch])
         for c, v in zip(batch, vectors, strict=True):
@@ -270,12 +280,15 @@ def write_events(
     events: Sequence[PreparedEvent],
     model: str,
     progress: Progress | None = None,
+    stop: threading.Event | None = None,
 ) -> list[StoreResult]:
-    """Write all ``events`` in one transaction: all of them are stored, or none."""
+    """Write all ``events`` in one transaction: all of them are stored, or none (``stop`` cancels)."""
     results = []
     step = max(1, len(events) // 100)
     with write_transaction(conn):
         for i, event in enumerate(events, 1):
+            if i % step == 0:
+                _check(stop)
             results.append(write_event_rows(conn, event, model))
             if progress and (i % step == 0 or i == len(events)):
                 progress("storing", i, len(events))

@@ -196,3 +196,53 @@ def note_hits(result: QueryResult) -> list[NoteHit]:
                 hit,
             )
     return list(seen.values())
+
+
+def set_note_tags(
+    conn: apsw.Connection, user: str, note_ids: Sequence[str], add: Sequence[str] = (), remove: Sequence[str] = ()
+) -> list[Note]:
+    """Add and remove tags on many notes in one transaction (content and vectors are untouched: tags live in
+    the chunks' metadata). Each changed note gets a new ``updated_at``."""
+    add_tags, remove_tags = normalize_tags(add), set(normalize_tags(remove))
+    now = utc_now()
+    session = notes_session(user)
+    with write_transaction(conn):
+        for note_id in note_ids:
+            old = get_note(conn, user, note_id)
+            tags = normalize_tags([t for t in old.tags if t not in remove_tags] + add_tags)
+            if tags == old.tags:
+                continue
+            conn.execute(
+                "UPDATE chunks SET metadata_json = json_set(metadata_json, '$.tags', json(?), '$.updated_at', ?), "
+                "updated_at = CURRENT_TIMESTAMP WHERE session_id = ? AND json_extract(metadata_json, '$.note_id') = ?",
+                (json.dumps(tags), now, session, note_id),
+            )
+    return [get_note(conn, user, n) for n in note_ids]
+
+
+def delete_notes(conn: apsw.Connection, user: str, note_ids: Sequence[str]) -> int:
+    """Delete many notes in one transaction; an unknown id stops it with nothing deleted."""
+    session = notes_session(user)
+    with write_transaction(conn):
+        for note_id in note_ids:
+            get_note(conn, user, note_id)
+            _delete_note_rows(conn, session, note_id)
+    return len(note_ids)
+
+
+def restore_note(conn: apsw.Connection, backend: EmbeddingBackend, note: Note) -> Note:
+    """Write ``note`` back exactly — id, content, tags and both dates — replacing whatever that id holds now.
+
+    This is how an edit or a deletion is undone, and how exported notes are imported.
+    """
+    content = _validate_content(note.content)
+    tags = normalize_tags(note.tags)
+    event = _note_event(note.user, note.note_id, content)
+    embed_prepared([event], backend)
+    created = note.created_at or utc_now()
+    updated = note.updated_at or created
+    event.extra_metadata = _note_metadata(note.note_id, "memory_update", tags, created, updated)
+    with write_transaction(conn):
+        _delete_note_rows(conn, event.session_id, note.note_id)
+        result = write_event_rows(conn, event, backend.model_name)
+    return Note(note.note_id, note.user, content, tags, created, updated, result.sequence)

@@ -17,8 +17,8 @@ from typing import Any
 
 import apsw
 
-from . import events, notes, retrieval, schedules, summary
-from .database import Database
+from . import browse, events, notes, retrieval, schedules, summary
+from .database import Database, data_version
 from .embeddings import DETERMINISTIC_MODEL, BackendChoice, DeterministicEmbedding, EmbeddingBackend, choose_backend
 from .errors import EmbeddingError, ReadOnlyError
 from .migrations import MigrationReport, check_required_tables, inspect_schema, migrate
@@ -101,18 +101,32 @@ class MemoryStore:
         return result
 
     async def store_many(
-        self, records: Iterable[tuple[str, int, Any]], progress: events.Progress | None = None
+        self,
+        records: Iterable[tuple[str, int, Any]],
+        progress: events.Progress | None = None,
+        stop: threading.Event | None = None,
     ) -> list[events.StoreResult]:
-        """Store many events in one transaction (all or nothing), embedding in batches first."""
+        """Store many events in one transaction (all or nothing), embedding in batches first.
+        Setting ``stop`` (or cancelling the awaiting task) ends it with :class:`OperationCancelled` and
+        nothing written."""
         self._writable()
-        return await self._db.run(self._store_many, list(records), progress)
+        stop = stop or threading.Event()
+        try:
+            return await self._db.run(self._store_many, list(records), progress, stop)
+        except asyncio.CancelledError:
+            stop.set()
+            raise
 
     def _store_many(
-        self, conn: apsw.Connection, records: list[tuple[str, int, Any]], progress: events.Progress | None
+        self,
+        conn: apsw.Connection,
+        records: list[tuple[str, int, Any]],
+        progress: events.Progress | None,
+        stop: threading.Event,
     ) -> list[events.StoreResult]:
         prepared = [events.prepare_event(s, q, p) for s, q, p in records]
-        events.embed_prepared(prepared, self.backend, progress)
-        results = events.write_events(conn, prepared, self.backend.model_name, progress)
+        events.embed_prepared(prepared, self.backend, progress, stop)
+        results = events.write_events(conn, prepared, self.backend.model_name, progress, stop)
         self._update_vectors(results)
         return results
 
@@ -234,6 +248,61 @@ class MemoryStore:
             known = ", ".join(sorted(self._available))
             raise EmbeddingError(f"no embedding backend for model {model!r} here (available: {known})")
         return self._available[name]
+
+    async def set_note_tags(
+        self, user: str, note_ids: Sequence[str], add: Sequence[str] = (), remove: Sequence[str] = ()
+    ) -> list[notes.Note]:
+        self._writable()
+        return await self._db.run(notes.set_note_tags, user, list(note_ids), add, remove)
+
+    async def delete_notes(self, user: str, note_ids: Sequence[str]) -> int:
+        self._writable()
+        try:
+            return await self._db.run(notes.delete_notes, user, list(note_ids))
+        finally:
+            self._vectors.invalidate(notes.notes_session(user))
+
+    async def restore_note(self, note: notes.Note) -> notes.Note:
+        """Write a note back exactly as given (id, content, tags, dates): undo, and import."""
+        self._writable()
+        try:
+            return await self._db.run(notes.restore_note, self.backend, note)
+        finally:
+            self._vectors.invalidate(notes.notes_session(note.user))
+
+    async def note_users(self) -> list[str]:
+        return await self._db.run(browse.note_users)
+
+    async def note_tags(self, user: str) -> list[tuple[str, int]]:
+        return await self._db.run(browse.note_tags, user)
+
+    # -- browsing -----------------------------------------------------------------------------------
+
+    async def sessions_page(
+        self, after: tuple[str, str] | None = None, limit: int = browse.PAGE, contains: str | None = None
+    ) -> list[browse.SessionRow]:
+        return await self._db.run(browse.sessions_page, after, limit, contains)
+
+    async def session_stats(self, session_ids: Sequence[str]) -> dict[str, browse.SessionStats]:
+        return await self._db.run(browse.session_stats, list(session_ids))
+
+    async def events_page(
+        self, session_id: str, after_sequence: int | None = None, limit: int = browse.PAGE
+    ) -> list[events.Event]:
+        return await self._db.run(browse.events_page, session_id, after_sequence, limit)
+
+    async def chunks_page(
+        self, session_id: str, after_rowid: int | None = None, limit: int = browse.PAGE
+    ) -> list[browse.ChunkRow]:
+        return await self._db.run(browse.chunks_page, session_id, after_rowid, limit)
+
+    async def data_version(self) -> int:
+        """Changes when another connection commits to the file (poll it to refresh views)."""
+        return await self._db.run(data_version)
+
+    async def backup_to(self, target: str | os.PathLike[str]) -> Path:
+        """A consistent copy of the whole store (WAL included) through SQLite's backup API."""
+        return await self._db.run(browse.backup_to, target)
 
     # -- summary state ------------------------------------------------------------------------------
 

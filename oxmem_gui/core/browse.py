@@ -1,0 +1,157 @@
+"""Paged reads for browsing a store: every query is bounded, keyset-paged, and never counts a whole table.
+
+The inspector's views load a page at a time (``fetchMore``), so a store with 100,000 sessions or a session
+with a million events opens as fast as a small one.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import apsw
+
+from .events import Event, require_session
+
+PAGE = 200
+
+
+@dataclass
+class SessionRow:
+    session_id: str
+    agent_identity: str | None
+    created_at: str
+    updated_at: str
+
+
+@dataclass
+class SessionStats:
+    event_count: int
+    last_sequence: int | None
+    chunk_count: int
+
+
+@dataclass
+class ChunkRow:
+    rowid: int
+    chunk_id: str
+    sequence_start: int | None
+    sequence_end: int | None
+    text: str
+    embedding_model: str | None
+    dimensions: int | None
+    metadata: Any
+
+
+def _like(text: str) -> str:
+    return "%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+
+
+def sessions_page(
+    conn: apsw.Connection,
+    after: tuple[str, str] | None = None,
+    limit: int = PAGE,
+    contains: str | None = None,
+) -> list[SessionRow]:
+    """Sessions by ``updated_at`` desc, ``session_id`` asc, starting after the key ``(updated_at, session_id)``
+    of the previous page's last row; ``contains`` filters ids (case-insensitive)."""
+    where, args = ["1"], []
+    if after is not None:
+        where.append("(updated_at < ? OR (updated_at = ? AND session_id > ?))")
+        args += [after[0], after[0], after[1]]
+    if contains:
+        where.append("session_id LIKE ? ESCAPE '\\'")
+        args.append(_like(contains))
+    rows = conn.execute(
+        f"SELECT session_id, agent_identity, created_at, updated_at FROM sessions WHERE {' AND '.join(where)} "
+        "ORDER BY updated_at DESC, session_id ASC LIMIT ?",
+        (*args, limit),
+    ).fetchall()
+    return [SessionRow(*r) for r in rows]
+
+
+def session_stats(conn: apsw.Connection, session_ids: list[str]) -> dict[str, SessionStats]:
+    """Event count, last sequence and chunk count of each session (index-only counts)."""
+    out = {}
+    for sid in session_ids:
+        count, last = conn.execute(
+            "SELECT count(*), max(sequence) FROM conversation_events WHERE session_id = ?", (sid,)
+        ).fetchall()[0]
+        chunks = conn.execute("SELECT count(*) FROM chunks WHERE session_id = ?", (sid,)).fetchall()[0][0]
+        out[sid] = SessionStats(count, last, chunks)
+    return out
+
+
+def events_page(
+    conn: apsw.Connection, session_id: str, after_sequence: int | None = None, limit: int = PAGE
+) -> list[Event]:
+    """Events in ascending sequence, starting after ``after_sequence``."""
+    require_session(conn, session_id)
+    rows = conn.execute(
+        "SELECT sequence, created_at, payload_json FROM conversation_events WHERE session_id = ? AND sequence > ? "
+        "ORDER BY sequence LIMIT ?",
+        (session_id, -(2**63) if after_sequence is None else after_sequence, limit),
+    ).fetchall()
+    out = []
+    for seq, created, raw in rows:
+        try:
+            payload = json.loads(raw)
+        except json.JSONDecodeError:
+            payload = raw
+        out.append(Event(seq, created, payload))
+    return out
+
+
+def chunks_page(
+    conn: apsw.Connection, session_id: str, after_rowid: int | None = None, limit: int = PAGE
+) -> list[ChunkRow]:
+    """The session's chunks in insertion order, with each vector's model and dimensions."""
+    rows = conn.execute(
+        "SELECT c.rowid, c.chunk_id, c.sequence_start, c.sequence_end, c.chunk_text, v.embedding_model, "
+        "length(v.embedding_blob) / 4, c.metadata_json FROM chunks c LEFT JOIN chunks_vec v ON v.chunk_id = c.chunk_id "
+        "WHERE c.session_id = ? AND c.rowid > ? ORDER BY c.rowid LIMIT ?",
+        (session_id, -(2**63) if after_rowid is None else after_rowid, limit),
+    ).fetchall()
+    out = []
+    for *head, meta in rows:
+        try:
+            parsed = json.loads(meta)
+        except json.JSONDecodeError:
+            parsed = meta
+        out.append(ChunkRow(*head, parsed))
+    return out
+
+
+def note_users(conn: apsw.Connection) -> list[str]:
+    """Users with notes: the ``U`` of every ``memory:U`` session."""
+    rows = conn.execute(
+        "SELECT session_id FROM sessions WHERE session_id >= 'memory:' AND session_id < 'memory;' ORDER BY 1"
+    ).fetchall()
+    return [r[0][len("memory:") :] for r in rows]
+
+
+def note_tags(conn: apsw.Connection, user: str) -> list[tuple[str, int]]:
+    """The tags a user's notes use, most used first, with how many notes use each."""
+    rows = conn.execute(
+        "SELECT t.value, count(DISTINCT json_extract(c.metadata_json, '$.note_id')) AS n FROM chunks c, "
+        "json_each(c.metadata_json, '$.tags') t WHERE c.session_id = ? "
+        "AND json_extract(c.metadata_json, '$.note_id') IS NOT NULL GROUP BY t.value ORDER BY n DESC, t.value",
+        (f"memory:{user}",),
+    ).fetchall()
+    return [(tag, n) for tag, n in rows]
+
+
+def backup_to(conn: apsw.Connection, target: str | Path) -> Path:
+    """Copy the whole database (its WAL content included) with SQLite's online backup API."""
+    target = Path(target).expanduser()
+    target.parent.mkdir(parents=True, exist_ok=True)
+    dest = apsw.Connection(str(target))
+    try:
+        with dest.backup("main", conn, "main") as backup:
+            while not backup.done:
+                backup.step(1024)
+    finally:
+        dest.close()
+    return target
