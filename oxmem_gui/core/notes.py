@@ -230,19 +230,34 @@ def delete_notes(conn: apsw.Connection, user: str, note_ids: Sequence[str]) -> i
     return len(note_ids)
 
 
-def restore_note(conn: apsw.Connection, backend: EmbeddingBackend, note: Note) -> Note:
-    """Write ``note`` back exactly — id, content, tags and both dates — replacing whatever that id holds now.
-
-    This is how an edit or a deletion is undone, and how exported notes are imported.
-    """
-    content = _validate_content(note.content)
-    tags = normalize_tags(note.tags)
-    event = _note_event(note.user, note.note_id, content)
-    embed_prepared([event], backend)
-    created = note.created_at or utc_now()
-    updated = note.updated_at or created
-    event.extra_metadata = _note_metadata(note.note_id, "memory_update", tags, created, updated)
+def restore_notes(conn: apsw.Connection, backend: EmbeddingBackend, notes: Sequence[Note]) -> list[Note]:
+    """Write notes back exactly — id, content, tags and both dates — replacing whatever those ids hold now, all
+    in one transaction. This is how an edit or a deletion is undone, and how exported notes are imported."""
+    events = []
+    for note in notes:
+        _validate_content(note.content)
+        event = _note_event(note.user, note.note_id, note.content)
+        created = note.created_at or utc_now()
+        event.extra_metadata = _note_metadata(
+            note.note_id, "memory_update", normalize_tags(note.tags), created, note.updated_at or created
+        )
+        events.append(event)
+    embed_prepared(events, backend)
+    out = []
     with write_transaction(conn):
-        _delete_note_rows(conn, event.session_id, note.note_id)
-        result = write_event_rows(conn, event, backend.model_name)
-    return Note(note.note_id, note.user, content, tags, created, updated, result.sequence)
+        for note, event in zip(notes, events, strict=True):
+            _delete_note_rows(conn, event.session_id, note.note_id)
+            result = write_event_rows(conn, event, backend.model_name)
+            meta = event.extra_metadata
+            out.append(
+                Note(
+                    note.note_id,
+                    note.user,
+                    note.content,
+                    meta["tags"],
+                    meta["created_at"],
+                    meta["updated_at"],
+                    result.sequence,
+                )
+            )
+    return out

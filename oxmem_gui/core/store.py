@@ -262,13 +262,14 @@ class MemoryStore:
         finally:
             self._vectors.invalidate(notes.notes_session(user))
 
-    async def restore_note(self, note: notes.Note) -> notes.Note:
-        """Write a note back exactly as given (id, content, tags, dates): undo, and import."""
+    async def restore_notes(self, items: Sequence[notes.Note]) -> list[notes.Note]:
+        """Write notes back exactly as given (id, content, tags, dates), in one transaction: undo, and import."""
         self._writable()
         try:
-            return await self._db.run(notes.restore_note, self.backend, note)
+            return await self._db.run(notes.restore_notes, self.backend, list(items))
         finally:
-            self._vectors.invalidate(notes.notes_session(note.user))
+            for user in {n.user for n in items}:
+                self._vectors.invalidate(notes.notes_session(user))
 
     async def note_users(self) -> list[str]:
         return await self._db.run(browse.note_users)

@@ -77,10 +77,10 @@ def test_bulk_tags_and_bulk_delete(store):
     assert [n.note_id for n in store.list_notes("u")] == [c.note_id]
 
 
-def test_restore_note_undoes_an_edit_and_a_delete(store):
+def test_restore_notes_undoes_an_edit_and_a_delete(store):
     original = store.save_note("u", "first version", ["a"])
     store.update_note("u", original.note_id, "second version", ["b"])
-    restored = store.restore_note(original)
+    (restored,) = store.restore_notes([original])
     (now,) = store.list_notes("u")
     assert (now.note_id, now.content, now.tags, now.created_at, now.updated_at) == (
         original.note_id,
@@ -90,7 +90,9 @@ def test_restore_note_undoes_an_edit_and_a_delete(store):
         original.updated_at,
     )
     store.delete_note("u", original.note_id)
-    store.restore_note(Note(original.note_id, "u", "first version", ["a"], original.created_at, original.updated_at, 0))
+    store.restore_notes(
+        [Note(original.note_id, "u", "first version", ["a"], original.created_at, original.updated_at, 0)]
+    )
     assert [n.content for n in store.list_notes("u")] == ["first version"]
     assert restored.sequence > original.sequence
 
