@@ -1,0 +1,86 @@
+"""``oxmem-gui [DB] [--demo] [--screenshot PATH [--panel NAME]]``: the inspector on a qasync event loop."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+
+from PySide6.QtWidgets import QApplication
+
+from ..core import MemoryStore, OxmemError
+from ..core.demo import fill_demo
+from ..paths import default_db_path
+from .context import StoreContext
+from .main_window import PANELS, MainWindow
+from .resources import icon
+
+
+def parse_args(argv: Sequence[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="oxmem-gui", description="Inspect and fix an AI agent's memory store.")
+    parser.add_argument("db", nargs="?", help="store file (default: $OXMEM_DB or the user data folder's memory.db)")
+    parser.add_argument("--demo", action="store_true", help="open a fresh demo store (editing enabled)")
+    parser.add_argument("--screenshot", metavar="PATH", help="render the window to a PNG and exit")
+    parser.add_argument("--panel", choices=PANELS, help="the panel to show first")
+    parser.add_argument("--embedding", choices=("auto", "deterministic", "semantic"), default="auto")
+    return parser.parse_args(argv)
+
+
+async def open_initial(args: argparse.Namespace, ctx: StoreContext) -> None:
+    """The store of the command line: a fresh demo (read-write, nothing to protect), a given file (read-only),
+    or the default store (created if missing, then read-only like any other)."""
+    if args.demo:
+        path = Path(tempfile.mkdtemp(prefix="oxmem-demo-")) / "demo.db"
+        store = await MemoryStore.open(path, embedding=args.embedding)
+        await fill_demo(store)
+        await ctx.set_store(store)
+        return
+    path = Path(args.db).expanduser() if args.db else default_db_path()
+    if not args.db and not path.exists():
+        await (await MemoryStore.open(path, embedding="deterministic")).aclose()
+    await ctx.open(path, read_only=True, embedding=args.embedding)
+
+
+async def run_window(args: argparse.Namespace, ctx: StoreContext, window: MainWindow) -> int:
+    try:
+        await open_initial(args, ctx)
+    except OxmemError as exc:
+        if args.screenshot:
+            print(f"oxmem-gui: error: {exc}", file=sys.stderr)
+            return 2
+        window.dialogs.error(str(exc))
+    if args.panel:
+        window.show_panel(args.panel)
+    if args.screenshot:
+        await ctx.wait_idle()
+        if args.panel == "sessions" or (args.panel is None and window.current_panel() == "sessions"):
+            window.sessions.sessions_view.selectRow(0)
+            await ctx.wait_idle()
+            window.sessions.events_view.selectRow(2)
+        QApplication.processEvents()
+        await asyncio.sleep(0.05)
+        window.grab().save(args.screenshot)
+        await ctx.close()
+        return 0
+    closed = asyncio.get_running_loop().create_future()
+    QApplication.instance().lastWindowClosed.connect(lambda: closed.done() or closed.set_result(None))
+    await closed
+    await ctx.close()
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    import qasync
+
+    args = parse_args(list(sys.argv[1:] if argv is None else argv))
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    app.setApplicationName("oxmem-gui")
+    app.setOrganizationName("oxmem")
+    app.setWindowIcon(icon("oxmem"))
+    ctx = StoreContext()
+    window = MainWindow(ctx)
+    window.show()
+    return qasync.run(run_window(args, ctx, window))

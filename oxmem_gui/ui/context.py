@@ -1,0 +1,227 @@
+"""The open store as the GUI sees it, and the one way panels run work on it.
+
+:class:`StoreContext` holds the :class:`MemoryStore`, says whether it is read-only, polls ``PRAGMA data_version``
+once a second so views refresh when the agent writes, and runs every piece of work as an *operation*
+(:meth:`StoreContext.run`): a coroutine on the qasync loop whose SQL runs on the store's worker thread. Errors
+reach the user as one dialog; long operations show progress in the status bar and can be cancelled.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+from collections.abc import Awaitable, Callable
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import platformdirs
+from PySide6.QtCore import QObject, QTimer, Signal
+
+from ..core import MemoryStore, OperationCancelled, OxmemError
+
+log = logging.getLogger(__name__)
+
+POLL_MS = 1000
+
+
+def backups_dir() -> Path:
+    return Path(platformdirs.user_data_dir("oxmem", appauthor=False)) / "backups"
+
+
+class Operation:
+    """A running operation: ``cancel()`` asks it to stop (``stop`` is set and its task cancelled)."""
+
+    def __init__(self, label: str, task: asyncio.Task, stop: threading.Event) -> None:
+        self.label = label
+        self.task = task
+        self.stop = stop
+
+    def cancel(self) -> None:
+        self.stop.set()
+        self.task.cancel()
+
+
+class StoreContext(QObject):
+    """Signals: ``opened`` (a store was opened or re-opened), ``changed(kind)`` (this app wrote: "sessions",
+    "notes"), ``external_change`` (another program wrote), ``mode_changed(read_only)``, ``busy(label)`` /
+    ``progress(label, done, total)`` / ``idle`` for the status bar, ``error(message)``."""
+
+    opened = Signal()
+    changed = Signal(str)
+    external_change = Signal()
+    mode_changed = Signal(bool)
+    busy = Signal(str)
+    progress = Signal(str, int, int)
+    idle = Signal()
+    error = Signal(str)
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.store: MemoryStore | None = None
+        self.backup_path: Path | None = None
+        self._version: int | None = None
+        self._ops: list[Operation] = []  # labelled: shown in the status bar
+        self._tasks: set[asyncio.Task] = set()  # every running operation
+        self._polling = False
+        self._timer = QTimer(self)
+        self._timer.setInterval(POLL_MS)
+        self._timer.timeout.connect(self._poll)
+
+    # -- state --------------------------------------------------------------------------------------
+
+    @property
+    def read_only(self) -> bool:
+        return self.store is None or self.store.read_only
+
+    @property
+    def path(self) -> Path | None:
+        return self.store.path if self.store else None
+
+    @property
+    def running(self) -> list[Operation]:
+        return list(self._ops)
+
+    async def open(self, path: str | Path, *, read_only: bool = True, embedding: str = "auto") -> MemoryStore:
+        """Open ``path`` (closing the current store); refresh everything."""
+        store = await MemoryStore.open(path, read_only=read_only, embedding=embedding)
+        await self.set_store(store)
+        return store
+
+    async def set_store(self, store: MemoryStore) -> None:
+        old, self.store = self.store, store
+        self.backup_path = None
+        if old is not None and old is not store:
+            await old.aclose()
+        self._version = await store.data_version()
+        self._timer.start()
+        self.opened.emit()
+        self.mode_changed.emit(store.read_only)
+
+    async def enable_editing(self) -> Path:
+        """Back the file up with SQLite's backup API (WAL included), then re-open it read-write."""
+        store = self.require()
+        if not store.read_only:
+            return self.backup_path or store.path
+        stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+        target = backups_dir() / f"{store.path.stem}-{stamp}{store.path.suffix or '.db'}"
+        backup = await store.backup_to(target)
+        writable = await MemoryStore.open(store.path, read_only=False, embedding=store.backend)
+        await self.set_store(writable)
+        self.backup_path = backup
+        return backup
+
+    def require(self) -> MemoryStore:
+        if self.store is None:
+            raise OxmemError("no store is open")
+        return self.store
+
+    def require_writable(self) -> MemoryStore:
+        store = self.require()
+        if store.read_only:
+            raise OxmemError("this store is open read-only; choose Edit ▸ Enable Editing first (a backup is taken)")
+        return store
+
+    async def close(self) -> None:
+        self._timer.stop()
+        for op in self.running:
+            op.cancel()
+        if self.store is not None:
+            await self.store.aclose()
+            self.store = None
+
+    # -- operations ---------------------------------------------------------------------------------
+
+    def run(
+        self,
+        work: Callable[..., Awaitable[Any]],
+        *,
+        label: str | None = None,
+        on_done: Callable[[Any], None] | None = None,
+        on_error: Callable[[Exception], bool] | None = None,
+        changes: str | None = None,
+        with_progress: bool = False,
+    ) -> Operation:
+        """Run ``work()`` (a coroutine function) as an operation.
+
+        ``on_done(result)`` runs on the GUI thread; an error goes to ``on_error`` (return True if handled) and
+        otherwise to the ``error`` signal (one dialog). ``changes`` is emitted as ``changed`` after success.
+        With ``with_progress``, ``work`` receives ``progress(done, total)`` (callable from any thread) and a
+        ``threading.Event`` that is set on cancel; the operation shows in the status bar while it runs.
+        """
+        stop = threading.Event()
+
+        async def body() -> Any:
+            if with_progress:
+                return await work(lambda done, total: self.progress.emit(label or "", done, total), stop)
+            return await work()
+
+        task = asyncio.ensure_future(body())
+        self._tasks.add(task)
+        op = Operation(label or "", task, stop)
+        if label:
+            self._ops.append(op)
+            self.busy.emit(label)
+
+        def finished(t: asyncio.Task) -> None:
+            self._tasks.discard(t)
+            if op in self._ops:
+                self._ops.remove(op)
+            if label and not self._ops:
+                self.idle.emit()
+            if t.cancelled():
+                return
+            exc = t.exception()
+            if exc is None:
+                if changes:
+                    self.changed.emit(changes)
+                if on_done:
+                    on_done(t.result())
+                return
+            if isinstance(exc, OperationCancelled):
+                return
+            if on_error and on_error(exc):
+                return
+            if not isinstance(exc, OxmemError):
+                log.error("unexpected error in %s", label or "an operation", exc_info=exc)
+                self.error.emit(f"Unexpected error: {exc}")
+            else:
+                self.error.emit(str(exc))
+
+        task.add_done_callback(finished)
+        return op
+
+    async def wait_idle(self) -> None:
+        """Wait until no operation runs, including those started by others' completion (screenshots, tests)."""
+        while self._tasks:
+            await asyncio.wait(set(self._tasks))
+            await asyncio.sleep(0)
+
+    # -- live refresh -------------------------------------------------------------------------------
+
+    def _poll(self) -> None:
+        if self.store is None or self._polling:
+            return
+        self._polling = True
+        store = self.store
+
+        async def check() -> None:
+            try:
+                version = await store.data_version()
+            finally:
+                self._polling = False
+            if store is self.store and version != self._version:
+                self._version = version
+                self.external_change.emit()
+
+        asyncio.ensure_future(check())
+
+    async def poll_now(self) -> None:
+        """Check for changes by other programs at once (what the timer does every second)."""
+        if self.store is None:
+            return
+        version = await self.store.data_version()
+        if version != self._version:
+            self._version = version
+            self.external_change.emit()

@@ -1,0 +1,333 @@
+"""The inspector's main window: navigation between the panels, menus with shortcuts, the read-only / editing
+indicator, and progress of long work in the status bar."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QSettings, QSize, Qt
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QMainWindow,
+    QProgressBar,
+    QPushButton,
+    QStackedWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from .. import __version__
+from ..core.jsonl import read_jsonl
+from .context import StoreContext
+from .dialogs import Dialogs
+from .notes import NotesPanel
+from .resources import icon
+from .sessions import SessionsPanel
+
+PANELS = ("sessions", "notes", "search", "schedules")
+MAX_RECENT = 8
+
+
+class PlaceholderPanel(QWidget):
+    """Holds a panel's place in the navigation until it is built."""
+
+    def __init__(self, title: str, text: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        label = QLabel(f"<h2>{title}</h2><p>{text}</p>")
+        label.setWordWrap(True)
+        label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        layout = QVBoxLayout(self)
+        layout.addWidget(label)
+
+
+class MainWindow(QMainWindow):
+    def __init__(self, ctx: StoreContext, settings: QSettings | None = None, dialogs: Dialogs | None = None) -> None:
+        super().__init__()
+        self.ctx = ctx
+        self.settings = settings or QSettings()
+        self.dialogs = dialogs or Dialogs(self)
+        self.setWindowIcon(icon("oxmem"))
+        self.setWindowTitle("oxmem")
+
+        self.sessions = SessionsPanel(ctx, self.dialogs)
+        self.notes = NotesPanel(ctx, self.dialogs)
+        self.search = PlaceholderPanel(
+            "Search",
+            "The hybrid-search panel — every number behind every rank — comes next. Meanwhile: "
+            "<code>oxmem search SESSION QUERY</code> prints the full breakdown.",
+        )
+        self.schedules = PlaceholderPanel(
+            "Schedules", "The schedule calendar comes next. Meanwhile: <code>oxmem schedules list</code>."
+        )
+        self.stack = QStackedWidget()
+        self.nav = QListWidget()
+        self.nav.setIconSize(QSize(22, 22))
+        self.nav.setFixedWidth(150)
+        for name, widget in zip(PANELS, (self.sessions, self.notes, self.search, self.schedules), strict=True):
+            self.stack.addWidget(widget)
+            QListWidgetItem(icon(name), name.capitalize(), self.nav)
+        self.nav.currentRowChanged.connect(self.stack.setCurrentIndex)
+        body = QWidget()
+        layout = QHBoxLayout(body)
+        layout.setContentsMargins(4, 4, 4, 0)
+        layout.addWidget(self.nav)
+        layout.addWidget(self.stack, 1)
+        self.setCentralWidget(body)
+
+        self.mode_label = QLabel()
+        self.enable_button = QPushButton("Enable editing")
+        self.enable_button.clicked.connect(self.enable_editing)
+        self.progress = QProgressBar()
+        self.progress.setMaximumWidth(220)
+        self.progress.setVisible(False)
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setVisible(False)
+        self.cancel_button.clicked.connect(self.cancel_work)
+        bar = self.statusBar()
+        bar.addPermanentWidget(self.progress)
+        bar.addPermanentWidget(self.cancel_button)
+        bar.addPermanentWidget(self.mode_label)
+        bar.addPermanentWidget(self.enable_button)
+
+        self._build_menus()
+        ctx.error.connect(self.dialogs.error)
+        ctx.busy.connect(self._busy)
+        ctx.progress.connect(self._progress)
+        ctx.idle.connect(self._idle)
+        ctx.mode_changed.connect(self._mode)
+        ctx.opened.connect(self._opened)
+        self._mode(True)
+        self._restore_settings()
+
+    # -- menus --------------------------------------------------------------------------------------
+
+    def _action(self, menu: Any, text: str, slot: Any, shortcut: Any = None) -> QAction:
+        action = QAction(text, self)
+        if shortcut is not None:
+            action.setShortcut(QKeySequence(shortcut))
+        action.triggered.connect(slot)
+        menu.addAction(action)
+        return action
+
+    def _build_menus(self) -> None:
+        bar = self.menuBar()
+        file = bar.addMenu("&File")
+        self._action(file, "&Open…", self.open_dialog, QKeySequence.StandardKey.Open)
+        self.recent_menu = file.addMenu("Open &Recent")
+        self._action(file, "&New Store…", self.new_store, "Ctrl+Shift+N")
+        self._action(file, "&Back Up To…", self.back_up)
+        file.addSeparator()
+        self._action(file, "&Import Events (JSON Lines)…", self.import_events, "Ctrl+I")
+        file.addSeparator()
+        self._action(file, "&Quit", self.close, QKeySequence.StandardKey.Quit)
+        edit = bar.addMenu("&Edit")
+        self.enable_action = self._action(edit, "&Enable Editing", self.enable_editing, "Ctrl+E")
+        edit.addSeparator()
+        self._action(edit, "&Find", self.find, QKeySequence.StandardKey.Find)
+        self._action(edit, "&New Note", self.new_note, QKeySequence.StandardKey.New)
+        self._action(edit, "&Save Note", self.notes.save, QKeySequence.StandardKey.Save)
+        self._action(edit, "&Undo Last Note Edit", self.notes.undo, "Ctrl+Shift+Z")
+        self._action(edit, "&Delete…", self.delete, "Ctrl+Delete")
+        view = bar.addMenu("&View")
+        for i, name in enumerate(PANELS, 1):
+            self._action(view, f"&{name.capitalize()}", lambda _=False, n=name: self.show_panel(n), f"Ctrl+{i}")
+        view.addSeparator()
+        self._action(view, "&Refresh", self.refresh, QKeySequence.StandardKey.Refresh)
+        help_menu = bar.addMenu("&Help")
+        self._action(help_menu, "&About oxmem", self.about)
+        self._fill_recent()
+
+    def _fill_recent(self) -> None:
+        self.recent_menu.clear()
+        for path in self.recent_files():
+            self._action(self.recent_menu, path, lambda _=False, p=path: self.open_path(p))
+        self.recent_menu.setEnabled(bool(self.recent_files()))
+
+    def recent_files(self) -> list[str]:
+        value = self.settings.value("recent", [])
+        return [value] if isinstance(value, str) else list(value or [])
+
+    # -- panels -------------------------------------------------------------------------------------
+
+    def show_panel(self, name: str) -> None:
+        self.nav.setCurrentRow(PANELS.index(name))
+
+    def current_panel(self) -> str:
+        return PANELS[self.stack.currentIndex()]
+
+    def find(self) -> None:
+        panel = self.stack.currentWidget()
+        if panel is self.notes:
+            self.notes.filter.setFocus()
+        elif panel is self.sessions:
+            self.sessions.focus_filter()
+
+    def new_note(self) -> None:
+        self.show_panel("notes")
+        self.notes.new_note()
+
+    def delete(self) -> None:
+        if self.stack.currentWidget() is self.notes:
+            self.notes.delete()
+        elif self.stack.currentWidget() is self.sessions:
+            self.sessions.delete_selected()
+
+    def refresh(self) -> None:
+        self.sessions.refresh()
+        self.notes.refresh()
+
+    # -- store --------------------------------------------------------------------------------------
+
+    def open_dialog(self) -> None:
+        path = self.dialogs.open_file(
+            "Open a memory store", "SQLite databases (*.db *.sqlite *.sqlite3);;All files (*)"
+        )
+        if path:
+            self.open_path(str(path))
+
+    def open_path(self, path: str, read_only: bool = True) -> None:
+        if not self.notes.guard():
+            return
+        self.ctx.run(lambda: self.ctx.open(path, read_only=read_only), label=f"Opening {Path(path).name}")
+
+    def new_store(self) -> None:
+        path = self.dialogs.save_file("New memory store", "SQLite databases (*.db)", "memory.db")
+        if path:
+            self.open_path(str(path), read_only=False)
+
+    def back_up(self) -> None:
+        store = self.ctx.store
+        if store is None:
+            return
+        path = self.dialogs.save_file("Back up the store to", "SQLite databases (*.db)", f"{store.path.stem}-backup.db")
+        if path:
+            self.ctx.run(
+                lambda: store.backup_to(path),
+                label="Backing up",
+                on_done=lambda p: self.statusBar().showMessage(f"Backed up to {p}", 8000),
+            )
+
+    def enable_editing(self) -> None:
+        if self.ctx.store is None or not self.ctx.read_only:
+            return
+        self.ctx.run(
+            self.ctx.enable_editing,
+            label="Backing up before editing",
+            on_done=lambda p: self.statusBar().showMessage(f"Editing enabled; backup at {p}", 15000),
+        )
+
+    def import_events(self) -> None:
+        try:
+            store = self.ctx.require_writable()
+        except Exception as exc:
+            self.dialogs.error(str(exc))
+            return
+        path = self.dialogs.open_file("Import events", "JSON Lines (*.jsonl *.ndjson);;All files (*)")
+        if path is None:
+            return
+
+        async def work(progress: Any, stop: Any) -> int:
+            import asyncio
+
+            records = await asyncio.to_thread(read_jsonl, path)
+            results = await store.store_many(records, lambda stage, done, total: progress(done, total), stop)
+            return len(results)
+
+        self.ctx.run(
+            work,
+            label=f"Importing {path.name}",
+            with_progress=True,
+            changes="sessions",
+            on_done=lambda n: self.statusBar().showMessage(f"Imported {n:,} events from {path.name}", 10000),
+        )
+
+    def cancel_work(self) -> None:
+        for op in self.ctx.running:
+            op.cancel()
+
+    # -- status -------------------------------------------------------------------------------------
+
+    def _opened(self) -> None:
+        store = self.ctx.require()
+        self.setWindowTitle(f"{store.path.name} — oxmem")
+        recent = [str(store.path)] + [p for p in self.recent_files() if p != str(store.path)]
+        self.settings.setValue("recent", recent[:MAX_RECENT])
+        self._fill_recent()
+        notice = f" — {store.backend_notice}" if store.backend_notice else ""
+        self.statusBar().showMessage(f"{store.path}  ·  embeddings: {store.backend.model_name}{notice}")
+
+    def _mode(self, read_only: bool) -> None:
+        if read_only:
+            self.mode_label.setText("🔒 Read-only")
+            self.mode_label.setToolTip(
+                "Nothing can change this file. Enable editing to change it (a backup is taken first)."
+            )
+        else:
+            self.mode_label.setText("✎ Editing")
+            backup = self.ctx.backup_path
+            self.mode_label.setToolTip(
+                f"Changes are written to the file. Backup: {backup}" if backup else "Changes are written to the file."
+            )
+        self.enable_button.setVisible(read_only and self.ctx.store is not None)
+        self.enable_action.setEnabled(read_only and self.ctx.store is not None)
+
+    def _busy(self, label: str) -> None:
+        self.statusBar().showMessage(label + "…")
+        self.progress.setRange(0, 0)
+        self.progress.setVisible(True)
+        self.cancel_button.setVisible(True)
+
+    def _progress(self, label: str, done: int, total: int) -> None:
+        self.progress.setRange(0, max(total, 1))
+        self.progress.setValue(done)
+        self.progress.setFormat(f"{label}: {done:,}/{total:,}")
+
+    def _idle(self) -> None:
+        self.progress.setVisible(False)
+        self.cancel_button.setVisible(False)
+        if self.ctx.store is not None:
+            self.statusBar().clearMessage()
+
+    def about(self) -> None:
+        self.dialogs.info(
+            f"oxmem {__version__}\n\nSee and fix what an AI agent remembers: sessions, notes, hybrid "
+            "retrieval and schedules in an agent's SQLite memory store."
+        )
+
+    # -- settings -----------------------------------------------------------------------------------
+
+    def _restore_settings(self) -> None:
+        geometry = self.settings.value("window/geometry")
+        if geometry is not None:
+            self.restoreGeometry(geometry)
+        else:
+            self.resize(1200, 720)
+        for key, splitter in (("sessions/splitter", self.sessions.splitter), ("notes/splitter", self.notes.splitter)):
+            state = self.settings.value(key)
+            if state is not None:
+                splitter.restoreState(state)
+        self.sessions.budget.setValue(int(self.settings.value("sessions/budget", 2000)))
+        panel = self.settings.value("window/panel", "sessions")
+        self.show_panel(panel if panel in PANELS else "sessions")
+
+    def save_settings(self) -> None:
+        self.settings.setValue("window/geometry", self.saveGeometry())
+        self.settings.setValue("window/panel", self.current_panel())
+        self.settings.setValue("sessions/splitter", self.sessions.splitter.saveState())
+        self.settings.setValue("notes/splitter", self.notes.splitter.saveState())
+        self.settings.setValue("sessions/budget", self.sessions.budget.value())
+        if self.notes.user:
+            self.settings.setValue("notes/user", self.notes.user)
+        self.settings.sync()
+
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt's name
+        if not self.notes.guard():
+            event.ignore()
+            return
+        self.save_settings()
+        event.accept()

@@ -1,0 +1,617 @@
+"""The note editor: a user's notes with tags, filtered and edited, with bulk tag changes, undo, export and import."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QAbstractTableModel, QItemSelectionModel, QModelIndex, Qt
+from PySide6.QtGui import QBrush, QColor, QPalette
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QPushButton,
+    QSplitter,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ..core import InvalidInputError, OxmemError
+from ..core.notes import Note
+from ..core.tags import normalize_tags
+from .context import StoreContext
+from .dialogs import Dialogs
+from .sessions import fit_columns
+from .widgets.tags import TAGS_ROLE, TagChipDelegate, TagEditor
+
+NOTE_ROLE = Qt.ItemDataRole.UserRole + 2
+
+
+def age(stamp: str | None, now: datetime | None = None) -> tuple[str, float]:
+    """``("3 d", days)`` for an RFC 3339 time."""
+    if not stamp:
+        return "—", 0.0
+    try:
+        then = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+    except ValueError:
+        return "?", 0.0
+    if then.tzinfo is None:
+        then = then.replace(tzinfo=timezone.utc)
+    seconds = max(0.0, ((now or datetime.now(timezone.utc)) - then).total_seconds())
+    days = seconds / 86400
+    for limit, size, unit in (
+        (3600, 60, "min"),
+        (86400, 3600, "h"),
+        (86400 * 60, 86400, "d"),
+        (86400 * 730, 86400 * 30.44, "mo"),
+    ):
+        if seconds < limit:
+            return f"{int(seconds // size)} {unit}", days
+    return f"{int(seconds // (86400 * 365.25))} y", days
+
+
+class NotesModel(QAbstractTableModel):
+    COLUMNS = ("Note", "Tags", "Created", "Updated", "Age")
+
+    def __init__(self, parent: Any = None) -> None:
+        super().__init__(parent)
+        self.notes: list[Note] = []
+
+    def set_notes(self, notes: list[Note]) -> None:
+        self.beginResetModel()
+        self.notes = list(notes)
+        self.endResetModel()
+
+    def rowCount(self, parent: Any = QModelIndex()) -> int:  # noqa: N802, B008
+        return 0 if parent.isValid() else len(self.notes)
+
+    def columnCount(self, parent: Any = QModelIndex()) -> int:  # noqa: N802, B008
+        return 0 if parent.isValid() else len(self.COLUMNS)
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:  # noqa: N802
+        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
+            return self.COLUMNS[section] if 0 <= section < len(self.COLUMNS) else None
+        return None
+
+    def data(self, index: Any, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or not 0 <= index.row() < len(self.notes):
+            return None
+        note, column = self.notes[index.row()], index.column()
+        if role == Qt.ItemDataRole.DisplayRole:
+            if column == 0:
+                return (note.content.strip().splitlines() or [""])[0]
+            if column == 1:
+                return ", ".join(note.tags)
+            if column == 2:
+                return (note.created_at or "")[:10]
+            if column == 3:
+                return (note.updated_at or "")[:10]
+            return age(note.updated_at)[0]
+        if role == TAGS_ROLE and column == 1:
+            return note.tags
+        if role == NOTE_ROLE:
+            return note
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return note.content if column == 0 else f"created {note.created_at}\nupdated {note.updated_at}"
+        if role == Qt.ItemDataRole.ForegroundRole:  # older notes are visibly older: they fade
+            return QBrush(fading(age(note.updated_at)[1], QPalette().color(QPalette.ColorRole.Text)))
+        return None
+
+
+@dataclass
+class UndoRecord:
+    """What to put back to undo the last edit: notes as they were, and notes the edit created."""
+
+    description: str
+    before: list[Note] = field(default_factory=list)
+    created: list[str] = field(default_factory=list)
+    user: str = ""
+
+
+class NotesPanel(QWidget):
+    def __init__(self, ctx: StoreContext, dialogs: Dialogs, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.ctx = ctx
+        self.dialogs = dialogs
+        self.user: str | None = None
+        self.current: Note | None = None
+        self.is_new = False
+        self.undo_record: UndoRecord | None = None
+        self.model = NotesModel(self)
+
+        self.user_box = QComboBox(editable=True)
+        self.user_box.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
+        self.user_box.lineEdit().setPlaceholderText("user")
+        self.user_box.activated.connect(lambda _: self._user_chosen())
+        self.user_box.lineEdit().editingFinished.connect(self._user_chosen)
+        self.filter = QLineEdit(placeholderText="Filter notes by text…")
+        self.filter.setClearButtonEnabled(True)
+        self.filter.textChanged.connect(lambda _: self.reload())
+        self.tag_filter = TagEditor(placeholder="filter by tag…")
+        self.tag_filter.tags_changed.connect(lambda _: self.reload())
+        self.tag_mode = QComboBox()
+        self.tag_mode.addItems(["any", "all"])
+        self.tag_mode.currentTextChanged.connect(lambda _: self.reload())
+
+        self.view = QTableView()
+        self.view.setModel(self.model)
+        self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.view.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        self.view.verticalHeader().setVisible(False)
+        self.view.verticalHeader().setDefaultSectionSize(self.view.fontMetrics().height() + 10)
+        self.view.setItemDelegateForColumn(1, TagChipDelegate(self.view))
+        self.view.horizontalHeader().resizeSection(0, 220)
+        self.view.horizontalHeader().resizeSection(1, 180)
+        fit_columns(self.view, (2, 3))
+        self.view.selectionModel().currentRowChanged.connect(self._row_changed)
+        self.view.selectionModel().selectionChanged.connect(lambda *_: self._update_buttons())
+
+        self.bulk_add = QPushButton("Add tag…")
+        self.bulk_add.clicked.connect(lambda: self.bulk_tags(add=True))
+        self.bulk_remove = QPushButton("Remove tag…")
+        self.bulk_remove.clicked.connect(lambda: self.bulk_tags(add=False))
+        self.export_button = QPushButton("Export…")
+        self.export_button.clicked.connect(self.export)
+        self.import_button = QPushButton("Import…")
+        self.import_button.clicked.connect(self.import_notes)
+
+        self.content = QPlainTextEdit()
+        self.content.setPlaceholderText("What should the agent remember?")
+        self.content.textChanged.connect(self._update_buttons)
+        self.tags = TagEditor()
+        self.tags.tags_changed.connect(lambda _: self._update_buttons())
+        self.dates = QLabel()
+        self.state = QLabel()
+        self.new_button = QPushButton("New")
+        self.new_button.clicked.connect(self.new_note)
+        self.save_button = QPushButton("Save")
+        self.save_button.clicked.connect(self.save)
+        self.revert_button = QPushButton("Revert")
+        self.revert_button.clicked.connect(self.revert)
+        self.delete_button = QPushButton("Delete…")
+        self.delete_button.clicked.connect(self.delete)
+        self.undo_button = QPushButton("Undo")
+        self.undo_button.clicked.connect(self.undo)
+
+        left = QWidget()
+        left_layout = QVBoxLayout(left)
+        left_layout.setContentsMargins(0, 0, 0, 0)
+        row = QHBoxLayout()
+        row.addWidget(QLabel("User"))
+        row.addWidget(self.user_box, 1)
+        left_layout.addLayout(row)
+        left_layout.addWidget(self.filter)
+        row = QHBoxLayout()
+        row.addWidget(self.tag_filter, 1)
+        row.addWidget(self.tag_mode)
+        left_layout.addLayout(row)
+        left_layout.addWidget(self.view, 1)
+        row = QHBoxLayout()
+        for b in (self.bulk_add, self.bulk_remove, self.export_button, self.import_button):
+            row.addWidget(b)
+        row.addStretch(1)
+        left_layout.addLayout(row)
+
+        right = QWidget()
+        form = QFormLayout(right)
+        form.addRow("Content", self.content)
+        form.addRow("Tags", self.tags)
+        form.addRow("", self.dates)
+        buttons = QHBoxLayout()
+        for b in (self.new_button, self.save_button, self.revert_button, self.delete_button, self.undo_button):
+            buttons.addWidget(b)
+        buttons.addStretch(1)
+        form.addRow("", buttons)
+        form.addRow("", self.state)
+
+        split = QSplitter(Qt.Orientation.Horizontal)
+        split.addWidget(left)
+        split.addWidget(right)
+        split.setSizes([560, 480])
+        self.splitter = split
+        layout = QVBoxLayout(self)
+        layout.addWidget(split)
+
+        ctx.opened.connect(self._store_opened)
+        ctx.external_change.connect(self.refresh)
+        self._show_note(None)
+
+    # -- state --------------------------------------------------------------------------------------
+
+    def dirty(self) -> bool:
+        if self.is_new:
+            return bool(self.content.toPlainText().strip()) or bool(self.tags.tags())
+        if self.current is None:
+            return False
+        return self.content.toPlainText() != self.current.content or self.tags.tags() != self.current.tags
+
+    def selected_notes(self) -> list[Note]:
+        rows = sorted({i.row() for i in self.view.selectionModel().selectedRows()})
+        return [self.model.notes[r] for r in rows if r < len(self.model.notes)]
+
+    def guard(self) -> bool:
+        """Before leaving the note being edited: True to go on (saved or discarded), False to stay."""
+        if not self.dirty():
+            return True
+        answer = self.dialogs.unsaved("The note")
+        if answer == "discard":
+            self.revert()
+            return True
+        if answer == "save":
+            self.save()
+            return not self.dirty()
+        return False
+
+    def _update_buttons(self) -> None:
+        dirty = self.dirty()
+        self.save_button.setEnabled(dirty)
+        self.revert_button.setEnabled(dirty)
+        self.delete_button.setEnabled(bool(self.selected_notes()) or (self.current is not None and not self.is_new))
+        self.undo_button.setEnabled(self.undo_record is not None)
+        self.undo_button.setToolTip(f"Undo: {self.undo_record.description}" if self.undo_record else "")
+        several = len(self.selected_notes()) > 0
+        self.bulk_add.setEnabled(several)
+        self.bulk_remove.setEnabled(several)
+        self.state.setText("● unsaved changes" if dirty else "")
+
+    def _show_note(self, note: Note | None) -> None:
+        self.current, self.is_new = note, False
+        self.content.blockSignals(True)
+        self.content.setPlainText(note.content if note else "")
+        self.content.blockSignals(False)
+        self.tags.set_tags(note.tags if note else [])
+        if note:
+            self.dates.setText(
+                f"created {note.created_at or '—'}\nupdated {note.updated_at or '—'} ({age(note.updated_at)[0]} ago)"
+            )
+        else:
+            self.dates.setText("")
+        self._update_buttons()
+
+    # -- loading ------------------------------------------------------------------------------------
+
+    def _store_opened(self) -> None:
+        store = self.ctx.require()
+
+        def got(users: list[str]) -> None:
+            self.user_box.blockSignals(True)
+            self.user_box.clear()
+            self.user_box.addItems(users)
+            self.user_box.blockSignals(False)
+            if self.user in users:
+                self.user_box.setCurrentText(self.user)
+            elif users:
+                self.user = users[0]
+                self.user_box.setCurrentText(users[0])
+            self.reload()
+
+        self.ctx.run(store.note_users, on_done=got)
+
+    def set_user(self, user: str) -> None:
+        self.user_box.setCurrentText(user)
+        self._user_chosen()
+
+    def _user_chosen(self) -> None:
+        user = self.user_box.currentText().strip()
+        if not user or user == self.user:
+            return
+        if not self.guard():
+            self.user_box.setCurrentText(self.user or "")
+            return
+        self.user = user
+        self._show_note(None)
+        self.reload()
+
+    def reload(self, select: str | None = None) -> None:
+        """Re-read the list with the current filters; keep (or move to) the selected note."""
+        if self.ctx.store is None or not self.user:
+            self.model.set_notes([])
+            return
+        store, user = self.ctx.require(), self.user
+        keep = select or (self.current.note_id if self.current and not self.is_new else None)
+        tags, mode, text = self.tag_filter.tags(), self.tag_mode.currentText(), self.filter.text().strip() or None
+
+        def got(result: tuple[list[Note], list[tuple[str, int]]]) -> None:
+            notes, used = result
+            scroll = self.view.verticalScrollBar().value()
+            self.view.selectionModel().blockSignals(True)
+            self.model.set_notes(notes)
+            self.view.selectionModel().blockSignals(False)
+            completions = [t for t, _ in used]
+            self.tags.set_completions(completions)
+            self.tag_filter.set_completions(completions)
+            if keep:
+                for i, n in enumerate(notes):
+                    if n.note_id == keep:
+                        self.view.selectionModel().blockSignals(True)
+                        self.view.selectionModel().setCurrentIndex(
+                            self.model.index(i, 0),
+                            QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows,
+                        )
+                        self.view.selectionModel().blockSignals(False)
+                        if not self.dirty():
+                            self._show_note(n)
+                        break
+            self.view.verticalScrollBar().setValue(scroll)
+            self._update_buttons()
+
+        async def load() -> tuple[list[Note], list[tuple[str, int]]]:
+            return await store.list_notes(user, tags, mode, text), await store.note_tags(user)
+
+        self.ctx.run(load, on_done=got)
+
+    def refresh(self) -> None:
+        self.reload()
+
+    def _row_changed(self, current: QModelIndex, previous: QModelIndex) -> None:
+        note = self.model.data(current, NOTE_ROLE) if current.isValid() else None
+        if self.current is not None and note is not None and note.note_id == self.current.note_id:
+            return
+        if not self.guard():
+            self.view.selectionModel().blockSignals(True)
+            self.view.selectionModel().setCurrentIndex(
+                previous, QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows
+            )
+            self.view.selectionModel().blockSignals(False)
+            return
+        self._show_note(note)
+
+    # -- editing ------------------------------------------------------------------------------------
+
+    def _writable(self) -> Any:
+        try:
+            return self.ctx.require_writable()
+        except OxmemError as exc:
+            self.dialogs.error(str(exc))
+            return None
+
+    def new_note(self) -> None:
+        if not self.guard():
+            return
+        self.view.selectionModel().blockSignals(True)
+        self.view.clearSelection()
+        self.view.selectionModel().blockSignals(False)
+        self._show_note(None)
+        self.is_new = True
+        self.content.setFocus()
+        self._update_buttons()
+
+    def save(self) -> None:
+        if not self.dirty():
+            return
+        store = self._writable()
+        if store is None or not self.user:
+            if not self.user:
+                self.dialogs.error("Choose or type a user first.")
+            return
+        user, content, tags = self.user, self.content.toPlainText(), self.tags.tags()
+        if not content.strip():
+            self.dialogs.error("A note needs some content.")
+            return
+        before, is_new = self.current, self.is_new
+
+        async def write() -> Note:
+            if is_new:
+                return await store.save_note(user, content, tags)
+            return await store.update_note(user, before.note_id, content, tags)
+
+        def saved(note: Note) -> None:
+            self.undo_record = (
+                UndoRecord("create note", created=[note.note_id], user=user)
+                if is_new
+                else UndoRecord("edit note", before=[before], user=user)
+            )
+            self._show_note(note)
+            self.reload(select=note.note_id)
+
+        self.ctx.run(write, label="Saving note", on_done=saved, changes="notes")
+
+    def revert(self) -> None:
+        if self.is_new:
+            self._show_note(None)
+        else:
+            self._show_note(self.current)
+
+    def delete(self) -> None:
+        notes = self.selected_notes() or ([self.current] if self.current and not self.is_new else [])
+        if not notes:
+            return
+        store = self._writable()
+        if store is None:
+            return
+        user = self.user
+        what = (
+            f"the note “{(notes[0].content.splitlines() or [''])[0][:60]}”"
+            if len(notes) == 1
+            else f"{len(notes)} notes"
+        )
+        if not self.dialogs.confirm(
+            "Delete notes", f"Delete {what}? Their chunks, vectors and full-text rows go too. Undo puts them back."
+        ):
+            return
+
+        def deleted(_: int) -> None:
+            self.undo_record = UndoRecord(f"delete {len(notes)} note(s)", before=list(notes), user=user)
+            self._show_note(None)
+            self.reload()
+
+        ids = [n.note_id for n in notes]
+        self.ctx.run(lambda: store.delete_notes(user, ids), label="Deleting notes", on_done=deleted, changes="notes")
+
+    def bulk_tags(self, add: bool) -> None:
+        notes = self.selected_notes()
+        if not notes:
+            return
+        store = self._writable()
+        if store is None:
+            return
+        text = self.dialogs.text("Add tag" if add else "Remove tag", "Tag (comma-separated for several):")
+        tags = normalize_tags((text or "").split(","))
+        if not tags:
+            return
+        touched = [n for n in notes if (set(tags) - set(n.tags) if add else set(tags) & set(n.tags))]
+        verb = "Add" if add else "Remove"
+        if not touched:
+            self.dialogs.info(f"No selected note would change: {', '.join(tags)}.")
+            return
+        if not self.dialogs.confirm(
+            f"{verb} tags",
+            f"{verb} {', '.join(tags)} {'to' if add else 'from'} {len(touched)} of the {len(notes)} selected notes?",
+            verb,
+        ):
+            return
+        user, ids = self.user, [n.note_id for n in touched]
+
+        def done(_: Any) -> None:
+            self.undo_record = UndoRecord(f"{verb.lower()} tags on {len(touched)} notes", before=touched, user=user)
+            self.reload()
+
+        self.ctx.run(
+            lambda: store.set_note_tags(user, ids, tags if add else (), () if add else tags),
+            label="Changing tags",
+            on_done=done,
+            changes="notes",
+        )
+
+    def undo(self) -> None:
+        record = self.undo_record
+        if record is None:
+            return
+        store = self._writable()
+        if store is None:
+            return
+
+        async def put_back() -> None:
+            if record.created:
+                await store.delete_notes(record.user, record.created)
+            if record.before:
+                await store.restore_notes(record.before)
+
+        def done(_: Any) -> None:
+            self.undo_record = None
+            keep = record.before[0].note_id if record.before else None
+            self._show_note(None)
+            self.reload(select=keep)
+
+        self.ctx.run(put_back, label=f"Undoing {record.description}", on_done=done, changes="notes")
+
+    # -- export and import --------------------------------------------------------------------------
+
+    def export(self) -> None:
+        notes = self.selected_notes() or list(self.model.notes)
+        if not notes:
+            self.dialogs.info("There are no notes to export.")
+            return
+        path = self.dialogs.save_file("Export notes", "JSON (*.json);;Markdown (*.md)", f"notes-{self.user}.json")
+        if path is None:
+            return
+        text = (
+            notes_markdown(self.user or "", notes) if path.suffix.lower() in (".md", ".markdown") else notes_json(notes)
+        )
+        self.ctx.run(
+            lambda: asyncio.to_thread(path.write_text, text, "utf-8"),
+            label="Exporting notes",
+            on_done=lambda _: self.dialogs.info(f"Exported {len(notes)} notes to {path}."),
+        )
+
+    def import_notes(self) -> None:
+        store = self._writable()
+        if store is None:
+            return
+        path = self.dialogs.open_file("Import notes", "JSON (*.json)")
+        if path is None:
+            return
+
+        async def load() -> list[Note]:
+            notes = parse_notes_json(await asyncio.to_thread(Path(path).read_text, "utf-8"))
+            return await store.restore_notes(notes)
+
+        def done(notes: list[Note]) -> None:
+            self.dialogs.info(f"Imported {len(notes)} notes (ids and dates kept; an existing id was replaced).")
+            self._store_opened()
+
+        self.ctx.run(load, label="Importing notes", on_done=done, changes="notes")
+
+
+def notes_json(notes: list[Note]) -> str:
+    return json.dumps(
+        [
+            {
+                "note_id": n.note_id,
+                "user": n.user,
+                "content": n.content,
+                "tags": n.tags,
+                "created_at": n.created_at,
+                "updated_at": n.updated_at,
+            }
+            for n in notes
+        ],
+        indent=2,
+        ensure_ascii=False,
+    )
+
+
+def parse_notes_json(text: str) -> list[Note]:
+    """Notes from :func:`notes_json`'s format; the first bad entry is an error naming it."""
+    try:
+        items = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InvalidInputError(f"the file is not JSON: {exc.msg} (line {exc.lineno})") from exc
+    if not isinstance(items, list):
+        raise InvalidInputError("the file must hold a JSON list of notes")
+    notes = []
+    for i, item in enumerate(items, 1):
+        if not isinstance(item, dict):
+            raise InvalidInputError(f"note {i} is not an object")
+        for key in ("note_id", "user", "content"):
+            if not isinstance(item.get(key), str) or not item[key].strip():
+                raise InvalidInputError(f"note {i} has no {key}")
+        tags = item.get("tags", [])
+        if not isinstance(tags, list):
+            raise InvalidInputError(f"note {i}: tags must be a list")
+        notes.append(
+            Note(
+                item["note_id"],
+                item["user"],
+                item["content"],
+                normalize_tags(tags),
+                item.get("created_at"),
+                item.get("updated_at"),
+                0,
+            )
+        )
+    return notes
+
+
+def notes_markdown(user: str, notes: list[Note]) -> str:
+    lines = [f"# Notes of {user}", ""]
+    for n in notes:
+        title = (n.content.strip().splitlines() or [""])[0][:80]
+        lines += [
+            f"## {title}",
+            "",
+            f"- id: `{n.note_id}`",
+            f"- tags: {', '.join(n.tags) or '—'}",
+            f"- created: {n.created_at}",
+            f"- updated: {n.updated_at}",
+            "",
+            n.content.strip(),
+            "",
+        ]
+    return "\n".join(lines)
+
+
+def fading(days: float, base: QColor) -> QColor:
+    color = QColor(base)
+    color.setAlphaF(1.0 if days < 7 else 0.8 if days < 30 else 0.62 if days < 365 else 0.45)
+    return color

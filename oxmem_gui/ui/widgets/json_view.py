@@ -1,0 +1,56 @@
+"""A read-only, monospace, syntax-coloured JSON view."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from PySide6.QtGui import QColor, QFont, QFontDatabase, QSyntaxHighlighter, QTextCharFormat
+from PySide6.QtWidgets import QPlainTextEdit, QWidget
+
+from ..resources import is_dark
+
+_TOKENS = re.compile(
+    r'(?P<key>"(?:[^"\\]|\\.)*"(?=\s*:))|(?P<string>"(?:[^"\\]|\\.)*")|(?P<number>-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)'
+    r"|(?P<literal>\btrue\b|\bfalse\b|\bnull\b)"
+)
+
+
+class JsonHighlighter(QSyntaxHighlighter):
+    """Keys, strings, numbers and literals in colours chosen for the palette's lightness."""
+
+    def __init__(self, document: Any) -> None:
+        super().__init__(document)
+        dark = is_dark()
+        colors = {
+            "key": "#7cc4fa" if dark else "#0b5c9e",
+            "string": "#a5d68a" if dark else "#2f7d32",
+            "number": "#f5b971" if dark else "#b35c00",
+            "literal": "#d7a3f5" if dark else "#7b3fa0",
+        }
+        self.formats = {}
+        for name, color in colors.items():
+            fmt = QTextCharFormat()
+            fmt.setForeground(QColor(color))
+            if name == "key":
+                fmt.setFontWeight(QFont.Weight.DemiBold)
+            self.formats[name] = fmt
+
+    def highlightBlock(self, text: str) -> None:  # noqa: N802 - Qt's name
+        for match in _TOKENS.finditer(text):
+            kind = match.lastgroup
+            self.setFormat(match.start(), match.end() - match.start(), self.formats[kind])
+
+
+class JsonView(QPlainTextEdit):
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setReadOnly(True)
+        self.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        self.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        self.highlighter = JsonHighlighter(self.document())
+
+    def show_value(self, value: Any) -> None:
+        """Pretty-print ``value`` (a string that is JSON is shown parsed)."""
+        self.setPlainText(json.dumps(value, indent=2, ensure_ascii=False, sort_keys=True))

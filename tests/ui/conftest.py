@@ -1,0 +1,95 @@
+"""Qt tests run offscreen on a qasync loop, with the dialogs answered by the test."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+import pytest  # noqa: E402
+import qasync  # noqa: E402
+from PySide6.QtCore import QSettings  # noqa: E402
+
+from oxmem_gui.core import MemoryStore  # noqa: E402
+from oxmem_gui.core.demo import fill_demo  # noqa: E402
+from oxmem_gui.ui.context import StoreContext  # noqa: E402
+from oxmem_gui.ui.main_window import MainWindow  # noqa: E402
+
+
+class FakeDialogs:
+    """Records what the GUI asked and answers from queues the test fills."""
+
+    def __init__(self) -> None:
+        self.errors: list[str] = []
+        self.infos: list[str] = []
+        self.confirms: list[str] = []
+        self.confirm_answer = True
+        self.unsaved_answers: list[str] = []
+        self.texts: list[str | None] = []
+        self.files: list = []
+
+    def error(self, message: str) -> None:
+        self.errors.append(message)
+
+    def info(self, message: str) -> None:
+        self.infos.append(message)
+
+    def confirm(self, title: str, text: str, action: str = "Delete") -> bool:
+        self.confirms.append(text)
+        return self.confirm_answer
+
+    def unsaved(self, what: str) -> str:
+        return self.unsaved_answers.pop(0) if self.unsaved_answers else "discard"
+
+    def text(self, title: str, label: str, value: str = "") -> str | None:
+        return self.texts.pop(0)
+
+    def open_file(self, title: str, filters: str):
+        return self.files.pop(0)
+
+    def save_file(self, title: str, filters: str, suggested: str = ""):
+        return self.files.pop(0)
+
+
+@pytest.fixture
+def qloop(qapp):
+    loop = qasync.QEventLoop(qapp, already_running=False)
+    asyncio.set_event_loop(loop)
+    yield loop
+    loop.close()
+    asyncio.set_event_loop(None)
+
+
+@pytest.fixture
+def make_window(qtbot, qloop, tmp_path):
+    """``make_window(read_only=False)``: a main window on a fresh demo store; returns ``(window, ctx, dialogs)``."""
+    made = []
+
+    def make(read_only: bool = False):
+        path = tmp_path / "demo.db"
+
+        async def setup():
+            if not path.exists():
+                store = await MemoryStore.open(path, embedding="deterministic")
+                await fill_demo(store)
+                await store.aclose()
+            ctx = StoreContext()
+            dialogs = FakeDialogs()
+            window = MainWindow(ctx, QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat), dialogs)
+            qtbot.addWidget(window)
+            await ctx.open(path, read_only=read_only, embedding="deterministic")
+            await ctx.wait_idle()
+            made.append(ctx)
+            return window, ctx, dialogs
+
+        return qloop.run_until_complete(setup())
+
+    yield make
+    for ctx in made:
+        qloop.run_until_complete(ctx.close())
+
+
+def settle(qloop, ctx) -> None:
+    """Let every pending operation (and what it starts) finish."""
+    qloop.run_until_complete(ctx.wait_idle())
