@@ -18,4 +18,4 @@ def test_signal_emit_keeps_reference_counts(qapp):
     before = sys.getrefcount(True)
     for _ in range(200):
         emitter.fired.emit(1, ())
-    assert sys.getrefcount(True) - before == 0
+    assert abs(sys.getrefcount(True) - before) <= 2  # the bug shows as -200 here
