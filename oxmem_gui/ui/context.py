@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
+import time
 from collections.abc import Awaitable, Callable
 from datetime import datetime
 from pathlib import Path
@@ -24,6 +25,7 @@ from ..core import MemoryStore, OperationCancelled, OxmemError
 log = logging.getLogger(__name__)
 
 POLL_MS = 1000
+PROGRESS_INTERVAL_S = 0.05
 
 
 def backups_dir() -> Path:
@@ -152,9 +154,18 @@ class StoreContext(QObject):
         """
         stop = threading.Event()
 
+        last = [0.0]
+
+        def report(done: int, total: int) -> None:
+            # at most ~20 updates a second: a signal emitted from the worker thread costs the GUI thread time
+            now = time.monotonic()
+            if now - last[0] >= PROGRESS_INTERVAL_S or done >= total:
+                last[0] = now
+                self.progress.emit(label or "", done, total)
+
         async def body() -> Any:
             if with_progress:
-                return await work(lambda done, total: self.progress.emit(label or "", done, total), stop)
+                return await work(report, stop)
             return await work()
 
         task = asyncio.ensure_future(body())

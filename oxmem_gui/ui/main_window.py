@@ -123,6 +123,7 @@ class MainWindow(QMainWindow):
         self._action(file, "&Back Up To…", self.back_up)
         file.addSeparator()
         self._action(file, "&Import Events (JSON Lines)…", self.import_events, "Ctrl+I")
+        self._action(file, "Re-&index With the Semantic Model", lambda: self.reindex("semantic"))
         file.addSeparator()
         self._action(file, "&Quit", self.close, QKeySequence.StandardKey.Quit)
         edit = bar.addMenu("&Edit")
@@ -244,6 +245,27 @@ class MainWindow(QMainWindow):
             with_progress=True,
             changes="sessions",
             on_done=lambda n: self.statusBar().showMessage(f"Imported {n:,} events from {path.name}", 10000),
+        )
+
+    def reindex(self, model: str) -> None:
+        try:
+            store = self.ctx.require_writable()
+        except Exception as exc:
+            self.dialogs.error(str(exc))
+            return
+
+        async def work(progress: Any, stop: Any) -> Any:
+            return await store.reindex(None, model, progress)
+
+        def done(result: Any) -> None:
+            self.statusBar().showMessage(
+                f"Re-embedded {result.reembedded:,} chunks with {result.model}"
+                + (f"; {result.remaining:,} remain — run it again to resume" if result.remaining else ""),
+                15000,
+            )
+
+        self.ctx.run(
+            work, label=f"Re-indexing with the {model} model", with_progress=True, changes="sessions", on_done=done
         )
 
     def cancel_work(self) -> None:
