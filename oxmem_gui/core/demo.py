@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -183,6 +183,17 @@ NOTES: dict[str, list[tuple[str, list[str]]]] = {
 }
 
 
+#: (created, updated) this long ago, note by note
+NOTE_AGES = [
+    (timedelta(days=400), timedelta(days=380)),
+    (timedelta(days=21), timedelta(days=2)),
+    (timedelta(days=9), timedelta(days=9)),
+    (timedelta(days=120), timedelta(days=45)),
+    (timedelta(days=200), timedelta(days=200)),
+    (timedelta(hours=5), timedelta(hours=1)),
+]
+
+
 @dataclass
 class DemoCounts:
     sessions: int
@@ -327,12 +338,25 @@ async def fill_demo(store: MemoryStore, now: datetime | None = None) -> DemoCoun
     ]
     results = await store.store_many(records)
     notes = 0
+    now = now or utc_now()
+    saved = []
     for user, items in NOTES.items():
         for content, tags in items:
-            await store.save_note(user, content, tags)
+            saved.append(await store.save_note(user, content, tags))
             notes += 1
+    # notes written over the past year, some edited since, so their ages differ as a real user's do
+    await store.restore_notes(
+        [
+            replace(
+                note,
+                created_at=to_rfc3339(now - NOTE_AGES[i % len(NOTE_AGES)][0]),
+                updated_at=to_rfc3339(now - NOTE_AGES[i % len(NOTE_AGES)][1]),
+            )
+            for i, note in enumerate(saved)
+        ]
+    )
     outcome = await store.summarize("telegram:alice:lisbon-trip", budget_tokens=480)
-    schedules, runs = await _fill_schedules(store, now or utc_now())
+    schedules, runs = await _fill_schedules(store, now)
     return DemoCounts(
         sessions=len(SESSIONS) + len(NOTES),
         events=len(results) + notes,

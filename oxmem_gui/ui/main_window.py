@@ -79,6 +79,7 @@ class MainWindow(QMainWindow):
         layout.addWidget(self.stack, 1)
         self.setCentralWidget(body)
 
+        self.mode_icon = QLabel()
         self.mode_label = QLabel()
         self.enable_button = QPushButton("Enable editing")
         self.enable_button.clicked.connect(self.enable_editing)
@@ -91,6 +92,7 @@ class MainWindow(QMainWindow):
         bar = self.statusBar()
         bar.addPermanentWidget(self.progress)
         bar.addPermanentWidget(self.cancel_button)
+        bar.addPermanentWidget(self.mode_icon)
         bar.addPermanentWidget(self.mode_label)
         bar.addPermanentWidget(self.enable_button)
 
@@ -284,13 +286,14 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage(f"{store.path}  ·  embeddings: {store.backend.model_name}{notice}")
 
     def _mode(self, read_only: bool) -> None:
+        self.mode_icon.setPixmap(icon("lock" if read_only else "edit").pixmap(16, 16))
         if read_only:
-            self.mode_label.setText("🔒 Read-only")
+            self.mode_label.setText("Read-only")
             self.mode_label.setToolTip(
                 "Nothing can change this file. Enable editing to change it (a backup is taken first)."
             )
         else:
-            self.mode_label.setText("✎ Editing")
+            self.mode_label.setText("Editing")
             backup = self.ctx.backup_path
             self.mode_label.setToolTip(
                 f"Changes are written to the file. Backup: {backup}" if backup else "Changes are written to the file."
@@ -334,6 +337,7 @@ class MainWindow(QMainWindow):
             if state is not None:
                 splitter.restoreState(state)
         self.sessions.budget.setValue(int(self.settings.value("sessions/budget", 2000)))
+        self.notes.user = self.settings.value("notes/user") or None
         panel = self.settings.value("window/panel", "sessions")
         self.show_panel(panel if panel in PANELS else "sessions")
 

@@ -106,7 +106,7 @@ def test_edit_a_note_and_find_the_change_in_the_store(make_window, qloop, qtbot)
 
 def test_read_only_refuses_edits_with_a_message(make_window, qloop):
     window, ctx, dialogs = make_window(read_only=True)
-    assert window.mode_label.text() == "🔒 Read-only" and not window.enable_button.isHidden()
+    assert window.mode_label.text() == "Read-only" and not window.enable_button.isHidden()
     open_notes(window, ctx, qloop)
     select(window.notes.view, 0)
     before = window.notes.current
@@ -124,7 +124,7 @@ def test_enable_editing_takes_a_backup_first(make_window, qloop, tmp_path, monke
     window, ctx, _ = make_window(read_only=True)
     qloop.run_until_complete(ctx.enable_editing())
     settle(qloop, ctx)
-    assert not ctx.read_only and window.mode_label.text() == "✎ Editing" and window.enable_button.isHidden()
+    assert not ctx.read_only and window.mode_label.text() == "Editing" and window.enable_button.isHidden()
     copy = apsw.Connection(str(ctx.backup_path))
     assert copy.execute("SELECT count(*) FROM sessions").fetchall() == [(6,)]
     copy.close()
