@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -26,7 +25,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..core import InvalidInputError, OxmemError
+from ..core import OxmemError
+from ..core.note_files import notes_json, notes_markdown, parse_notes_json
 from ..core.notes import Note
 from ..core.tags import normalize_tags
 from .context import StoreContext
@@ -541,74 +541,6 @@ class NotesPanel(QWidget):
             self._store_opened()
 
         self.ctx.run(load, label="Importing notes", on_done=done, changes="notes")
-
-
-def notes_json(notes: list[Note]) -> str:
-    return json.dumps(
-        [
-            {
-                "note_id": n.note_id,
-                "user": n.user,
-                "content": n.content,
-                "tags": n.tags,
-                "created_at": n.created_at,
-                "updated_at": n.updated_at,
-            }
-            for n in notes
-        ],
-        indent=2,
-        ensure_ascii=False,
-    )
-
-
-def parse_notes_json(text: str) -> list[Note]:
-    """Notes from :func:`notes_json`'s format; the first bad entry is an error naming it."""
-    try:
-        items = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InvalidInputError(f"the file is not JSON: {exc.msg} (line {exc.lineno})") from exc
-    if not isinstance(items, list):
-        raise InvalidInputError("the file must hold a JSON list of notes")
-    notes = []
-    for i, item in enumerate(items, 1):
-        if not isinstance(item, dict):
-            raise InvalidInputError(f"note {i} is not an object")
-        for key in ("note_id", "user", "content"):
-            if not isinstance(item.get(key), str) or not item[key].strip():
-                raise InvalidInputError(f"note {i} has no {key}")
-        tags = item.get("tags", [])
-        if not isinstance(tags, list):
-            raise InvalidInputError(f"note {i}: tags must be a list")
-        notes.append(
-            Note(
-                item["note_id"],
-                item["user"],
-                item["content"],
-                normalize_tags(tags),
-                item.get("created_at"),
-                item.get("updated_at"),
-                0,
-            )
-        )
-    return notes
-
-
-def notes_markdown(user: str, notes: list[Note]) -> str:
-    lines = [f"# Notes of {user}", ""]
-    for n in notes:
-        title = (n.content.strip().splitlines() or [""])[0][:80]
-        lines += [
-            f"## {title}",
-            "",
-            f"- id: `{n.note_id}`",
-            f"- tags: {', '.join(n.tags) or '—'}",
-            f"- created: {n.created_at}",
-            f"- updated: {n.updated_at}",
-            "",
-            n.content.strip(),
-            "",
-        ]
-    return "\n".join(lines)
 
 
 def fading(days: float, base: QColor) -> QColor:

@@ -110,3 +110,31 @@ def test_cancelled_import_writes_nothing(store):
         store.store_many([("s", i, user(f"m{i}")) for i in range(1, 2001)], progress, stop)
     assert store.sql("SELECT count(*) FROM conversation_events") == [(0,)]
     assert "embedding" in seen and "storing" in seen
+
+
+def test_note_files_round_trip_and_errors():
+    from oxmem_gui.core import InvalidInputError
+    from oxmem_gui.core.note_files import notes_json, notes_markdown, parse_notes_json
+
+    note = Note(
+        "note-1", "u", "First line\nsecond", ["A", "b"], "2026-01-01T00:00:00+00:00", "2026-02-01T00:00:00+00:00", 3
+    )
+    (back,) = parse_notes_json(notes_json([note]))
+    assert (back.note_id, back.user, back.content, back.tags, back.created_at, back.updated_at) == (
+        "note-1",
+        "u",
+        "First line\nsecond",
+        ["a", "b"],
+        "2026-01-01T00:00:00+00:00",
+        "2026-02-01T00:00:00+00:00",
+    )
+    assert notes_markdown("u", [note]).splitlines()[:4] == ["# Notes of u", "", "## First line", ""]
+    for text, message in [
+        ("{", "the file is not JSON"),
+        ("{}", "a JSON list of notes"),
+        ("[1]", "note 1 is not an object"),
+        ('[{"note_id": "n", "user": "u"}]', "note 1 has no content"),
+        ('[{"note_id": "n", "user": "u", "content": "c", "tags": "x"}]', "tags must be a list"),
+    ]:
+        with pytest.raises(InvalidInputError, match=message):
+            parse_notes_json(text)
