@@ -18,6 +18,7 @@ from typing import Any
 import apsw
 import numpy as np
 
+from .bm25 import Bm25Index
 from .embeddings import EmbeddingBackend
 from .errors import InvalidInputError
 from .events import require_session
@@ -175,7 +176,14 @@ FTS_FIRST_WINDOW = 128
 
 
 def _fts_leg(
-    conn: apsw.Connection, session_id: str, expression: str | None, limit: int, tag_sql: str, tag_args: list[str]
+    conn: apsw.Connection,
+    session_id: str,
+    expression: str | None,
+    limit: int,
+    tag_sql: str,
+    tag_args: list[str],
+    bm25: Bm25Index | None = None,
+    terms: list[str] | None = None,
 ) -> list[Candidate]:
     """The FTS leg's candidates, in leg order.
 
@@ -185,9 +193,15 @@ def _fts_leg(
     ``chunks`` for their session, tags and sequence range. The window grows until ``limit`` of them belong to
     the session and a lower score follows the last one kept — so every chunk tied with the last candidate is
     seen, and SPEC §6's tie-breaks order them exactly as one filtered, fully ordered query would.
+
+    With ``bm25`` (terms mode, no tag filter, a large table) the same scores come from :mod:`.bm25` instead.
     """
     if expression is None:
         return []
+    if bm25 is not None and terms and not tag_args:
+        ranked = bm25.scores(conn, session_id, terms, limit)
+        if ranked is not None:
+            return _candidates_for_rows(conn, ranked, limit)
     window = max(FTS_FIRST_WINDOW, 4 * limit)
     while True:
         try:
@@ -204,6 +218,26 @@ def _fts_leg(
             found.sort(key=candidate_key)
             return found[:limit]
         window *= 4
+
+
+def _candidates_for_rows(conn: apsw.Connection, ranked: list[tuple[int, float]], limit: int) -> list[Candidate]:
+    found: list[Candidate] = []
+    for start in range(0, len(ranked), 500):
+        batch = ranked[start : start + 500]
+        marks = ", ".join("?" * len(batch))
+        rows = {
+            r[0]: r[1:]
+            for r in conn.execute(
+                f"SELECT rowid, chunk_id, sequence_start, sequence_end FROM chunks WHERE rowid IN ({marks})",
+                [rowid for rowid, _ in batch],
+            )
+        }
+        for rowid, score in batch:
+            if rowid in rows:
+                cid, start_seq, end_seq = rows[rowid]
+                found.append(Candidate(cid, score, start_seq, end_seq))
+    found.sort(key=candidate_key)
+    return found[:limit]
 
 
 def _session_candidates(
@@ -258,6 +292,7 @@ def hybrid_query(
     tags: Sequence[str] = (),
     tag_mode: str = "any",
     query_embeddings: Mapping[str, Sequence[float]] | None = None,
+    bm25: Bm25Index | None = None,
 ) -> QueryResult:
     """Run both legs on ``session_id`` and return the ``top_k`` best hits with their full breakdown.
 
@@ -293,7 +328,8 @@ def hybrid_query(
         conn, index, session_id, query, limit, backends, query_embeddings or {}, allowed, result
     )
     try:
-        fts = _fts_leg(conn, session_id, expression, limit, tag_sql, tag_args)
+        terms = fts_terms(query) if fts_mode == "terms" else None
+        fts = _fts_leg(conn, session_id, expression, limit, tag_sql, tag_args, bm25, terms)
     finally:
         vec = pending.result()
     vec_scores, result.legs["vector"] = _normalized(vec)

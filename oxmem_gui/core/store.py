@@ -18,6 +18,7 @@ from typing import Any
 import apsw
 
 from . import browse, events, notes, retrieval, schedules, summary
+from .bm25 import Bm25Index
 from .database import Database, data_version
 from .embeddings import DETERMINISTIC_MODEL, BackendChoice, DeterministicEmbedding, EmbeddingBackend, choose_backend
 from .errors import EmbeddingError, ReadOnlyError
@@ -38,6 +39,7 @@ class MemoryStore:
         self._available = choice.available
         self.migration_report = report
         self._vectors = VectorIndex()
+        self._bm25 = Bm25Index()
         self.schedules = ScheduleStore(db, self._writable)
 
     @classmethod
@@ -128,7 +130,13 @@ class MemoryStore:
         events.embed_prepared(prepared, self.backend, progress, stop)
         results = events.write_events(conn, prepared, self.backend.model_name, progress, stop)
         self._update_vectors(results)
+        self._bm25.clear()
         return results
+
+    def _touched(self, session_id: str) -> None:
+        """Drop what the caches hold of a session this process just changed."""
+        self._vectors.invalidate(session_id)
+        self._bm25.clear()
 
     def _update_vectors(self, results: Sequence[events.StoreResult]) -> None:
         """Bring cached vector matrices up to date with what this process just committed."""
@@ -142,7 +150,7 @@ class MemoryStore:
     async def forget(self, session_id: str) -> None:
         self._writable()
         await self._db.run(events.forget, session_id)
-        self._vectors.invalidate(session_id)
+        self._touched(session_id)
 
     async def list_sessions(self, with_counts: bool = True) -> list[events.SessionInfo]:
         return await self._db.run(events.list_sessions, with_counts)
@@ -181,6 +189,7 @@ class MemoryStore:
             tags=tags,
             tag_mode=tag_mode,
             query_embeddings=precomputed,
+            bm25=self._bm25,
         )
 
     # -- notes --------------------------------------------------------------------------------------
@@ -188,7 +197,7 @@ class MemoryStore:
     async def save_note(self, user: str, content: str, tags: Sequence[str] = ()) -> notes.Note:
         self._writable()
         note = await self._db.run(notes.save_note, self.backend, user, content, tags)
-        self._vectors.invalidate(notes.notes_session(user))
+        self._touched(notes.notes_session(user))
         return note
 
     async def update_note(self, user: str, note_id: str, content: str, tags: Sequence[str] = ()) -> notes.Note:
@@ -196,12 +205,12 @@ class MemoryStore:
         try:
             return await self._db.run(notes.update_note, self.backend, user, note_id, content, tags)
         finally:
-            self._vectors.invalidate(notes.notes_session(user))
+            self._touched(notes.notes_session(user))
 
     async def delete_note(self, user: str, note_id: str) -> None:
         self._writable()
         await self._db.run(notes.delete_note, user, note_id)
-        self._vectors.invalidate(notes.notes_session(user))
+        self._touched(notes.notes_session(user))
 
     async def get_note(self, user: str, note_id: str) -> notes.Note:
         return await self._db.run(notes.get_note, user, note_id)
@@ -260,7 +269,7 @@ class MemoryStore:
         try:
             return await self._db.run(notes.delete_notes, user, list(note_ids))
         finally:
-            self._vectors.invalidate(notes.notes_session(user))
+            self._touched(notes.notes_session(user))
 
     async def restore_notes(self, items: Sequence[notes.Note]) -> list[notes.Note]:
         """Write notes back exactly as given (id, content, tags, dates), in one transaction: undo, and import."""
@@ -269,7 +278,7 @@ class MemoryStore:
             return await self._db.run(notes.restore_notes, self.backend, list(items))
         finally:
             for user in {n.user for n in items}:
-                self._vectors.invalidate(notes.notes_session(user))
+                self._touched(notes.notes_session(user))
 
     async def note_users(self) -> list[str]:
         return await self._db.run(browse.note_users)

@@ -1,0 +1,191 @@
+"""FTS5's BM25, computed in numpy from cached postings — the same numbers, without scoring row by row in SQL.
+
+For a query whose every term is one token, FTS5 scores each matching row with ``bm25()``:
+``score = Σ_phrases idf · f·(k1+1) / (f + k1·(1 − b + b·D/avgdl))`` with ``idf = log((N − n + 0.5)/(n + 0.5))``
+(clamped to 1e-6), k1 = 1.2, b = 0.75, ``f`` the phrase's frequency in the row, ``D`` the row's length in tokens,
+``N`` the table's rows and ``n`` the rows containing the phrase. For a word in most chunks of a large store that
+is hundreds of thousands of rows per query. This index keeps, per token, the dense row positions and
+frequencies (read once through ``fts5vocab``), plus every row's length and the table's totals, and evaluates
+the same expression with the same operations in the same order in float64 — so the scores are identical to
+FTS5's, bit for bit (a test compares them). Anything it cannot reproduce exactly (another tokenizer, a phrase
+of several tokens, a tag filter) is left to FTS5 by returning None.
+
+The cache is dropped when this process writes the FTS table and when another connection commits
+(``PRAGMA data_version``).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import threading
+from collections import OrderedDict
+
+import apsw
+import numpy as np
+
+from .database import data_version
+
+K1 = 1.2
+B = 0.75
+#: Below this many rows FTS5 itself is fast enough, and nothing is cached.
+MIN_ROWS = 20_000
+DEFAULT_MAX_BYTES = 512 << 20
+
+
+def _varints(blob: bytes) -> list[int]:
+    """SQLite's big-endian 7-bit varints, as FTS5 stores sizes."""
+    out, i = [], 0
+    while i < len(blob):
+        value = 0
+        for k in range(9):
+            byte = blob[i]
+            i += 1
+            if k == 8:
+                value = (value << 8) | byte
+                break
+            value = (value << 7) | (byte & 0x7F)
+            if not byte & 0x80:
+                break
+        out.append(value)
+    return out
+
+
+class Bm25Index:
+    """Postings of the ``chunks_fts`` table; used from the store's connection thread."""
+
+    def __init__(self, min_rows: int = MIN_ROWS, max_bytes: int = DEFAULT_MAX_BYTES) -> None:
+        self.min_rows = min_rows
+        self.max_bytes = max_bytes
+        self._lock = threading.RLock()
+        self._version: int | None = None
+        self._usable: bool | None = None
+        self._rowids: np.ndarray | None = None  # sorted FTS rowids; a row's dense position is its index here
+        self._lengths: np.ndarray | None = None  # tokens per row, float64
+        self._rows = 0
+        self._avgdl = 0.0
+        self._postings: OrderedDict[str, tuple[np.ndarray, np.ndarray]] = OrderedDict()
+        self._sessions: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._tokenizer = None
+
+    def clear(self) -> None:
+        with self._lock:
+            self._usable = None
+            self._rowids = self._lengths = None
+            self._postings.clear()
+            self._sessions.clear()
+
+    # -- building ------------------------------------------------------------------------------------
+
+    def _sync(self, conn: apsw.Connection) -> None:
+        version = data_version(conn)
+        if version != self._version:
+            self.clear()
+            self._version = version
+
+    def _prepare(self, conn: apsw.Connection) -> bool:
+        if self._usable is not None:
+            return self._usable
+        self._usable = False
+        sql = conn.execute("SELECT sql FROM sqlite_master WHERE name = 'chunks_fts'").fetchall()
+        match = re.search(r"tokenize\s*=\s*'([^']*)'", sql[0][0] if sql else "")
+        if not match or match.group(1).strip() != "unicode61":
+            return False
+        try:
+            averages = conn.execute("SELECT block FROM chunks_fts_data WHERE id = 1").fetchall()
+            totals = _varints(averages[0][0]) if averages else []
+            if not totals or totals[0] < self.min_rows:
+                return False
+            rows = conn.execute("SELECT id, sz FROM chunks_fts_docsize ORDER BY id").fetchall()
+            conn.execute(
+                "CREATE VIRTUAL TABLE IF NOT EXISTS temp.oxmem_fts_instances "
+                "USING fts5vocab(main, 'chunks_fts', 'instance')"
+            )
+            self._tokenizer = conn.fts5_tokenizer("unicode61", [])
+        except apsw.Error:
+            return False
+        if len(rows) != totals[0]:
+            return False
+        self._rowids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+        self._lengths = np.fromiter((sum(_varints(r[1])) for r in rows), dtype=np.float64, count=len(rows))
+        self._rows = totals[0]
+        self._avgdl = float(sum(totals[1:])) / float(totals[0])
+        self._usable = True
+        return True
+
+    def _token(self, term: str) -> str | None:
+        tokens = self._tokenizer(term.encode("utf-8"), apsw.FTS5_TOKENIZE_QUERY, None)
+        return tokens[0][2] if len(tokens) == 1 and len(tokens[0]) == 3 else None
+
+    def _posting(self, conn: apsw.Connection, token: str) -> tuple[np.ndarray, np.ndarray]:
+        found = self._postings.get(token)
+        if found is not None:
+            self._postings.move_to_end(token)
+            return found
+        rows = conn.execute(
+            "SELECT doc, count(*) FROM temp.oxmem_fts_instances WHERE term = ? GROUP BY doc", (token,)
+        ).fetchall()
+        docs = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+        freqs = np.fromiter((r[1] for r in rows), dtype=np.float64, count=len(rows))
+        found = (np.searchsorted(self._rowids, docs), freqs)
+        self._postings[token] = found
+        size = sum(p.nbytes + f.nbytes for p, f in self._postings.values())
+        while size > self.max_bytes and len(self._postings) > 1:
+            p, f = self._postings.popitem(last=False)[1]
+            size -= p.nbytes + f.nbytes
+        return found
+
+    def _session_rows(self, conn: apsw.Connection, session_id: str) -> np.ndarray:
+        found = self._sessions.get(session_id)
+        if found is None:
+            rowids = np.array(
+                [r[0] for r in conn.execute("SELECT rowid FROM chunks WHERE session_id = ?", (session_id,))],
+                dtype=np.int64,
+            )
+            positions = np.searchsorted(self._rowids, rowids)
+            known = positions < len(self._rowids)
+            known[known] = self._rowids[positions[known]] == rowids[known]
+            found = positions[known]
+            self._sessions[session_id] = found
+            while len(self._sessions) > 8:
+                self._sessions.popitem(last=False)
+        else:
+            self._sessions.move_to_end(session_id)
+        return found
+
+    # -- scoring -------------------------------------------------------------------------------------
+
+    def scores(
+        self, conn: apsw.Connection, session_id: str, terms: list[str], limit: int
+    ) -> list[tuple[int, float]] | None:
+        """``(rowid, -bm25)`` of the session's best ``limit`` matches and every row tied with the last, best
+        first — or None when FTS5 must answer (small table, another tokenizer, a term of several tokens)."""
+        with self._lock:
+            self._sync(conn)
+            if not terms or not self._prepare(conn):
+                return None
+            tokens = [self._token(t) for t in terms]
+            if any(t is None for t in tokens):
+                return None
+            score = np.zeros(len(self._rowids), dtype=np.float64)
+            matched = np.zeros(len(self._rowids), dtype=bool)
+            for token in tokens:  # phrase order, duplicates included, as FTS5 sums them
+                positions, freqs = self._posting(conn, token)
+                hits = len(positions)
+                idf = math.log((self._rows - hits + 0.5) / (hits + 0.5))
+                if idf <= 0.0:
+                    idf = 1e-6
+                lengths = self._lengths[positions]
+                score[positions] = score[positions] + idf * (
+                    (freqs * (K1 + 1.0)) / (freqs + K1 * (1 - B + B * lengths / self._avgdl))
+                )
+                matched[positions] = True
+            in_session = np.zeros(len(self._rowids), dtype=bool)
+            in_session[self._session_rows(conn, session_id)] = True
+            chosen = np.flatnonzero(matched & in_session)
+            if len(chosen) > limit:
+                values = score[chosen]
+                cut = np.partition(values, len(values) - limit)[len(values) - limit]
+                chosen = chosen[values >= cut]
+            chosen = chosen[np.argsort(-score[chosen], kind="stable")]
+            return [(int(self._rowids[i]), float(score[i])) for i in chosen]
