@@ -26,19 +26,21 @@ from .migrations import MigrationReport, check_required_tables, inspect_schema, 
 from .model_files import MODEL_NAME
 from .reindex import ReindexResult
 from .reindex import reindex as reindex_chunks
-from .vectors import VectorIndex
+from .vectors import DEFAULT_MAX_BYTES, VectorIndex
 
 
 class MemoryStore:
     """An open memory store. Create it with ``await MemoryStore.open(path)``; close it with ``aclose``."""
 
-    def __init__(self, db: Database, choice: BackendChoice, report: MigrationReport) -> None:
+    def __init__(
+        self, db: Database, choice: BackendChoice, report: MigrationReport, vector_cache_bytes: int = DEFAULT_MAX_BYTES
+    ) -> None:
         self._db = db
         self.backend = choice.backend
         self.backend_notice = choice.notice
         self._available = choice.available
         self.migration_report = report
-        self._vectors = VectorIndex()
+        self._vectors = VectorIndex(vector_cache_bytes)
         self._bm25 = Bm25Index()
         self.schedules = ScheduleStore(db, self._writable)
 
@@ -51,6 +53,7 @@ class MemoryStore:
         embedding: str | EmbeddingBackend = "auto",
         model_path: str | os.PathLike[str] | None = None,
         create: bool = True,
+        vector_cache_bytes: int = DEFAULT_MAX_BYTES,
     ) -> MemoryStore:
         """Open (and, read-write, create or migrate) the store at ``path``.
 
@@ -58,7 +61,8 @@ class MemoryStore:
         ``backend_notice``), ``"semantic"``, ``"deterministic"``, or a backend object; ``model_path`` points
         at a model folder of one's own. Read-only opens never write: pending migrations are only reported.
         Versions the file records that this program does not know are reported in
-        ``migration_report.unknown`` and tolerated.
+        ``migration_report.unknown`` and tolerated. ``vector_cache_bytes`` bounds the in-memory vector matrices
+        (least recently used sessions are dropped first; 2 GiB by default).
         """
         if isinstance(embedding, str):
             choice = await asyncio.to_thread(choose_backend, embedding, model_path)
@@ -71,7 +75,7 @@ class MemoryStore:
         except BaseException:
             db.close()
             raise
-        return cls(db, choice, report)
+        return cls(db, choice, report, vector_cache_bytes)
 
     @property
     def path(self) -> Path:

@@ -71,3 +71,9 @@ def test_index_growth_keeps_rows():
     assert len(scores) == 200
     assert scores[0] == 1.0 and abs(scores[199] - 1 / np.sqrt(199**2 + 1)) < 1e-7
     assert VectorIndex().nbytes == 0
+
+
+def test_cache_bound_is_configurable(tmp_path, loop):
+    s = open_sync(loop, tmp_path / "m.db", vector_cache_bytes=12_345)
+    assert s.inner._vectors.max_bytes == 12_345
+    s.aclose()
