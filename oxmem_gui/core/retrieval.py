@@ -12,7 +12,7 @@ import json
 import math
 from collections.abc import Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import apsw
@@ -77,6 +77,8 @@ class QueryResult:
     models: list[str] = field(default_factory=list)
     skipped_models: dict[str, str] = field(default_factory=dict)
     vector_errors: list[tuple[str, str]] = field(default_factory=list)
+    #: every candidate of either leg, with its leg scores (``hits`` are the best ``top_k`` of these)
+    pool: list[Hit] = field(default_factory=list, repr=False)
 
 
 def fts_terms(query: str) -> list[str]:
@@ -341,46 +343,60 @@ def hybrid_query(
             entry = merged.setdefault(c.chunk_id, {"start": c.sequence_start, "end": c.sequence_end})
             entry[f"{leg}_raw"] = c.raw
             entry[f"{leg}_rank"] = rank
-    for cid, entry in merged.items():
-        entry["vector_score"] = vec_scores.get(cid, 0.0)
-        entry["fts_score"] = fts_scores.get(cid, 0.0)
-        entry["score"] = vector_weight * entry["vector_score"] + fts_weight * entry["fts_score"]
-        recency = entry["end"] if entry["end"] is not None else entry["start"] or 0
-        entry["key"] = (-entry["score"], -recency, cid)
-    best = sorted(merged, key=lambda cid: merged[cid]["key"])[:top_k]
-
     details = {}
-    if best:
-        marks = ", ".join("?" * len(best))
+    ids = list(merged)
+    for start in range(0, len(ids), 500):
+        batch = ids[start : start + 500]
+        marks = ", ".join("?" * len(batch))
         for cid, sid, text, meta, model in conn.execute(
             "SELECT c.chunk_id, c.session_id, c.chunk_text, c.metadata_json, v.embedding_model FROM chunks c "
             f"LEFT JOIN chunks_vec v ON v.chunk_id = c.chunk_id WHERE c.chunk_id IN ({marks})",
-            best,
+            batch,
         ):
             details[cid] = (sid, text, _parse_metadata(meta), model)
-    for rank, cid in enumerate(best, 1):
-        e = merged[cid]
-        sid, text, meta, model = details[cid]
-        result.hits.append(
-            Hit(
-                rank,
-                cid,
-                sid,
-                text,
-                e["score"],
-                e["vector_score"],
-                e["fts_score"],
-                e.get("vector_raw"),
-                e.get("fts_raw"),
-                e.get("vector_rank"),
-                e.get("fts_rank"),
-                e["start"],
-                e["end"],
-                meta,
-                model,
-            )
+    result.pool = [
+        Hit(
+            0,
+            cid,
+            *details[cid][:2],
+            0.0,
+            vec_scores.get(cid, 0.0),
+            fts_scores.get(cid, 0.0),
+            e.get("vector_raw"),
+            e.get("fts_raw"),
+            e.get("vector_rank"),
+            e.get("fts_rank"),
+            e["start"],
+            e["end"],
+            *details[cid][2:],
         )
+        for cid, e in merged.items()
+        if cid in details
+    ]
+    result.hits = rank_pool(result.pool, vector_weight, fts_weight, top_k)
     return result
+
+
+def recency(hit: Hit) -> int:
+    """SPEC §6's recency: ``sequence_end``, else ``sequence_start``, else 0."""
+    if hit.sequence_end is not None:
+        return hit.sequence_end
+    return hit.sequence_start if hit.sequence_start is not None else 0
+
+
+def rank_pool(pool: Sequence[Hit], vector_weight: float, fts_weight: float, top_k: int) -> list[Hit]:
+    """Score every merged candidate with the weights and return the best ``top_k``, ranked (SPEC §6 steps 5–6)."""
+    scored = [(vector_weight * h.vector_score + fts_weight * h.fts_score, h) for h in pool]
+    scored.sort(key=lambda sh: (-sh[0], -recency(sh[1]), sh[1].chunk_id))
+    return [replace(h, rank=i, score=score) for i, (score, h) in enumerate(scored[:top_k], 1)]
+
+
+def rerank(result: QueryResult, vector_weight: float, fts_weight: float) -> QueryResult:
+    """The same query with other weights, from the legs already fetched: the candidates of each leg do not
+    depend on the weights, so this equals a fresh :func:`hybrid_query` with those weights, number for number."""
+    vector_weight, fts_weight = validate_weights(vector_weight, fts_weight)
+    hits = rank_pool(result.pool, vector_weight, fts_weight, result.top_k)
+    return replace(result, vector_weight=vector_weight, fts_weight=fts_weight, hits=hits)
 
 
 def _parse_metadata(raw: str) -> Any:

@@ -1,0 +1,163 @@
+"""Measuring retrieval settings on judged queries: metrics at the current settings, and a weight sweep.
+
+A sweep runs each judged query once per FTS mode and re-ranks the legs it fetched for every vector weight from 0.0
+to 1.0 in steps of 0.1 (:func:`retrieval.rerank` — the same numbers as fresh queries, 2 queries instead of 22).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+
+from .errors import OxmemError
+from .explain import explain, hit_flags
+from .judgments import JudgedQuery
+from .metrics import Metrics, evaluate
+from .retrieval import FTS_MODES, QueryResult, rerank
+
+SWEEP_WEIGHTS = tuple(round(i / 10, 1) for i in range(11))
+
+
+@dataclass
+class SweepPoint:
+    fts_mode: str
+    vector_weight: float
+    metrics: Metrics
+
+
+@dataclass
+class Evaluation:
+    current: Metrics
+    sweep: list[SweepPoint]
+    failed: list[str]  # queries that could not run (a session deleted since they were judged…)
+
+    def best(self) -> SweepPoint:
+        """The sweep point with the highest nDCG (then MRR, recall; then the lower vector weight)."""
+        return max(self.sweep, key=lambda p: (p.metrics.ndcg, p.metrics.mrr, p.metrics.recall, -p.vector_weight))
+
+
+async def evaluate_settings(
+    store,
+    judged: Sequence[JudgedQuery],
+    *,
+    top_k: int,
+    k: int,
+    vector_weight: float,
+    fts_mode: str,
+    progress: Callable[[int, int], None] | None = None,
+) -> Evaluation:
+    """Metrics at ``(vector_weight, fts_mode)`` and across the sweep, for the judged queries."""
+    base: dict[str, dict[int, QueryResult]] = {mode: {} for mode in FTS_MODES}
+    failed = []
+    total, done = len(judged) * len(FTS_MODES), 0
+    for mode in FTS_MODES:
+        for i, q in enumerate(judged):
+            try:
+                base[mode][i] = await store.hybrid_query(q.session_id, q.query, top_k, fts_mode=mode)
+            except OxmemError as exc:
+                if mode == FTS_MODES[0]:
+                    failed.append(f"{q.session_id}: {q.query!r}: {exc}")
+            done += 1
+            if progress:
+                progress(done, total)
+    grades = {str(i): q.grades for i, q in enumerate(judged) if i in base[FTS_MODES[0]]}
+
+    def measure(mode: str, weight: float) -> Metrics:
+        rankings = {
+            str(i): [h.chunk_id for h in rerank(r, weight, round(1.0 - weight, 10)).hits] for i, r in base[mode].items()
+        }
+        return evaluate(rankings, grades, k)
+
+    sweep = [SweepPoint(mode, w, measure(mode, w)) for mode in FTS_MODES for w in SWEEP_WEIGHTS]
+    return Evaluation(measure(fts_mode, vector_weight), sweep, failed)
+
+
+# -- export -------------------------------------------------------------------------------------------------
+
+
+def result_rows(result: QueryResult) -> list[dict]:
+    """One flat record per hit: every number of the breakdown, the flags and the explanation."""
+    rows = []
+    for h in result.hits:
+        rows.append(
+            {
+                "rank": h.rank,
+                "chunk_id": h.chunk_id,
+                "session_id": h.session_id,
+                "score": h.score,
+                "vector_raw": h.vector_raw,
+                "vector_rank": h.vector_rank,
+                "vector_score": h.vector_score,
+                "vector_weight": result.vector_weight,
+                "vector_contribution": result.vector_weight * h.vector_score,
+                "fts_raw": h.fts_raw,
+                "fts_rank": h.fts_rank,
+                "fts_score": h.fts_score,
+                "fts_weight": result.fts_weight,
+                "fts_contribution": result.fts_weight * h.fts_score,
+                "sequence_start": h.sequence_start,
+                "sequence_end": h.sequence_end,
+                "embedding_model": h.embedding_model,
+                "text": h.text,
+                "flags": "; ".join(hit_flags(result, h)),
+                "explanation": explain(result, h),
+            }
+        )
+    return rows
+
+
+def to_csv(rows: Sequence[dict]) -> str:
+    out = io.StringIO()
+    if rows:
+        writer = csv.DictWriter(out, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    return out.getvalue()
+
+
+def results_json(result: QueryResult) -> str:
+    doc = {
+        "query": result.query,
+        "session_id": result.session_id,
+        "fts_mode": result.fts_mode,
+        "fts_expression": result.fts_expression,
+        "vector_weight": result.vector_weight,
+        "fts_weight": result.fts_weight,
+        "top_k": result.top_k,
+        "legs": {k: asdict(v) for k, v in result.legs.items()},
+        "models": result.models,
+        "hits": result_rows(result),
+    }
+    return json.dumps(doc, indent=2, ensure_ascii=False)
+
+
+def metrics_rows(evaluation: Evaluation) -> list[dict]:
+    return [
+        {
+            "fts_mode": p.fts_mode,
+            "vector_weight": p.vector_weight,
+            "fts_weight": round(1 - p.vector_weight, 10),
+            "k": p.metrics.k,
+            "recall": p.metrics.recall,
+            "mrr": p.metrics.mrr,
+            "ndcg": p.metrics.ndcg,
+            "queries": p.metrics.queries,
+        }
+        for p in evaluation.sweep
+    ]
+
+
+def metrics_json(evaluation: Evaluation) -> str:
+    best = evaluation.best()
+    return json.dumps(
+        {
+            "current": asdict(evaluation.current),
+            "best": asdict(best),
+            "sweep": metrics_rows(evaluation),
+            "failed": evaluation.failed,
+        },
+        indent=2,
+    )

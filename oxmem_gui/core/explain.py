@@ -1,0 +1,144 @@
+"""Why a hit ranked where it did: flags, the derivation in words and numbers, and what moved between settings."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .retrieval import COLLAPSE_EPSILON, Hit, LegStats, QueryResult, recency
+
+#: A leg whose raw scores span less than this (but more than the collapse threshold) was stretched to 0…1
+#: from differences that may mean nothing.
+NEAR_ZERO_RANGE = 1e-3
+
+LEG_NAMES = {"vector": "vector", "fts": "FTS"}
+
+
+def leg_flags(name: str, stats: LegStats) -> list[str]:
+    if not stats.candidates:
+        return [f"{LEG_NAMES[name]} leg had no candidates"]
+    spread = stats.max - stats.min
+    if stats.collapsed:
+        what = "one candidate" if stats.candidates == 1 else f"all {stats.candidates} candidates scored the same"
+        return [f"{LEG_NAMES[name]} range collapsed ({what}): every {LEG_NAMES[name]} score is 1.0"]
+    if spread < NEAR_ZERO_RANGE:
+        return [f"{LEG_NAMES[name]} range is only {spread:.2g} wide: tiny raw differences were stretched to 0…1"]
+    return []
+
+
+def hit_flags(result: QueryResult, hit: Hit) -> list[str]:
+    """Short warnings for the results table."""
+    flags = []
+    if hit.vector_raw is None:
+        flags.append("not in vector candidates")
+    if hit.fts_raw is None and result.fts_expression is not None:
+        flags.append("not in FTS candidates")
+    for leg, raw in (("vector", hit.vector_raw), ("fts", hit.fts_raw)):
+        if raw is not None:
+            flags += leg_flags(leg, result.legs[leg])
+    return flags
+
+
+def contributions(result: QueryResult, hit: Hit) -> tuple[float, float]:
+    """The two terms of the score: ``vector_weight × vector_score`` and ``fts_weight × fts_score``."""
+    return result.vector_weight * hit.vector_score, result.fts_weight * hit.fts_score
+
+
+def _leg_line(result: QueryResult, hit: Hit, leg: str) -> str:
+    stats = result.legs[leg]
+    raw = hit.vector_raw if leg == "vector" else hit.fts_raw
+    rank = hit.vector_rank if leg == "vector" else hit.fts_rank
+    norm = hit.vector_score if leg == "vector" else hit.fts_score
+    weight = result.vector_weight if leg == "vector" else result.fts_weight
+    label = "cosine" if leg == "vector" else "−bm25"
+    if raw is None:
+        return f"{LEG_NAMES[leg]}: not among the leg's {stats.candidates} candidates → contributes 0 (× {weight:g} = 0)"
+    if stats.collapsed:
+        how = f"range collapsed (max − min ≤ {COLLAPSE_EPSILON:g}) → 1.0"
+    else:
+        how = f"normalized ({raw:.6g} − {stats.min:.6g}) / ({stats.max:.6g} − {stats.min:.6g}) = {norm:.6f}"
+    return (
+        f"{LEG_NAMES[leg]}: {label} {raw:.6g}, rank {rank} of {stats.candidates}; {how}; "
+        f"× {weight:g} = {weight * norm:.6f}"
+    )
+
+
+def tie_break(result: QueryResult, hit: Hit) -> str | None:
+    """How the order against a neighbour with the same score was decided, if one has it."""
+    i = hit.rank - 1
+    for other in (result.hits[i - 1] if i > 0 else None, result.hits[i + 1] if i + 1 < len(result.hits) else None):
+        if other is None or other.score != hit.score:
+            continue
+        first, second = (other, hit) if other.rank < hit.rank else (hit, other)
+        if recency(first) != recency(second):
+            return (
+                f"tied at {hit.score:.6f} with rank {other.rank}: the newer one (sequence {recency(first)} > "
+                f"{recency(second)}) ranks first"
+            )
+        return (
+            f"tied at {hit.score:.6f} with rank {other.rank}, same recency ({recency(hit)}): chunk id order "
+            f"decides ({first.chunk_id} < {second.chunk_id})"
+        )
+    return None
+
+
+def explain(result: QueryResult, hit: Hit) -> str:
+    """The whole derivation of one hit's rank, in words and numbers."""
+    v, f = contributions(result, hit)
+    lines = [
+        f"Rank {hit.rank} of {len(result.hits)} — score {hit.score:.6f}",
+        _leg_line(result, hit, "vector"),
+        _leg_line(result, hit, "fts"),
+        f"score = {result.vector_weight:g} × {hit.vector_score:.6f} + {result.fts_weight:g} × {hit.fts_score:.6f} "
+        f"= {v:.6f} + {f:.6f} = {hit.score:.6f}",
+    ]
+    decided = tie_break(result, hit)
+    if decided:
+        lines.append(f"Tie-break: {decided}")
+    lines.append("")
+    lines.append(f"FTS expression ({result.fts_mode} mode): {result.fts_expression or '(no terms: the leg is empty)'}")
+    for leg in ("vector", "fts"):
+        stats = result.legs[leg]
+        span = f", raw {stats.min:.6g} … {stats.max:.6g}" if stats.candidates else ""
+        lines.append(f"{LEG_NAMES[leg]} leg: {stats.candidates} candidates{span}")
+        lines += [f"  ⚠ {flag}" for flag in leg_flags(leg, stats) if stats.candidates]
+    if hit.embedding_model:
+        lines.append(f"vector from {hit.embedding_model}")
+    if result.skipped_models:
+        lines += [f"skipped vectors of {m}: {why}" for m, why in result.skipped_models.items()]
+    return "\n".join(lines)
+
+
+@dataclass
+class Move:
+    chunk_id: str
+    before: int | None  # rank under A (None: not in A's top k)
+    after: int | None  # rank under B
+
+    @property
+    def label(self) -> str:
+        if self.before is None:
+            return "new"
+        if self.after is None:
+            return "dropped"
+        if self.after < self.before:
+            return f"↑{self.before - self.after}"
+        if self.after > self.before:
+            return f"↓{self.after - self.before}"
+        return "="
+
+
+def moves(before: QueryResult, after: QueryResult) -> list[Move]:
+    """Every chunk in either top k, by its rank under ``after`` (dropped ones last, by their old rank)."""
+    old = {h.chunk_id: h.rank for h in before.hits}
+    new = {h.chunk_id: h.rank for h in after.hits}
+    out = [Move(h.chunk_id, old.get(h.chunk_id), h.rank) for h in after.hits]
+    out += [Move(cid, rank, None) for cid, rank in sorted(old.items(), key=lambda kv: kv[1]) if cid not in new]
+    return out
+
+
+def describe_settings(result: QueryResult) -> str:
+    models = ", ".join(result.models) or "no vectors"
+    return (
+        f"vector {result.vector_weight:g} / FTS {result.fts_weight:g}, {result.fts_mode} mode, "
+        f"top {result.top_k}, {models}"
+    )
