@@ -6,7 +6,9 @@ resolved path of the agent database they were made on. The file is ``inspector.d
 
 from __future__ import annotations
 
+import functools
 import os
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -43,6 +45,15 @@ def default_path() -> Path:
     return Path(platformdirs.user_data_dir("oxmem", appauthor=False)) / "inspector.db"
 
 
+def _locked(method):
+    @functools.wraps(method)
+    def run(self, *args, **kwargs):
+        with self._lock:
+            return method(self, *args, **kwargs)
+
+    return run
+
+
 @dataclass
 class JudgedQuery:
     session_id: str
@@ -51,7 +62,7 @@ class JudgedQuery:
 
 
 class JudgmentStore:
-    """Synchronous; call it from a worker thread in a GUI."""
+    """Synchronous and thread-safe (one lock around the connection); call it from worker threads in a GUI."""
 
     def __init__(self, path: str | os.PathLike[str] | None = None) -> None:
         self.path = Path(path) if path else default_path()
@@ -59,9 +70,11 @@ class JudgmentStore:
         self.conn = apsw.Connection(str(self.path))
         self.conn.execute("PRAGMA foreign_keys = ON")
         self.conn.set_busy_timeout(5000)
+        self._lock = threading.RLock()
         with self.conn:
             self.conn.execute(SCHEMA)
 
+    @_locked
     def close(self) -> None:
         self.conn.close()
 
@@ -69,6 +82,7 @@ class JudgmentStore:
     def key(db_path: str | os.PathLike[str]) -> str:
         return str(Path(db_path).expanduser().resolve())
 
+    @_locked
     def sets(self, db_path: str | os.PathLike[str]) -> list[str]:
         rows = self.conn.execute("SELECT name FROM query_sets WHERE db_path = ? ORDER BY name", (self.key(db_path),))
         return [r[0] for r in rows]
@@ -82,6 +96,7 @@ class JudgmentStore:
         rows = self.conn.execute("SELECT set_id FROM query_sets WHERE db_path = ? AND name = ?", (key, name)).fetchall()
         return rows[0][0] if rows else None
 
+    @_locked
     def create_set(self, db_path: str | os.PathLike[str], name: str) -> None:
         with self.conn:
             self._set_id(db_path, name, create=True)
@@ -118,6 +133,7 @@ class JudgmentStore:
                     (query_id, chunk_id, grade),
                 )
 
+    @_locked
     def queries(self, db_path: str | os.PathLike[str], set_name: str) -> list[JudgedQuery]:
         """The set's queries with their grades, in the order they were first judged."""
         set_id = self._set_id(db_path, set_name, create=False)

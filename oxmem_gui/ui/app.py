@@ -26,6 +26,8 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     parser.add_argument("--screenshot", metavar="PATH", help="render the window to a PNG and exit")
     parser.add_argument("--panel", choices=PANELS, help="the panel to show first")
     parser.add_argument("--embedding", choices=("auto", "deterministic", "semantic"), default="auto")
+    parser.add_argument("--session", help="with --query: search this session at start")
+    parser.add_argument("--query", help="a query to run in the search panel at start")
     return parser.parse_args(argv)
 
 
@@ -54,6 +56,12 @@ async def run_window(args: argparse.Namespace, ctx: StoreContext, window: MainWi
         window.dialogs.error(str(exc))
     if args.panel:
         window.show_panel(args.panel)
+    if args.query and args.session:
+        await ctx.wait_idle()
+        window.show_panel("search")
+        window.search.session.setCurrentText(args.session)
+        window.search.query.setText(args.query)
+        window.search.search()
     if args.screenshot:
         await ctx.wait_idle()
         if args.panel == "sessions" or (args.panel is None and window.current_panel() == "sessions"):

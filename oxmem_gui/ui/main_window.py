@@ -23,10 +23,12 @@ from PySide6.QtWidgets import (
 
 from .. import __version__
 from ..core.jsonl import read_jsonl
+from ..core.judgments import JudgmentStore
 from .context import StoreContext
 from .dialogs import Dialogs
 from .notes import NotesPanel
 from .resources import icon
+from .search import SearchPanel
 from .sessions import SessionsPanel
 
 PANELS = ("sessions", "notes", "search", "schedules")
@@ -46,7 +48,13 @@ class PlaceholderPanel(QWidget):
 
 
 class MainWindow(QMainWindow):
-    def __init__(self, ctx: StoreContext, settings: QSettings | None = None, dialogs: Dialogs | None = None) -> None:
+    def __init__(
+        self,
+        ctx: StoreContext,
+        settings: QSettings | None = None,
+        dialogs: Dialogs | None = None,
+        judgments: JudgmentStore | None = None,
+    ) -> None:
         super().__init__()
         self.ctx = ctx
         self.settings = settings or QSettings()
@@ -56,11 +64,7 @@ class MainWindow(QMainWindow):
 
         self.sessions = SessionsPanel(ctx, self.dialogs)
         self.notes = NotesPanel(ctx, self.dialogs)
-        self.search = PlaceholderPanel(
-            "Search",
-            "The hybrid-search panel — every number behind every rank — comes next. Meanwhile: "
-            "<code>oxmem search SESSION QUERY</code> prints the full breakdown.",
-        )
+        self.search = SearchPanel(ctx, self.dialogs, judgments)
         self.schedules = PlaceholderPanel(
             "Schedules", "The schedule calendar comes next. Meanwhile: <code>oxmem schedules list</code>."
         )
@@ -169,6 +173,8 @@ class MainWindow(QMainWindow):
             self.notes.filter.setFocus()
         elif panel is self.sessions:
             self.sessions.focus_filter()
+        elif panel is self.search:
+            self.search.focus_query()
 
     def new_note(self) -> None:
         self.show_panel("notes")
@@ -332,12 +338,17 @@ class MainWindow(QMainWindow):
             self.restoreGeometry(geometry)
         else:
             self.resize(1200, 720)
-        for key, splitter in (("sessions/splitter", self.sessions.splitter), ("notes/splitter", self.notes.splitter)):
+        for key, splitter in (
+            ("sessions/splitter", self.sessions.splitter),
+            ("notes/splitter", self.notes.splitter),
+            ("search/splitter", self.search.splitter),
+        ):
             state = self.settings.value(key)
             if state is not None:
                 splitter.restoreState(state)
         self.sessions.budget.setValue(int(self.settings.value("sessions/budget", 2000)))
         self.notes.user = self.settings.value("notes/user") or None
+        self.search.weight.setValue(int(self.settings.value("search/weight", 70)))
         panel = self.settings.value("window/panel", "sessions")
         self.show_panel(panel if panel in PANELS else "sessions")
 
@@ -346,6 +357,8 @@ class MainWindow(QMainWindow):
         self.settings.setValue("window/panel", self.current_panel())
         self.settings.setValue("sessions/splitter", self.sessions.splitter.saveState())
         self.settings.setValue("notes/splitter", self.notes.splitter.saveState())
+        self.settings.setValue("search/splitter", self.search.splitter.saveState())
+        self.settings.setValue("search/weight", self.search.weight.value())
         self.settings.setValue("sessions/budget", self.sessions.budget.value())
         if self.notes.user:
             self.settings.setValue("notes/user", self.notes.user)

@@ -13,6 +13,7 @@ from PySide6.QtCore import QSettings  # noqa: E402
 
 from oxmem_gui.core import MemoryStore  # noqa: E402
 from oxmem_gui.core.demo import fill_demo  # noqa: E402
+from oxmem_gui.core.judgments import JudgmentStore  # noqa: E402
 from oxmem_gui.ui.context import StoreContext  # noqa: E402
 from oxmem_gui.ui.main_window import MainWindow  # noqa: E402
 
@@ -76,7 +77,10 @@ def make_window(qtbot, qloop, tmp_path):
                 await store.aclose()
             ctx = StoreContext()
             dialogs = FakeDialogs()
-            window = MainWindow(ctx, QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat), dialogs)
+            judgments = JudgmentStore(tmp_path / "inspector.db")
+            window = MainWindow(
+                ctx, QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat), dialogs, judgments
+            )
             qtbot.addWidget(window)
             await ctx.open(path, read_only=read_only, embedding="deterministic")
             await ctx.wait_idle()

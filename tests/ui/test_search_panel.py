@@ -1,0 +1,167 @@
+"""The hybrid-search panel shows the core's numbers, re-ranks from cached legs, and measures judged queries."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from oxmem_gui.core.metrics import evaluate
+from oxmem_gui.ui.search import GRADE_COLUMN, VALUE_ROLE, MetricsDialog, highlight
+from tests.ui.conftest import settle
+
+
+def search(window, ctx, qloop, session, query, weight=70, mode="terms", top_k=8):
+    panel = window.search
+    window.show_panel("search")
+    panel.session.setCurrentText(session)
+    panel.query.setText(query)
+    panel.weight.setValue(weight)
+    panel.mode.setCurrentText(mode)
+    panel.top_k.setValue(top_k)
+    panel.search()
+    settle(qloop, ctx)
+    return panel
+
+
+def shown(panel):
+    m = panel.model
+    return [
+        (
+            m.hit(r).chunk_id,
+            m.index(r, 0).data(VALUE_ROLE),
+            m.index(r, 2).data(VALUE_ROLE),
+            m.index(r, 4).data(VALUE_ROLE),
+            m.index(r, 5).data(VALUE_ROLE),
+        )
+        for r in range(m.rowCount())
+    ]
+
+
+def core(ctx, qloop, session, query, w, mode="terms", top_k=8):
+    r = qloop.run_until_complete(
+        ctx.store.hybrid_query(session, query, top_k, vector_weight=w, fts_weight=round(1 - w, 10), fts_mode=mode)
+    )
+    return [
+        (
+            h.chunk_id,
+            h.rank,
+            h.score,
+            (h.vector_raw, h.vector_score, w * h.vector_score),
+            (h.fts_raw, h.fts_score, round(1 - w, 10) * h.fts_score),
+        )
+        for h in r.hits
+    ]
+
+
+def close(a, b):
+    if isinstance(a, tuple):
+        return len(a) == len(b) and all(close(x, y) for x, y in zip(a, b, strict=True))
+    if a is None or b is None or isinstance(a, str):
+        return a == b
+    return abs(a - b) <= 1e-9
+
+
+def test_breakdown_shown_equals_the_core(make_window, qloop):
+    window, ctx, _ = make_window()
+    panel = search(window, ctx, qloop, "telegram:alice:lisbon-trip", "quiet hotel in Alfama")
+    got, expected = shown(panel), core(ctx, qloop, "telegram:alice:lisbon-trip", "quiet hotel in Alfama", 0.7)
+    assert len(got) == 8 and all(close(a, b) for a, b in zip(got, expected, strict=True))
+    assert panel.legs_label.text().startswith("FTS expression: <code>&quot;quiet&quot; OR &quot;hotel&quot;")
+    assert panel.model_label.text() == "model: deterministic-hash-v1"
+    assert panel.explain_view.toPlainText().startswith("Rank 1 of 8 — score ")
+
+
+def test_slider_reranks_from_cached_legs(make_window, qloop, monkeypatch):
+    window, ctx, _ = make_window()
+    panel = search(window, ctx, qloop, "cli:alice:invoice-rounding", "half up rounding")
+    calls = []
+    real = ctx.store.hybrid_query
+    monkeypatch.setattr(ctx.store, "hybrid_query", lambda *a, **k: calls.append(a) or real(*a, **k))
+    before = {panel.model.hit(r).chunk_id: r + 1 for r in range(panel.model.rowCount())}
+    panel.weight.setValue(20)
+    assert calls == []  # no new query
+    got = shown(panel)
+    monkeypatch.undo()
+    expected = core(ctx, qloop, "cli:alice:invoice-rounding", "half up rounding", 0.2)
+    assert all(close(a, b) for a, b in zip(got, expected, strict=True)) and len(got) == len(expected)
+    for r in range(panel.model.rowCount()):
+        cid, label = panel.model.hit(r).chunk_id, panel.model.index(r, 1).data()
+        old = before.get(cid)
+        assert label == (
+            "new" if old is None else "=" if old == r + 1 else f"↑{old - r - 1}" if r + 1 < old else f"↓{r + 1 - old}"
+        )
+
+
+def test_flags_for_a_collapsed_leg_and_missing_leg(make_window, qloop):
+    window, ctx, _ = make_window()
+    panel = search(window, ctx, qloop, "telegram:alice:tomatoes", "copper", weight=30)
+    flags = [panel.model.index(r, 6).data() for r in range(panel.model.rowCount())]
+    assert any("FTS range collapsed (one candidate): every FTS score is 1.0" in f for f in flags)
+    assert sum("not in FTS candidates" in f for f in flags) == 3
+
+
+def test_highlight_terms_and_phrase(make_window, qloop):
+    window, ctx, _ = make_window()
+    panel = search(window, ctx, qloop, "telegram:alice:tomatoes", "copper fungicide")
+    mark = "<b style='background-color:#ffe58a;color:#000'>"
+    assert highlight("A copper fungicide & co", panel.result) == (f"A {mark}copper</b> {mark}fungicide</b> &amp; co")
+    panel = search(window, ctx, qloop, "telegram:alice:tomatoes", "copper fungicide", mode="phrase")
+    assert highlight("A Copper  fungicide slows", panel.result) == f"A {mark}Copper  fungicide</b> slows"
+
+
+def test_grades_go_to_the_inspector_file_and_metrics_match_the_core(make_window, qloop):
+    window, ctx, dialogs = make_window()
+    panel = search(window, ctx, qloop, "cli:alice:invoice-rounding", "half up rounding", top_k=5)
+    panel.set_box.setCurrentText("rounding")
+    first, third = panel.model.hit(0).chunk_id, panel.model.hit(2).chunk_id
+    panel.model.setData(panel.model.index(0, GRADE_COLUMN), "3")
+    panel.model.setData(panel.model.index(2, GRADE_COLUMN), "1")
+    settle(qloop, ctx)
+    judged = panel.judgments.queries(ctx.store.path, "rounding")
+    assert [(q.session_id, q.query, q.grades) for q in judged] == [
+        ("cli:alice:invoice-rounding", "half up rounding", {first: 3, third: 1})
+    ]
+    panel.metrics()
+    settle(qloop, ctx)
+    dialog = panel.last_dialog
+    assert isinstance(dialog, MetricsDialog)
+    expected = evaluate({"q": [panel.model.hit(r).chunk_id for r in range(5)]}, {"q": {first: 3, third: 1}}, 5)
+    assert dialog.evaluation.current == expected
+    assert dialog.table.rowCount() == 22
+    dialogs.files = [window.search.judgments.path.parent / "m.json"]
+    dialog._export("json")
+    assert json.loads((window.search.judgments.path.parent / "m.json").read_text())["current"]["ndcg"] == expected.ndcg
+    dialog.close()
+
+
+def test_compare_a_and_b_and_export(make_window, qloop, tmp_path):
+    window, ctx, dialogs = make_window()
+    panel = search(window, ctx, qloop, "telegram:alice:lisbon-trip", "hotel")
+    panel.pin()
+    panel = search(window, ctx, qloop, "telegram:alice:lisbon-trip", "hotel", weight=0)
+    text = panel.compare_text()
+    assert text.splitlines()[0].startswith("A: vector 0.7 / FTS 0.3, terms mode, top 8")
+    assert text.splitlines()[1].startswith("B: vector 0 / FTS 1, terms mode, top 8")
+    assert any(line.strip().startswith(("↑", "↓", "new", "dropped", "=")) for line in text.splitlines()[3:])
+    dialogs.files = [tmp_path / "r.csv", tmp_path / "r.json"]
+    panel.export()
+    panel.export()
+    settle(qloop, ctx)
+    assert (tmp_path / "r.csv").read_text().splitlines()[0].startswith("rank,chunk_id,session_id,score")
+    doc = json.loads((tmp_path / "r.json").read_text())
+    assert doc["query"] == "hotel" and doc["hits"][0]["explanation"].startswith("Rank 1 of 8")
+
+
+def test_metrics_without_judgments_says_so(make_window, qloop):
+    window, ctx, dialogs = make_window()
+    search(window, ctx, qloop, "telegram:alice:tomatoes", "copper")
+    window.search.set_box.setCurrentText("empty set")
+    window.search.metrics()
+    settle(qloop, ctx)
+    assert dialogs.infos[-1] == "The query set “empty set” has no judged queries yet: grade some hits (0–3) first."
+
+
+@pytest.fixture(autouse=True)
+def _no_real_dialog_windows(monkeypatch):
+    monkeypatch.setattr(MetricsDialog, "show", lambda self: None)
