@@ -6,6 +6,7 @@ to 1.0 in steps of 0.1 (:func:`retrieval.rerank` — the same numbers as fresh q
 
 from __future__ import annotations
 
+import asyncio
 import csv
 import io
 import json
@@ -71,8 +72,12 @@ async def evaluate_settings(
         }
         return evaluate(rankings, grades, k)
 
-    sweep = [SweepPoint(mode, w, measure(mode, w)) for mode in FTS_MODES for w in SWEEP_WEIGHTS]
-    return Evaluation(measure(fts_mode, vector_weight), sweep, failed)
+    def all_points() -> tuple[Metrics, list[SweepPoint]]:
+        sweep = [SweepPoint(mode, w, measure(mode, w)) for mode in FTS_MODES for w in SWEEP_WEIGHTS]
+        return measure(fts_mode, vector_weight), sweep
+
+    current, sweep = await asyncio.to_thread(all_points)  # re-ranking and arithmetic: off the caller's loop
+    return Evaluation(current, sweep, failed)
 
 
 # -- export -------------------------------------------------------------------------------------------------

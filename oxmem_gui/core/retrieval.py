@@ -140,12 +140,16 @@ def _start_vector_leg(
     query_embeddings: Mapping[str, Sequence[float]],
     allowed: set[str] | None,
     result: QueryResult,
+    only_models: Sequence[str] | None = None,
 ) -> Future[list[Candidate]]:
     """Read what the vector leg needs from the database here, on the connection's thread (matrices are
     cached, so usually nothing), and compute it on another thread; returns the future candidates."""
     text = normalize(query)
     work = []
     for model in index.models(conn, session_id):
+        if only_models is not None and model not in only_models:
+            result.skipped_models[model] = "not selected for this query"
+            continue
         if model in query_embeddings:
             qvec: np.ndarray | None = np.asarray(query_embeddings[model], dtype=np.float32)
             dims = len(qvec)
@@ -295,12 +299,14 @@ def hybrid_query(
     tag_mode: str = "any",
     query_embeddings: Mapping[str, Sequence[float]] | None = None,
     bm25: Bm25Index | None = None,
+    models: Sequence[str] | None = None,
 ) -> QueryResult:
     """Run both legs on ``session_id`` and return the ``top_k`` best hits with their full breakdown.
 
     ``backends`` maps model names to the backends able to embed the query for that model's vectors;
     ``query_embeddings`` maps model names to precomputed query vectors (used instead of embedding).
-    Chunks of a model with neither are skipped and listed in ``skipped_models``.
+    Chunks of a model with neither are skipped and listed in ``skipped_models``; so are those of a model not in
+    ``models``, when given (to compare one model's vectors with another's in a mixed store).
     """
     if not isinstance(query, str) or not query.strip():
         raise InvalidInputError("query is empty")
@@ -327,7 +333,7 @@ def hybrid_query(
             )
         }
     pending = _start_vector_leg(
-        conn, index, session_id, query, limit, backends, query_embeddings or {}, allowed, result
+        conn, index, session_id, query, limit, backends, query_embeddings or {}, allowed, result, models
     )
     try:
         terms = fts_terms(query) if fts_mode == "terms" else None

@@ -174,9 +174,11 @@ class MemoryStore:
         tag_mode: str = "any",
         query_embedding: Sequence[float] | None = None,
         query_embedding_model: str | None = None,
+        models: Sequence[str] | None = None,
     ) -> retrieval.QueryResult:
         """SPEC §6. ``query_embedding`` (for ``query_embedding_model``, default the store's backend model)
-        is used instead of embedding the query for that model's vectors."""
+        is used instead of embedding the query for that model's vectors; ``models`` restricts the vector leg to
+        those models' vectors."""
         precomputed: Mapping[str, Sequence[float]] = {}
         if query_embedding is not None:
             precomputed = {query_embedding_model or self.backend.model_name: query_embedding}
@@ -194,7 +196,12 @@ class MemoryStore:
             tag_mode=tag_mode,
             query_embeddings=precomputed,
             bm25=self._bm25,
+            models=models,
         )
+
+    async def session_models(self, session_id: str) -> list[str]:
+        """The embedding models of the session's stored vectors."""
+        return await self._db.run(self._vectors.models, session_id)
 
     # -- notes --------------------------------------------------------------------------------------
 

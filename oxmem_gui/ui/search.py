@@ -60,6 +60,7 @@ HTML_ROLE = Qt.ItemDataRole.UserRole + 22
 VECTOR_COLOR = QColor("#3b82c4")
 FTS_COLOR = QColor("#e08a2c")
 GRADE_COLUMN = 7
+ALL_MODELS = "all models"
 
 
 def highlight(text: str, result: QueryResult) -> str:
@@ -396,6 +397,9 @@ class SearchPanel(QWidget):
         self.weight_label = QLabel()
         self.mode = QComboBox()
         self.mode.addItems(list(FTS_MODES))
+        self.model_box = QComboBox()
+        self.model_box.addItem(ALL_MODELS)
+        self.model_box.setToolTip("Which stored vectors the vector leg searches (a mixed-model store has several)")
         self.tags = TagEditor(placeholder="tag filter…")
         self.tag_mode = QComboBox()
         self.tag_mode.addItems(list(TAG_MODES))
@@ -450,6 +454,7 @@ class SearchPanel(QWidget):
         row2.addWidget(QLabel("vector"))
         row2.addWidget(self.weight_label)
         row2.addWidget(self.mode)
+        row2.addWidget(self.model_box)
         row2.addWidget(self.tags, 1)
         row2.addWidget(self.tag_mode)
         row3 = QHBoxLayout()
@@ -543,11 +548,20 @@ class SearchPanel(QWidget):
 
         def done(result: QueryResult) -> None:
             same = previous is not None and (previous.query, previous.session_id) == (result.query, result.session_id)
+            self._offer_models(sorted({*result.models, *result.skipped_models}))
             self.base = result
             self._show(result, previous if same else None)
             self._load_grades()
 
         self.ctx.run(lambda: store.hybrid_query(session, query, self.top_k.value(), **options), on_done=done)
+
+    def _offer_models(self, models: list[str]) -> None:
+        current = self.model_box.currentText()
+        self.model_box.blockSignals(True)
+        self.model_box.clear()
+        self.model_box.addItems([ALL_MODELS, *models])
+        self.model_box.setCurrentText(current if current in models else ALL_MODELS)
+        self.model_box.blockSignals(False)
 
     def _weight_moved(self, _: int) -> None:
         self._weight_label()

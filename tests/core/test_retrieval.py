@@ -171,3 +171,18 @@ def test_fts_leg_equals_one_filtered_ordered_query_across_windows_and_ties(store
         got = sorted((h.fts_rank, h.chunk_id, h.fts_raw) for h in r.hits if h.fts_rank is not None)
         assert r.legs["fts"].candidates == len(expected)
         assert [(cid, score) for _, cid, score in got] == [tuple(e) for e in expected[: len(got)]]
+
+
+def test_restricting_the_vector_leg_to_one_model(tmp_path, loop):
+    det = open_sync(loop, tmp_path / "mixed.db", embedding="deterministic")
+    det.store("m", 1, user("first by hash"))
+    det.aclose()
+    table = open_sync(loop, tmp_path / "mixed.db", embedding=TableEmbedding({}, default=X))
+    table.store("m", 2, user("second by table"))
+    both = table.hybrid_query("m", "anything", 4, vector_weight=1.0, fts_weight=0.0)
+    assert both.models == ["deterministic-hash-v1", "table-3d"] and len(both.hits) == 2
+    one = table.hybrid_query("m", "anything", 4, vector_weight=1.0, fts_weight=0.0, models=["table-3d"])
+    assert one.models == ["table-3d"] and one.skipped_models == {"deterministic-hash-v1": "not selected for this query"}
+    assert [(h.sequence_start, h.embedding_model) for h in one.hits if h.vector_raw is not None] == [(2, "table-3d")]
+    assert table.session_models("m") == ["deterministic-hash-v1", "table-3d"]
+    table.aclose()

@@ -140,6 +140,10 @@ def test_compare_a_and_b_and_export(make_window, qloop, tmp_path):
     panel = search(window, ctx, qloop, "telegram:alice:lisbon-trip", "hotel")
     panel.pin()
     panel = search(window, ctx, qloop, "telegram:alice:lisbon-trip", "hotel", weight=0)
+    assert [panel.model_box.itemText(i) for i in range(panel.model_box.count())] == [
+        "all models",
+        "deterministic-hash-v1",
+    ]
     text = panel.compare_text()
     assert text.splitlines()[0].startswith("A: vector 0.7 / FTS 0.3, terms mode, top 8")
     assert text.splitlines()[1].startswith("B: vector 0 / FTS 1, terms mode, top 8")
