@@ -373,3 +373,17 @@ def get_run(conn: apsw.Connection, run_id: str) -> ScheduleRun:
     if not rows:
         raise NotFoundError(f"no run {run_id!r}")
     return _run(rows[0])
+
+
+def runs_between(conn: apsw.Connection, start: datetime, end: datetime, limit: int = 20_000) -> list[ScheduleRun]:
+    """Every schedule's runs that started in ``[start, end)``, oldest first (for a calendar)."""
+    rows = conn.execute(
+        f"SELECT {_RUN_COLUMNS} FROM schedule_runs WHERE started_at >= ? AND started_at < ? "
+        "ORDER BY started_at, run_id LIMIT ?",
+        (to_rfc3339(start), to_rfc3339(end), limit),
+    ).fetchall()
+    return [_run(r) for r in rows]
+
+
+def run_count(conn: apsw.Connection, schedule_id: str) -> int:
+    return conn.execute("SELECT count(*) FROM schedule_runs WHERE schedule_id = ?", (schedule_id,)).fetchall()[0][0]

@@ -408,6 +408,12 @@ class ScheduleStore:
     async def run(self, run_id: str) -> schedules.ScheduleRun:
         return await self._db.run(schedules.get_run, run_id)
 
+    async def runs_between(self, start: datetime, end: datetime) -> list[schedules.ScheduleRun]:
+        return await self._db.run(schedules.runs_between, start, end)
+
+    async def run_count(self, schedule_id: str) -> int:
+        return await self._db.run(schedules.run_count, schedule_id)
+
 
 def _prepare_schema(conn: apsw.Connection, read_only: bool, path: Path) -> MigrationReport:
     if read_only:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QSettings, QSize, Qt
+from PySide6.QtCore import QSettings, QSize
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -17,7 +17,6 @@ from PySide6.QtWidgets import (
     QProgressBar,
     QPushButton,
     QStackedWidget,
-    QVBoxLayout,
     QWidget,
 )
 
@@ -28,23 +27,12 @@ from .context import StoreContext
 from .dialogs import Dialogs
 from .notes import NotesPanel
 from .resources import icon
+from .schedules import SchedulesPanel
 from .search import SearchPanel
 from .sessions import SessionsPanel
 
 PANELS = ("sessions", "notes", "search", "schedules")
 MAX_RECENT = 8
-
-
-class PlaceholderPanel(QWidget):
-    """Holds a panel's place in the navigation until it is built."""
-
-    def __init__(self, title: str, text: str, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        label = QLabel(f"<h2>{title}</h2><p>{text}</p>")
-        label.setWordWrap(True)
-        label.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        layout = QVBoxLayout(self)
-        layout.addWidget(label)
 
 
 class MainWindow(QMainWindow):
@@ -65,9 +53,7 @@ class MainWindow(QMainWindow):
         self.sessions = SessionsPanel(ctx, self.dialogs)
         self.notes = NotesPanel(ctx, self.dialogs)
         self.search = SearchPanel(ctx, self.dialogs, judgments)
-        self.schedules = PlaceholderPanel(
-            "Schedules", "The schedule calendar comes next. Meanwhile: <code>oxmem schedules list</code>."
-        )
+        self.schedules = SchedulesPanel(ctx, self.dialogs)
         self.stack = QStackedWidget()
         self.nav = QListWidget()
         self.nav.setIconSize(QSize(22, 22))
@@ -189,6 +175,7 @@ class MainWindow(QMainWindow):
     def refresh(self) -> None:
         self.sessions.refresh()
         self.notes.refresh()
+        self.schedules.reload()
 
     # -- store --------------------------------------------------------------------------------------
 
@@ -358,6 +345,7 @@ class MainWindow(QMainWindow):
         self.settings.setValue("sessions/splitter", self.sessions.splitter.saveState())
         self.settings.setValue("notes/splitter", self.notes.splitter.saveState())
         self.settings.setValue("search/splitter", self.search.splitter.saveState())
+        self.settings.setValue("schedules/splitter", self.schedules.splitter.saveState())
         self.settings.setValue("search/weight", self.search.weight.value())
         self.settings.setValue("sessions/budget", self.sessions.budget.value())
         if self.notes.user:

@@ -1,0 +1,315 @@
+"""Month, week and agenda views of a schedule calendar (painted; the data comes from ``core.calendar``)."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from datetime import date, datetime, time, timedelta
+from typing import Any
+
+from PySide6.QtCore import QPoint, QRect, Qt, Signal
+from PySide6.QtGui import QColor, QFont, QMouseEvent, QPainter, QPalette
+from PySide6.QtWidgets import QTreeWidget, QTreeWidgetItem, QWidget
+
+from ..core.calendar import CalendarItem, CellLine, by_day, by_hour, cell_lines
+
+SCHEDULE_COLORS = [
+    "#3b82c4",
+    "#e08a2c",
+    "#2e8b57",
+    "#9b59b6",
+    "#c0392b",
+    "#16a085",
+    "#d35400",
+    "#7f8c8d",
+    "#8e44ad",
+    "#2c3e50",
+]
+STATUS = {"success": ("✓", "#2e8b57"), "failed": ("✗", "#c0392b"), "cancelled": ("⊘", "#7f8c8d")}
+WEEKDAYS = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
+
+
+def schedule_color(schedule_id: str) -> QColor:
+    digest = hashlib.blake2s(schedule_id.encode(), digest_size=2).digest()
+    return QColor(SCHEDULE_COLORS[int.from_bytes(digest, "big") % len(SCHEDULE_COLORS)])
+
+
+def line_text(line: CellLine, name: str, with_time: bool = True) -> str:
+    when = line.first.shown.strftime("%H:%M ") if with_time and line.count == 1 else ""
+    count = f" ×{line.count}" if line.count > 1 else ""
+    if line.kind == "run":
+        return f"{STATUS.get(line.first.status or '', ('?', ''))[0]} {when}{name}{count}"
+    return f"{when}{name}{count}"
+
+
+class _GridView(QWidget):
+    """Shared painting of cells with lines, hit-testing, and dragging one-shot fires."""
+
+    reschedule = Signal(str, object)  # schedule_id, new time in the display zone (aware datetime)
+    picked = Signal(str)  # schedule_id
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.items: list[CalendarItem] = []
+        self.names: dict[str, str] = {}
+        self.movable: set[str] = set()  # one-shot schedules (their fire can be dragged)
+        self.anchor = date.today()
+        self.hits: list[tuple[QRect, CellLine]] = []
+        self._drag: CellLine | None = None
+        self._drag_at: QPoint | None = None
+        self.setMouseTracking(True)
+        self.setMinimumSize(360, 320)
+
+    def set_items(self, items: list[CalendarItem], names: dict[str, str], movable: set[str]) -> None:
+        self.items, self.names, self.movable = items, names, movable
+        self.update()
+
+    def _draw_lines(self, painter: QPainter, rect: QRect, lines: list[CellLine], with_time: bool = True) -> None:
+        metrics = painter.fontMetrics()
+        height = metrics.height() + 2
+        room = max(0, rect.height() // height)
+        shown = lines if len(lines) <= room else lines[: max(room - 1, 0)]
+        y = rect.y()
+        for line in shown:
+            box = QRect(rect.x(), y, rect.width(), height)
+            color = schedule_color(line.schedule_id)
+            painter.fillRect(QRect(box.x(), box.y() + 3, 4, height - 6), color)
+            if line.kind == "run":
+                painter.setPen(QColor(STATUS.get(line.first.status or "", ("", "#7f8c8d"))[1]))
+            else:
+                painter.setPen(self.palette().color(QPalette.ColorRole.WindowText))
+            text = line_text(line, self.names.get(line.schedule_id, "?"), with_time)
+            painter.drawText(
+                box.adjusted(7, 0, 0, 0),
+                Qt.AlignmentFlag.AlignVCenter,
+                metrics.elidedText(text, Qt.TextElideMode.ElideRight, box.width() - 8),
+            )
+            self.hits.append((box, line))
+            y += height
+        if len(shown) < len(lines):
+            painter.setPen(self.palette().color(QPalette.ColorRole.PlaceholderText))
+            painter.drawText(
+                QRect(rect.x() + 7, y, rect.width(), height),
+                Qt.AlignmentFlag.AlignVCenter,
+                f"+{len(lines) - len(shown)} more",
+            )
+
+    def line_at(self, pos: QPoint) -> CellLine | None:
+        for rect, line in self.hits:
+            if rect.contains(pos):
+                return line
+        return None
+
+    def when_at(self, pos: QPoint, keep: datetime) -> datetime | None:
+        raise NotImplementedError
+
+    def mousePressEvent(self, event: QMouseEvent) -> None:  # noqa: N802
+        line = self.line_at(event.position().toPoint())
+        if line is not None:
+            self.picked.emit(line.schedule_id)
+            if line.kind == "fire" and line.count == 1 and line.schedule_id in self.movable:
+                self._drag, self._drag_at = line, event.position().toPoint()
+                self.setCursor(Qt.CursorShape.ClosedHandCursor)
+
+    def mouseReleaseEvent(self, event: QMouseEvent) -> None:  # noqa: N802
+        line, self._drag = self._drag, None
+        self.unsetCursor()
+        if line is None or self._drag_at is None:
+            return
+        pos = event.position().toPoint()
+        if (pos - self._drag_at).manhattanLength() < 6:
+            return
+        target = self.when_at(pos, line.first.shown)
+        if target is not None and target != line.first.shown:
+            self.reschedule.emit(line.schedule_id, target)
+
+
+class MonthView(_GridView):
+    """Six weeks from the Monday on or before the first of the anchor's month."""
+
+    def first_day(self) -> date:
+        first = self.anchor.replace(day=1)
+        return first - timedelta(days=first.weekday())
+
+    def range(self) -> tuple[date, date]:
+        start = self.first_day()
+        return start, start + timedelta(days=42)
+
+    def title(self) -> str:
+        return self.anchor.strftime("%B %Y")
+
+    def step(self, direction: int) -> None:
+        month = self.anchor.month - 1 + direction
+        self.anchor = date(self.anchor.year + month // 12, month % 12 + 1, 1)
+
+    def _cell(self, index: int) -> QRect:
+        width, top = self.width() / 7, 22
+        height = (self.height() - top) / 6
+        col, row = index % 7, index // 7
+        return QRect(int(col * width), int(top + row * height), int(width), int(height))
+
+    def lines_for(self, day: date) -> list[CellLine]:
+        return cell_lines(by_day(self.items).get(day, []))
+
+    def paintEvent(self, event: Any) -> None:  # noqa: N802
+        painter = QPainter(self)
+        palette = self.palette()
+        self.hits = []
+        days = by_day(self.items)
+        width = self.width() / 7
+        for i, name in enumerate(WEEKDAYS):
+            painter.drawText(QRect(int(i * width), 0, int(width), 20), Qt.AlignmentFlag.AlignCenter, name)
+        start = self.first_day()
+        bold = QFont(painter.font())
+        bold.setBold(True)
+        for i in range(42):
+            day = start + timedelta(days=i)
+            cell = self._cell(i)
+            inside = day.month == self.anchor.month
+            painter.fillRect(cell, palette.color(QPalette.ColorRole.Base if inside else QPalette.ColorRole.Window))
+            painter.setPen(palette.color(QPalette.ColorRole.Mid))
+            painter.drawRect(cell)
+            painter.setPen(
+                palette.color(QPalette.ColorRole.WindowText if inside else QPalette.ColorRole.PlaceholderText)
+            )
+            painter.setFont(bold if day == date.today() else painter.font())
+            painter.drawText(
+                cell.adjusted(4, 2, -4, 0), Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop, str(day.day)
+            )
+            painter.setFont(QFont(self.font()))
+            self._draw_lines(painter, cell.adjusted(3, 18, -3, -2), cell_lines(days.get(day, [])))
+        painter.end()
+
+    def when_at(self, pos: QPoint, keep: datetime) -> datetime | None:
+        for i in range(42):
+            if self._cell(i).contains(pos):
+                day = self.first_day() + timedelta(days=i)
+                return keep.replace(year=day.year, month=day.month, day=day.day)
+        return None
+
+
+class WeekView(_GridView):
+    """Seven days from the Monday of the anchor's week, by hour."""
+
+    def first_day(self) -> date:
+        return self.anchor - timedelta(days=self.anchor.weekday())
+
+    def range(self) -> tuple[date, date]:
+        start = self.first_day()
+        return start, start + timedelta(days=7)
+
+    def title(self) -> str:
+        start = self.first_day()
+        return f"Week of {start.strftime('%d %B %Y')}"
+
+    def step(self, direction: int) -> None:
+        self.anchor += timedelta(days=7 * direction)
+
+    def _geometry(self) -> tuple[float, float, float]:
+        left, top = 44, 22
+        return left, top, (self.height() - top) / 24
+
+    def _cell(self, day_index: int, hour: int) -> QRect:
+        left, top, height = self._geometry()
+        width = (self.width() - left) / 7
+        return QRect(int(left + day_index * width), int(top + hour * height), int(width), int(height))
+
+    def lines_for(self, day: date, hour: int) -> list[CellLine]:
+        return cell_lines(by_hour(self.items).get((day, hour), []), fold_above=1)
+
+    def paintEvent(self, event: Any) -> None:  # noqa: N802
+        painter = QPainter(self)
+        palette = self.palette()
+        self.hits = []
+        cells = by_hour(self.items)
+        start = self.first_day()
+        left, top, height = self._geometry()
+        for d in range(7):
+            day = start + timedelta(days=d)
+            header = self._cell(d, 0).adjusted(0, -22, 0, 0)
+            header.setHeight(20)
+            painter.setPen(palette.color(QPalette.ColorRole.WindowText))
+            painter.drawText(header, Qt.AlignmentFlag.AlignCenter, f"{WEEKDAYS[d]} {day.day}")
+        for hour in range(24):
+            painter.setPen(palette.color(QPalette.ColorRole.PlaceholderText))
+            painter.drawText(
+                QRect(0, int(top + hour * height), int(left) - 4, int(height)),
+                Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
+                f"{hour:02d}:00",
+            )
+            for d in range(7):
+                cell = self._cell(d, hour)
+                painter.fillRect(cell, palette.color(QPalette.ColorRole.Base))
+                painter.setPen(palette.color(QPalette.ColorRole.Midlight))
+                painter.drawRect(cell)
+                lines = cell_lines(cells.get((start + timedelta(days=d), hour), []), fold_above=1)
+                if lines:
+                    self._draw_lines(painter, cell.adjusted(2, 0, -2, 0), lines, with_time=False)
+        painter.end()
+
+    def when_at(self, pos: QPoint, keep: datetime) -> datetime | None:
+        for d in range(7):
+            for hour in range(24):
+                if self._cell(d, hour).contains(pos):
+                    day = self.first_day() + timedelta(days=d)
+                    return datetime.combine(day, time(hour, keep.minute), keep.tzinfo)
+        return None
+
+
+class AgendaView(QTreeWidget):
+    """Day by day, every fire and run of the next 14 days (and the past ones in that window)."""
+
+    picked = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.anchor = date.today()
+        self.setHeaderLabels(["When", "Schedule", "What"])
+        self.setRootIsDecorated(False)
+        self.itemClicked.connect(
+            lambda item, _: (
+                item.data(0, Qt.ItemDataRole.UserRole) and self.picked.emit(item.data(0, Qt.ItemDataRole.UserRole))
+            )
+        )
+
+    def range(self) -> tuple[date, date]:
+        return self.anchor, self.anchor + timedelta(days=14)
+
+    def title(self) -> str:
+        start, end = self.range()
+        return f"{start.strftime('%d %b')} – {(end - timedelta(days=1)).strftime('%d %b %Y')}"
+
+    def step(self, direction: int) -> None:
+        self.anchor += timedelta(days=14 * direction)
+
+    def set_items(
+        self,
+        items: list[CalendarItem],
+        names: dict[str, str],
+        movable: set[str],
+        describe: Callable[[str], str] = lambda sid: "",
+    ) -> None:
+        self.clear()
+        start, end = self.range()
+        for day, day_items in sorted(by_day(items).items()):
+            if not start <= day < end:  # the loaded window has a margin for other zones
+                continue
+            header = QTreeWidgetItem([day.strftime("%A %d %B %Y"), "", ""])
+            font = header.font(0)
+            font.setBold(True)
+            header.setFont(0, font)
+            self.addTopLevelItem(header)
+            for line in cell_lines(day_items):
+                when = line.first.shown.strftime("%H:%M") if line.count == 1 else f"×{line.count}"
+                if line.kind == "run":
+                    what = f"run: {line.first.status}"
+                else:
+                    what = "fires" if line.count == 1 else f"fires {line.count} times ({describe(line.schedule_id)})"
+                row = QTreeWidgetItem([f"   {when}", names.get(line.schedule_id, "?"), what])
+                row.setForeground(1, schedule_color(line.schedule_id))
+                if line.kind == "run":
+                    row.setForeground(2, QColor(STATUS.get(line.first.status or "", ("", "#7f8c8d"))[1]))
+                row.setData(0, Qt.ItemDataRole.UserRole, line.schedule_id)
+                self.addTopLevelItem(row)
+        for col in range(3):
+            self.resizeColumnToContents(col)

@@ -1,0 +1,572 @@
+"""The schedule calendar: every schedule's future fires and past runs on a month, week or agenda view, beside a
+filterable list, the selected schedule's details, and create / edit / pause / resume / delete."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import zoneinfo
+from dataclasses import dataclass
+from datetime import date, datetime, time, timedelta, timezone
+from typing import Any
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, QTimer
+from PySide6.QtGui import QBrush
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QButtonGroup,
+    QComboBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QSplitter,
+    QStackedWidget,
+    QTableView,
+    QTableWidget,
+    QTableWidgetItem,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ..core import OxmemError
+from ..core.cadence import CADENCE_TYPES, OnceCadence, cadence_dict, describe, format_in_timezone, next_runs, utc_now
+from ..core.calendar import calendar_items
+from ..core.schedules import STATUSES, Schedule, ScheduleRun
+from .calendar_views import STATUS, AgendaView, MonthView, WeekView, schedule_color
+from .context import StoreContext
+from .dialogs import Dialogs
+from .schedule_dialog import ScheduleDialog
+from .sessions import fit_columns
+from .widgets.json_view import JsonView
+
+ZONE_LABELS = {"local": "Local time", "utc": "UTC", "schedule": "Each schedule's zone"}
+DUE_SOON = timedelta(hours=1)
+
+
+def countdown(stamp: str | None, now: datetime) -> str:
+    if not stamp:
+        return "—"
+    try:
+        when = datetime.fromisoformat(stamp)
+    except ValueError:
+        return stamp
+    seconds = (when - now).total_seconds()
+    if seconds < 0:
+        return f"{stamp[:16].replace('T', ' ')} (due)"
+    parts = []
+    for size, unit in ((86400, "d"), (3600, "h"), (60, "min")):
+        if seconds >= size:
+            parts.append(f"{int(seconds // size)} {unit}")
+            seconds %= size
+    return f"{stamp[:16].replace('T', ' ')} (in {' '.join(parts[:2]) or '<1 min'})"
+
+
+def words(schedule: Schedule) -> str:
+    try:
+        return describe(schedule.cadence)
+    except OxmemError as exc:
+        return f"(unreadable cadence: {exc})"
+
+
+class ScheduleListModel(QAbstractTableModel):
+    COLUMNS = ("Name", "Goal", "Cadence", "Status", "Next run", "Last run", "Fails")
+
+    def __init__(self, now: Any, parent: Any = None) -> None:
+        super().__init__(parent)
+        self.now = now
+        self.schedules: list[Schedule] = []
+
+    def set_schedules(self, schedules: list[Schedule]) -> None:
+        self.beginResetModel()
+        self.schedules = list(schedules)
+        self.endResetModel()
+
+    def tick(self) -> None:
+        if self.schedules:
+            self.dataChanged.emit(self.index(0, 4), self.index(len(self.schedules) - 1, 4))
+
+    def rowCount(self, parent: Any = QModelIndex()) -> int:  # noqa: N802, B008
+        return 0 if parent.isValid() else len(self.schedules)
+
+    def columnCount(self, parent: Any = QModelIndex()) -> int:  # noqa: N802, B008
+        return 0 if parent.isValid() else len(self.COLUMNS)
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:  # noqa: N802
+        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
+            return self.COLUMNS[section] if 0 <= section < len(self.COLUMNS) else None
+        return None
+
+    def data(self, index: Any, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or not 0 <= index.row() < len(self.schedules):
+            return None
+        s, col = self.schedules[index.row()], index.column()
+        if role == Qt.ItemDataRole.DisplayRole:
+            last = f"{(s.last_run_at or '')[:16].replace('T', ' ')} {s.last_run_status or ''}".strip() or "—"
+            return (
+                s.name or "(unnamed)",
+                s.goal,
+                words(s),
+                s.status,
+                countdown(s.next_run_at, self.now()),
+                last,
+                str(s.consecutive_failures),
+            )[col]
+        if role == Qt.ItemDataRole.ForegroundRole:
+            if col == 0:
+                return QBrush(schedule_color(s.schedule_id))
+            if col == 5 and s.last_run_status in STATUS:
+                return QBrush(STATUS[s.last_run_status][1])
+            if col == 6 and s.consecutive_failures:
+                return QBrush("#c0392b")
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return f"{s.schedule_id}\n{s.goal}\n{s.cadence_json}"
+        return None
+
+
+@dataclass
+class MoveRecord:
+    schedule_id: str
+    previous: dict
+
+
+class SchedulesPanel(QWidget):
+    def __init__(self, ctx: StoreContext, dialogs: Dialogs, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.ctx = ctx
+        self.dialogs = dialogs
+        self.now = utc_now  # tests set a fixed clock
+        self.zones: list[str] = ["UTC"]
+        self.schedules: list[Schedule] = []
+        self.selected: str | None = None
+        self.undo_move: MoveRecord | None = None
+        self.last_dialog: ScheduleDialog | None = None
+
+        self.month, self.week, self.agenda = MonthView(), WeekView(), AgendaView()
+        self.views = QStackedWidget()
+        for view in (self.month, self.week, self.agenda):
+            self.views.addWidget(view)
+            view.picked.connect(self.select)
+        for view in (self.month, self.week):
+            view.reschedule.connect(self.move_one_shot)
+        self.view_buttons = QButtonGroup(self)
+        view_row = QHBoxLayout()
+        for i, name in enumerate(("Month", "Week", "Agenda")):
+            button = QPushButton(name, checkable=True)
+            button.setMaximumWidth(80)
+            self.view_buttons.addButton(button, i)
+            view_row.addWidget(button)
+        self.view_buttons.button(0).setChecked(True)
+        self.view_buttons.idClicked.connect(self.show_view)
+        prev_button, today_button, next_button = QPushButton("◀"), QPushButton("Today"), QPushButton("▶")
+        for b in (prev_button, next_button):
+            b.setMaximumWidth(36)
+        prev_button.clicked.connect(lambda: self.step(-1))
+        next_button.clicked.connect(lambda: self.step(1))
+        today_button.clicked.connect(self.today)
+        self.title = QLabel()
+        font = self.title.font()
+        font.setPointSizeF(font.pointSizeF() * 1.25)
+        font.setBold(True)
+        self.title.setFont(font)
+        self.zone_mode = QComboBox()
+        for mode, label in ZONE_LABELS.items():
+            self.zone_mode.addItem(label, mode)
+        self.zone_mode.currentIndexChanged.connect(lambda _: self.reload_calendar())
+        self.undo_button = QPushButton("Undo move")
+        self.undo_button.clicked.connect(self.undo)
+        for b in (prev_button, today_button, next_button):
+            view_row.addWidget(b)
+        view_row.addWidget(self.title, 1)
+        view_row.addWidget(self.undo_button)
+        view_row.addWidget(self.zone_mode)
+
+        self.status_filter = QComboBox()
+        self.status_filter.addItems(["any status", *STATUSES])
+        self.type_filter = QComboBox()
+        self.type_filter.addItems(["any cadence", *CADENCE_TYPES])
+        self.name_filter = QLineEdit(placeholderText="name contains…")
+        self.name_filter.setMinimumWidth(80)
+        self.name_filter.setClearButtonEnabled(True)
+        for signal in (
+            self.status_filter.currentIndexChanged,
+            self.type_filter.currentIndexChanged,
+            self.name_filter.textChanged,
+        ):
+            signal.connect(lambda *_: self.reload())
+        self.due_label = QLabel()
+        self.list_model = ScheduleListModel(lambda: self.now(), self)
+        self.list_view = QTableView()
+        self.list_view.setModel(self.list_model)
+        self.list_view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.list_view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.list_view.verticalHeader().setVisible(False)
+        self.list_view.horizontalHeader().setStretchLastSection(True)
+        fit_columns(self.list_view, range(7))
+        self.list_view.selectionModel().currentRowChanged.connect(self._row_changed)
+
+        self.new_button = QPushButton("New…")
+        self.new_button.clicked.connect(self.create)
+        self.edit_button = QPushButton("Edit…")
+        self.edit_button.clicked.connect(self.edit)
+        self.pause_button = QPushButton("Pause")
+        self.pause_button.clicked.connect(lambda: self.set_status("paused"))
+        self.resume_button = QPushButton("Resume")
+        self.resume_button.clicked.connect(lambda: self.set_status("active"))
+        self.delete_button = QPushButton("Delete…")
+        self.delete_button.clicked.connect(self.delete)
+
+        self.cadence_view = JsonView()
+        self.next_fires = QTableWidget(0, 2)
+        self.next_fires.setHorizontalHeaderLabels(["In the schedule's zone", "UTC"])
+        self.next_fires.horizontalHeader().setStretchLastSection(True)
+        self.next_fires.verticalHeader().setVisible(False)
+        self.runs = QTableWidget(0, 4)
+        self.runs.setHorizontalHeaderLabels(["Started", "Status", "Turns", "Summary"])
+        self.runs.horizontalHeader().setStretchLastSection(True)
+        self.runs.verticalHeader().setVisible(False)
+        self.runs.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.runs.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.runs.itemDoubleClicked.connect(self.show_output)
+        self.output = JsonView()
+        self.output.setPlaceholderText("Double-click a run to see its full output")
+        self.details = QTabWidget()
+        self.details.addTab(self.runs, "Runs")
+        self.details.addTab(self.next_fires, "Next 10 fires")
+        self.details.addTab(self.cadence_view, "Cadence JSON")
+        self.details.addTab(self.output, "Run output")
+
+        right = QWidget()
+        right_layout = QVBoxLayout(right)
+        right_layout.setContentsMargins(0, 0, 0, 0)
+        filters = QHBoxLayout()
+        for w in (self.status_filter, self.type_filter, self.name_filter):
+            filters.addWidget(w)
+        right_layout.addLayout(filters)
+        right_layout.addWidget(self.due_label)
+        right_layout.addWidget(self.list_view, 2)
+        buttons = QHBoxLayout()
+        for b in (self.new_button, self.edit_button, self.pause_button, self.resume_button, self.delete_button):
+            buttons.addWidget(b)
+        buttons.addStretch(1)
+        right_layout.addLayout(buttons)
+        right_layout.addWidget(self.details, 2)
+        left = QWidget()
+        left_layout = QVBoxLayout(left)
+        left_layout.setContentsMargins(0, 0, 0, 0)
+        left_layout.addLayout(view_row)
+        left_layout.addWidget(self.views, 1)
+        split = QSplitter(Qt.Orientation.Horizontal)
+        split.addWidget(left)
+        split.addWidget(right)
+        split.setSizes([640, 400])
+        self.splitter = split
+        layout = QVBoxLayout(self)
+        layout.addWidget(split)
+
+        self.timer = QTimer(self)
+        self.timer.setInterval(30_000)
+        self.timer.timeout.connect(self.list_model.tick)
+        self.timer.start()
+        ctx.opened.connect(self._opened)
+        ctx.external_change.connect(self.reload)
+        ctx.changed.connect(lambda kind: kind == "schedules" and self.reload())
+        self.show_view(0)
+        self._buttons()
+
+    # -- state --------------------------------------------------------------------------------------
+
+    def current_view(self) -> Any:
+        return self.views.currentWidget()
+
+    def show_view(self, index: int) -> None:
+        self.views.setCurrentIndex(index)
+        self.view_buttons.button(index).setChecked(True)
+        self.reload_calendar()
+
+    def step(self, direction: int) -> None:
+        self.current_view().step(direction)
+        self.reload_calendar()
+
+    def today(self) -> None:
+        for view in (self.month, self.week, self.agenda):
+            view.anchor = self.now().astimezone().date()
+        self.reload_calendar()
+
+    def go_to(self, day: date) -> None:
+        for view in (self.month, self.week, self.agenda):
+            view.anchor = day
+        self.reload_calendar()
+
+    def selected_schedule(self) -> Schedule | None:
+        return next((s for s in self.schedules if s.schedule_id == self.selected), None)
+
+    def _buttons(self) -> None:
+        s = self.selected_schedule()
+        editing = not self.ctx.read_only
+        self.new_button.setEnabled(self.ctx.store is not None)
+        self.edit_button.setEnabled(s is not None)
+        self.pause_button.setEnabled(s is not None and s.status == "active")
+        self.resume_button.setEnabled(s is not None and s.status != "active")
+        self.delete_button.setEnabled(s is not None)
+        self.undo_button.setEnabled(self.undo_move is not None and editing)
+
+    # -- loading ------------------------------------------------------------------------------------
+
+    def _opened(self) -> None:
+        self.undo_move = None
+        self.ctx.run(
+            lambda: asyncio.to_thread(lambda: sorted(zoneinfo.available_timezones())),
+            on_done=lambda zones: setattr(self, "zones", zones),
+        )
+        self.reload()
+
+    def reload(self) -> None:
+        store = self.ctx.store
+        if store is None:
+            return
+        status = self.status_filter.currentText()
+        kind = self.type_filter.currentText()
+        filters = dict(
+            status=None if status == "any status" else status,
+            cadence_type=None if kind == "any cadence" else kind,
+            name_contains=self.name_filter.text().strip() or None,
+            limit=1000,
+        )
+
+        def got(found: list[Schedule]) -> None:
+            self.schedules = found
+            self.list_model.set_schedules(found)
+            now = self.now()
+            soon = [
+                s
+                for s in found
+                if s.status == "active" and s.next_run_at and datetime.fromisoformat(s.next_run_at) - now <= DUE_SOON
+            ]
+            self.due_label.setText(f"{len(found)} schedules · {len(soon)} due within the hour")
+            if self.selected:
+                self.select(self.selected)
+            self.reload_calendar()
+            self._buttons()
+
+        self.ctx.run(lambda: store.schedules.search(**filters), on_done=got)
+
+    def window(self) -> tuple[datetime, datetime]:
+        start, end = self.current_view().range()
+        local = self.now().astimezone().tzinfo if self.zone_mode.currentData() == "local" else timezone.utc
+        # a day's edges in the display zone; a margin of a day covers schedules shown in their own zones
+        return (
+            datetime.combine(start, time(), local) - timedelta(days=1),
+            datetime.combine(end, time(), local) + timedelta(days=1),
+        )
+
+    def reload_calendar(self) -> None:
+        store = self.ctx.store
+        view = self.current_view()
+        self.title.setText(view.title())
+        if store is None:
+            return
+        start, end = self.window()
+        schedules, mode, now = list(self.schedules), self.zone_mode.currentData(), self.now()
+        local = now.astimezone().tzinfo
+
+        async def load() -> list:
+            runs = await store.schedules.runs_between(start, end)
+            return await asyncio.to_thread(calendar_items, schedules, runs, start, end, now, mode, local)
+
+        def got(items: list) -> None:
+            names = {s.schedule_id: s.name or s.goal for s in schedules}
+            movable = {s.schedule_id for s in schedules if s.cadence_json.find('"once"') >= 0}
+            if view is self.agenda:
+                descriptions = {s.schedule_id: words(s) for s in schedules}
+                view.set_items(items, names, movable, lambda sid: descriptions.get(sid, ""))
+            else:
+                view.set_items(items, names, movable)
+
+        self.ctx.run(load, on_done=got)
+
+    # -- selection and details ----------------------------------------------------------------------
+
+    def select(self, schedule_id: str) -> None:
+        self.selected = schedule_id
+        for row, s in enumerate(self.schedules):
+            if s.schedule_id == schedule_id:
+                self.list_view.selectionModel().blockSignals(True)
+                self.list_view.selectRow(row)
+                self.list_view.selectionModel().blockSignals(False)
+        self._show_details()
+
+    def _row_changed(self, current: QModelIndex, previous: QModelIndex) -> None:
+        if current.isValid() and current.row() < len(self.schedules):
+            self.selected = self.schedules[current.row()].schedule_id
+            self._show_details()
+
+    def _show_details(self) -> None:
+        s = self.selected_schedule()
+        self._buttons()
+        self.runs.setRowCount(0)
+        self.next_fires.setRowCount(0)
+        self.output.clear()
+        if s is None:
+            self.cadence_view.clear()
+            return
+        try:
+            cadence = s.cadence
+            self.cadence_view.show_value(cadence_dict(cadence))
+            fires = next_runs(cadence, self.now(), 10) if s.status == "active" else []
+        except OxmemError as exc:
+            self.cadence_view.setPlainText(f"{s.cadence_json}\n\n⚠ {exc}")
+            fires = []
+        self.next_fires.setRowCount(len(fires))
+        for r, moment in enumerate(fires):
+            self.next_fires.setItem(r, 0, QTableWidgetItem(format_in_timezone(moment, cadence)))
+            self.next_fires.setItem(r, 1, QTableWidgetItem(moment.strftime("%Y-%m-%d %H:%M UTC")))
+        store, schedule_id = self.ctx.require(), s.schedule_id
+        self.ctx.run(lambda: store.schedules.runs(schedule_id, 200), on_done=self._show_runs)
+
+    def _show_runs(self, runs: list[ScheduleRun]) -> None:
+        self.runs.setRowCount(len(runs))
+        for r, run in enumerate(runs):
+            cells = [run.started_at[:19].replace("T", " "), run.status, str(run.turn_count), run.output_summary or ""]
+            for c, text in enumerate(cells):
+                item = QTableWidgetItem(text)
+                item.setData(Qt.ItemDataRole.UserRole, run.run_id)
+                if c == 1 and run.status in STATUS:
+                    item.setForeground(QBrush(STATUS[run.status][1]))
+                self.runs.setItem(r, c, item)
+        self.runs.resizeColumnsToContents()
+
+    def show_output(self, item: QTableWidgetItem) -> None:
+        run_id = item.data(Qt.ItemDataRole.UserRole)
+        store = self.ctx.require()
+
+        def got(run: ScheduleRun) -> None:
+            self.output.setPlainText(run.output or "(this run has no output)")
+            self.details.setCurrentWidget(self.output)
+
+        self.ctx.run(lambda: store.schedules.run(run_id), on_done=got)
+
+    # -- editing ------------------------------------------------------------------------------------
+
+    def _writable(self) -> Any:
+        try:
+            return self.ctx.require_writable()
+        except OxmemError as exc:
+            self.dialogs.error(str(exc))
+            return None
+
+    def make_dialog(self, schedule: Schedule | None = None) -> ScheduleDialog:
+        user = (
+            schedule.user_id
+            if schedule
+            else (self.selected_schedule().user_id if self.selected_schedule() else "default")
+        )
+        self.last_dialog = ScheduleDialog(self.zones, schedule, user, self, now=self.now)
+        return self.last_dialog
+
+    def create(self, dialog: ScheduleDialog | None = None) -> None:
+        store = self._writable()
+        if store is None:
+            return
+        dialog = dialog or self.make_dialog()
+        if not dialog.result() and dialog.exec() != ScheduleDialog.DialogCode.Accepted:
+            return
+        fields, cadence, now = dialog.fields(), dialog.cadence_dict(), self.now()
+
+        def done(made: Schedule) -> None:
+            self.selected = made.schedule_id
+            self.reload()
+
+        self.ctx.run(
+            lambda: store.schedules.create(fields.pop("user_id"), fields.pop("goal"), cadence, now=now, **fields),
+            label="Creating schedule",
+            on_done=done,
+            changes="schedules",
+        )
+
+    def edit(self, dialog: ScheduleDialog | None = None) -> None:
+        s = self.selected_schedule()
+        store = self._writable()
+        if s is None or store is None:
+            return
+        dialog = dialog or self.make_dialog(s)
+        if not dialog.result() and dialog.exec() != ScheduleDialog.DialogCode.Accepted:
+            return
+        fields = dialog.fields()
+        patch = {"name": fields["name"], "goal": fields["goal"], "notification_policy": fields["notification_policy"]}
+        if json.loads(s.cadence_json) != dialog.cadence_dict():
+            patch["cadence"] = dialog.cadence_dict()
+        now = self.now()
+        self.ctx.run(
+            lambda: store.schedules.update(s.schedule_id, patch, now), label="Saving schedule", changes="schedules"
+        )
+
+    def set_status(self, status: str) -> None:
+        s = self.selected_schedule()
+        store = self._writable()
+        if s is None or store is None:
+            return
+        now = self.now()
+        self.ctx.run(
+            lambda: store.schedules.update(s.schedule_id, {"status": status}, now),
+            label="Pausing" if status == "paused" else "Resuming",
+            changes="schedules",
+        )
+
+    def delete(self) -> None:
+        s = self.selected_schedule()
+        store = self._writable()
+        if s is None or store is None:
+            return
+
+        def ask(count: int) -> None:
+            text = (
+                f"Delete the schedule “{s.name or s.goal}” ({words(s)})? Its {count:,} "
+                f"run{'s' if count != 1 else ''} of history go with it."
+            )
+            if self.dialogs.confirm("Delete schedule", text):
+                self.selected = None
+                self.ctx.run(
+                    lambda: store.schedules.delete(s.schedule_id), label="Deleting schedule", changes="schedules"
+                )
+
+        self.ctx.run(lambda: store.schedules.run_count(s.schedule_id), on_done=ask)
+
+    def move_one_shot(self, schedule_id: str, when: datetime) -> None:
+        """A one-shot dragged to another day or time: reschedule it (Undo move puts it back)."""
+        s = next((x for x in self.schedules if x.schedule_id == schedule_id), None)
+        store = self._writable()
+        if s is None or store is None or not isinstance(s.cadence, OnceCadence):
+            return
+        previous = json.loads(s.cadence_json)
+        cadence = {"type": "once", "at": when.astimezone(timezone.utc).isoformat()}
+        now = self.now()
+
+        def done(_: Any) -> None:
+            self.undo_move = MoveRecord(schedule_id, previous)
+            self.reload()
+
+        self.ctx.run(
+            lambda: store.schedules.update(schedule_id, {"cadence": cadence}, now),
+            label="Rescheduling",
+            on_done=done,
+            changes="schedules",
+        )
+
+    def undo(self) -> None:
+        record, store = self.undo_move, self._writable()
+        if record is None or store is None:
+            return
+        now = self.now()
+
+        def done(_: Any) -> None:
+            self.undo_move = None
+            self.reload()
+
+        self.ctx.run(
+            lambda: store.schedules.update(record.schedule_id, {"cadence": record.previous}, now),
+            label="Undoing the move",
+            on_done=done,
+            changes="schedules",
+        )
