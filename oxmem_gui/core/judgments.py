@@ -101,6 +101,7 @@ class JudgmentStore:
         with self.conn:
             self._set_id(db_path, name, create=True)
 
+    @_locked
     def judge(
         self,
         db_path: str | os.PathLike[str],

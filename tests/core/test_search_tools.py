@@ -154,3 +154,22 @@ def test_sweep_metrics_and_exports(filled):
     assert rows[0]["vector_contribution"] + rows[0]["fts_contribution"] == pytest.approx(rows[0]["score"], abs=1e-12)
     assert to_csv(rows).splitlines()[0].startswith("rank,chunk_id,session_id,score,vector_raw")
     assert json.loads(results_json(base))["hits"][0]["explanation"].startswith("Rank 1 of 3")
+
+
+def test_judgments_from_many_threads(tmp_path):
+    import threading
+
+    js = JudgmentStore(tmp_path / "inspector.db")
+
+    def work(t):
+        for i in range(50):
+            js.judge("/db", "set", "s", f"q{t}", f"c{i}", i % 4)
+            js.queries("/db", "set")
+
+    threads = [threading.Thread(target=work, args=(t,)) for t in range(4)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    assert sorted(len(q.grades) for q in js.queries("/db", "set")) == [50, 50, 50, 50]
+    js.close()
