@@ -28,6 +28,7 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     parser.add_argument("--embedding", choices=("auto", "deterministic", "semantic"), default="auto")
     parser.add_argument("--session", help="with --query: search this session at start")
     parser.add_argument("--query", help="a query to run in the search panel at start")
+    parser.add_argument("--calendar", choices=("month", "week", "agenda"), help="the schedule calendar's view")
     return parser.parse_args(argv)
 
 
@@ -56,6 +57,8 @@ async def run_window(args: argparse.Namespace, ctx: StoreContext, window: MainWi
         window.dialogs.error(str(exc))
     if args.panel:
         window.show_panel(args.panel)
+    if args.calendar:
+        window.schedules.show_view(("month", "week", "agenda").index(args.calendar))
     if args.query and args.session:
         await ctx.wait_idle()
         window.show_panel("search")
