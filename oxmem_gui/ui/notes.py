@@ -8,7 +8,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QAbstractTableModel, QItemSelectionModel, QModelIndex, Qt
+from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor, QPalette
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -32,6 +32,7 @@ from ..core.tags import normalize_tags
 from .context import StoreContext
 from .dialogs import Dialogs
 from .sessions import fit_columns
+from .table_model import RowsModel
 from .widgets.tags import TAGS_ROLE, TagChipDelegate, TagEditor
 
 NOTE_ROLE = Qt.ItemDataRole.UserRole + 2
@@ -60,28 +61,15 @@ def age(stamp: str | None, now: datetime | None = None) -> tuple[str, float]:
     return f"{int(seconds // (86400 * 365.25))} y", days
 
 
-class NotesModel(QAbstractTableModel):
+class NotesModel(RowsModel):
     COLUMNS = ("Note", "Tags", "Created", "Updated", "Age")
 
-    def __init__(self, parent: Any = None) -> None:
-        super().__init__(parent)
-        self.notes: list[Note] = []
+    @property
+    def notes(self) -> list[Note]:
+        return self.rows
 
     def set_notes(self, notes: list[Note]) -> None:
-        self.beginResetModel()
-        self.notes = list(notes)
-        self.endResetModel()
-
-    def rowCount(self, parent: Any = QModelIndex()) -> int:  # noqa: N802, B008
-        return 0 if parent.isValid() else len(self.notes)
-
-    def columnCount(self, parent: Any = QModelIndex()) -> int:  # noqa: N802, B008
-        return 0 if parent.isValid() else len(self.COLUMNS)
-
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:  # noqa: N802
-        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
-            return self.COLUMNS[section] if 0 <= section < len(self.COLUMNS) else None
-        return None
+        self.set_rows(notes)
 
     def data(self, index: Any, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid() or not 0 <= index.row() < len(self.notes):

@@ -10,21 +10,17 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import QModelIndex, Qt
 
 from ..core.browse import PAGE
 from .context import StoreContext
+from .table_model import Index, RowsModel
 
-Index = QModelIndex | QPersistentModelIndex
 
-
-class PagedTableModel(QAbstractTableModel):
-    COLUMNS: tuple[str, ...] = ()
-
+class PagedTableModel(RowsModel):
     def __init__(self, ctx: StoreContext, parent: Any = None) -> None:
         super().__init__(parent)
         self.ctx = ctx
-        self.rows: list[Any] = []
         self._exhausted = True
         self._loading = False
         self._generation = 0
@@ -52,17 +48,6 @@ class PagedTableModel(QAbstractTableModel):
         """Hook: the rows ``first..last`` were just inserted."""
 
     # -- Qt -----------------------------------------------------------------------------------------
-
-    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802, B008
-        return 0 if parent.isValid() else len(self.rows)
-
-    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802, B008
-        return 0 if parent.isValid() else len(self.COLUMNS)
-
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:  # noqa: N802
-        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
-            return self.COLUMNS[section] if 0 <= section < len(self.COLUMNS) else None
-        return None
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid() or not 0 <= index.row() < len(self.rows):

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta, timezone
 from typing import Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, QTimer
+from PySide6.QtCore import QModelIndex, Qt, QTimer
 from PySide6.QtGui import QBrush
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -39,6 +39,7 @@ from .context import StoreContext
 from .dialogs import Dialogs
 from .schedule_dialog import ScheduleDialog
 from .sessions import fit_columns
+from .table_model import RowsModel
 from .widgets.json_view import JsonView
 
 ZONE_LABELS = {"local": "Local time", "utc": "UTC", "schedule": "Each schedule's zone"}
@@ -70,33 +71,20 @@ def words(schedule: Schedule) -> str:
         return f"(unreadable cadence: {exc})"
 
 
-class ScheduleListModel(QAbstractTableModel):
+class ScheduleListModel(RowsModel):
     COLUMNS = ("Name", "Goal", "Cadence", "Status", "Next run", "Last run", "Fails")
 
     def __init__(self, now: Any, parent: Any = None) -> None:
         super().__init__(parent)
         self.now = now
-        self.schedules: list[Schedule] = []
 
-    def set_schedules(self, schedules: list[Schedule]) -> None:
-        self.beginResetModel()
-        self.schedules = list(schedules)
-        self.endResetModel()
+    @property
+    def schedules(self) -> list[Schedule]:
+        return self.rows
 
     def tick(self) -> None:
-        if self.schedules:
-            self.dataChanged.emit(self.index(0, 4), self.index(len(self.schedules) - 1, 4))
-
-    def rowCount(self, parent: Any = QModelIndex()) -> int:  # noqa: N802, B008
-        return 0 if parent.isValid() else len(self.schedules)
-
-    def columnCount(self, parent: Any = QModelIndex()) -> int:  # noqa: N802, B008
-        return 0 if parent.isValid() else len(self.COLUMNS)
-
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:  # noqa: N802
-        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
-            return self.COLUMNS[section] if 0 <= section < len(self.COLUMNS) else None
-        return None
+        if self.rows:
+            self.dataChanged.emit(self.index(0, 4), self.index(len(self.rows) - 1, 4))
 
     def data(self, index: Any, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid() or not 0 <= index.row() < len(self.schedules):
@@ -337,7 +325,7 @@ class SchedulesPanel(QWidget):
 
         def got(found: list[Schedule]) -> None:
             self.schedules = found
-            self.list_model.set_schedules(found)
+            self.list_model.set_rows(found)
             now = self.now()
             soon = [
                 s

@@ -14,7 +14,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPointF, QRectF, Qt, Signal
+from PySide6.QtCore import QModelIndex, QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QColor, QPainter, QPainterPath, QPalette, QPen, QTextDocument
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -52,6 +52,7 @@ from ..core.retrieval import FTS_MODES, TAG_MODES, Hit, QueryResult, fts_terms, 
 from .context import StoreContext
 from .dialogs import Dialogs
 from .sessions import fit_columns
+from .table_model import RowsModel
 from .widgets.tags import TagEditor
 
 VALUE_ROLE = Qt.ItemDataRole.UserRole + 20  # the exact float behind a number cell
@@ -82,7 +83,7 @@ def highlight(text: str, result: QueryResult) -> str:
     return "".join(out)
 
 
-class ResultsModel(QAbstractTableModel):
+class ResultsModel(RowsModel):
     COLUMNS = (
         "Rank",
         "Move",
@@ -103,10 +104,9 @@ class ResultsModel(QAbstractTableModel):
         self.grades: dict[str, int] = {}
 
     def set_result(self, result: QueryResult | None, moved: dict[str, str] | None = None) -> None:
-        self.beginResetModel()
         self.result = result
         self.moves = moved or {}
-        self.endResetModel()
+        self.set_rows(result.hits if result else [])
 
     def set_grades(self, grades: dict[str, int]) -> None:
         self.grades = dict(grades)
@@ -114,18 +114,7 @@ class ResultsModel(QAbstractTableModel):
             self.dataChanged.emit(self.index(0, GRADE_COLUMN), self.index(self.rowCount() - 1, GRADE_COLUMN))
 
     def hit(self, row: int) -> Hit | None:
-        return self.result.hits[row] if self.result and 0 <= row < len(self.result.hits) else None
-
-    def rowCount(self, parent: Any = QModelIndex()) -> int:  # noqa: N802, B008
-        return 0 if parent.isValid() or self.result is None else len(self.result.hits)
-
-    def columnCount(self, parent: Any = QModelIndex()) -> int:  # noqa: N802, B008
-        return 0 if parent.isValid() else len(self.COLUMNS)
-
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:  # noqa: N802
-        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
-            return self.COLUMNS[section] if 0 <= section < len(self.COLUMNS) else None
-        return None
+        return self.row(row)
 
     def flags(self, index: Any) -> Qt.ItemFlag:
         base = super().flags(index)
