@@ -19,7 +19,6 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QPlainTextEdit,
     QPushButton,
-    QSplitter,
     QTableView,
     QVBoxLayout,
     QWidget,
@@ -33,6 +32,7 @@ from .context import StoreContext
 from .dialogs import Dialogs
 from .sessions import fit_columns
 from .table_model import RowsModel
+from .widgets import fill_with_panes
 from .widgets.tags import TAGS_ROLE, TagChipDelegate, TagEditor
 
 NOTE_ROLE = Qt.ItemDataRole.UserRole + 2
@@ -202,13 +202,7 @@ class NotesPanel(QWidget):
         form.addRow("", buttons)
         form.addRow("", self.state)
 
-        split = QSplitter(Qt.Orientation.Horizontal)
-        split.addWidget(left)
-        split.addWidget(right)
-        split.setSizes([620, 420])
-        self.splitter = split
-        layout = QVBoxLayout(self)
-        layout.addWidget(split)
+        self.splitter = fill_with_panes(self, left, right, (620, 420))
 
         ctx.opened.connect(self._store_opened)
         ctx.external_change.connect(self.refresh)

@@ -20,7 +20,6 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QPushButton,
-    QSplitter,
     QStackedWidget,
     QTableView,
     QTableWidget,
@@ -40,6 +39,7 @@ from .dialogs import Dialogs
 from .schedule_dialog import ScheduleDialog
 from .sessions import fit_columns
 from .table_model import RowsModel
+from .widgets import fill_with_panes
 from .widgets.json_view import JsonView
 
 ZONE_LABELS = {"local": "Local time", "utc": "UTC", "schedule": "Each schedule's zone"}
@@ -245,13 +245,7 @@ class SchedulesPanel(QWidget):
         left_layout.setContentsMargins(0, 0, 0, 0)
         left_layout.addLayout(view_row)
         left_layout.addWidget(self.views, 1)
-        split = QSplitter(Qt.Orientation.Horizontal)
-        split.addWidget(left)
-        split.addWidget(right)
-        split.setSizes([640, 400])
-        self.splitter = split
-        layout = QVBoxLayout(self)
-        layout.addWidget(split)
+        self.splitter = fill_with_panes(self, left, right, (640, 400))
 
         self.timer = QTimer(self)
         self.timer.setInterval(30_000)
