@@ -92,6 +92,14 @@ def write_transaction(conn: apsw.Connection) -> Iterator[None]:
         raise ReadOnlyError("the store is open read-only; enable editing to change it") from exc
     try:
         yield
+    except apsw.SQLError as exc:
+        conn.execute("ROLLBACK")
+        if "libsql_vector_idx" in str(exc):
+            raise ReadOnlyError(
+                "this database has libSQL's vector index (newer Oxydra): it can be read here, but writes that touch "
+                "chunk vectors need the libSQL engine — nothing was changed"
+            ) from exc
+        raise
     except BaseException:
         conn.execute("ROLLBACK")
         raise

@@ -103,3 +103,13 @@ def test_read_only_file_opened_for_writing(tmp_path, loop):
         ro.aclose()
     finally:
         subprocess.run(["chattr", "-i", str(target)], capture_output=True)
+
+
+def test_a_libsql_vector_index_gives_a_clear_refusal(store):
+    # newer Oxydra files index chunks_vec with libSQL's libsql_vector_idx(), which plain SQLite lacks
+    store.exec_sql(
+        "CREATE TRIGGER fake_libsql AFTER INSERT ON chunks_vec BEGIN SELECT libsql_vector_idx(new.embedding_blob); END"
+    )
+    with pytest.raises(ReadOnlyError, match="libSQL's vector index .* nothing was changed"):
+        store.store("s", 1, user("hello"))
+    assert store.sql("SELECT count(*) FROM conversation_events") == [(0,)]
