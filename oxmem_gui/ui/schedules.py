@@ -130,6 +130,7 @@ class SchedulesPanel(QWidget):
         self.selected: str | None = None
         self.undo_move: MoveRecord | None = None
         self.last_dialog: ScheduleDialog | None = None
+        self._calendar_generation = 0
 
         self.month, self.week, self.agenda = MonthView(), WeekView(), AgendaView()
         self.views = QStackedWidget()
@@ -349,6 +350,8 @@ class SchedulesPanel(QWidget):
         self.title.setText(view.title())
         if store is None:
             return
+        self._calendar_generation += 1
+        generation = self._calendar_generation
         start, end = self.window()
         schedules, mode, now = list(self.schedules), self.zone_mode.currentData(), self.now()
         local = now.astimezone().tzinfo
@@ -358,6 +361,8 @@ class SchedulesPanel(QWidget):
             return await asyncio.to_thread(calendar_items, schedules, runs, start, end, now, mode, local)
 
         def got(items: list) -> None:
+            if generation != self._calendar_generation:  # navigated on since: a newer load will show
+                return
             names = {s.schedule_id: s.name or s.goal for s in schedules}
             movable = {s.schedule_id for s in schedules if s.cadence_json.find('"once"') >= 0}
             if view is self.agenda:
@@ -431,13 +436,6 @@ class SchedulesPanel(QWidget):
 
     # -- editing ------------------------------------------------------------------------------------
 
-    def _writable(self) -> Any:
-        try:
-            return self.ctx.require_writable()
-        except OxmemError as exc:
-            self.dialogs.error(str(exc))
-            return None
-
     def make_dialog(self, schedule: Schedule | None = None) -> ScheduleDialog:
         user = (
             schedule.user_id
@@ -448,7 +446,7 @@ class SchedulesPanel(QWidget):
         return self.last_dialog
 
     def create(self, dialog: ScheduleDialog | None = None) -> None:
-        store = self._writable()
+        store = self.ctx.writable()
         if store is None:
             return
         dialog = dialog or self.make_dialog()
@@ -469,7 +467,7 @@ class SchedulesPanel(QWidget):
 
     def edit(self, dialog: ScheduleDialog | None = None) -> None:
         s = self.selected_schedule()
-        store = self._writable()
+        store = self.ctx.writable()
         if s is None or store is None:
             return
         dialog = dialog or self.make_dialog(s)
@@ -486,7 +484,7 @@ class SchedulesPanel(QWidget):
 
     def set_status(self, status: str) -> None:
         s = self.selected_schedule()
-        store = self._writable()
+        store = self.ctx.writable()
         if s is None or store is None:
             return
         now = self.now()
@@ -498,7 +496,7 @@ class SchedulesPanel(QWidget):
 
     def delete(self) -> None:
         s = self.selected_schedule()
-        store = self._writable()
+        store = self.ctx.writable()
         if s is None or store is None:
             return
 
@@ -518,7 +516,7 @@ class SchedulesPanel(QWidget):
     def move_one_shot(self, schedule_id: str, when: datetime) -> None:
         """A one-shot dragged to another day or time: reschedule it (Undo move puts it back)."""
         s = next((x for x in self.schedules if x.schedule_id == schedule_id), None)
-        store = self._writable()
+        store = self.ctx.writable()
         if s is None or store is None or not isinstance(s.cadence, OnceCadence):
             return
         previous = json.loads(s.cadence_json)
@@ -537,7 +535,7 @@ class SchedulesPanel(QWidget):
         )
 
     def undo(self) -> None:
-        record, store = self.undo_move, self._writable()
+        record, store = self.undo_move, self.ctx.writable()
         if record is None or store is None:
             return
         now = self.now()
