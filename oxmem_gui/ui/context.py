@@ -119,11 +119,14 @@ class StoreContext(QObject):
             raise OxmemError("no store is open")
         return self.store
 
-    def require_writable(self) -> MemoryStore:
-        store = self.require()
-        if store.read_only:
-            raise OxmemError("this store is open read-only; choose Edit ▸ Enable Editing first (a backup is taken)")
-        return store
+    def writable(self) -> MemoryStore | None:
+        """The store if it may be changed; otherwise None, after telling the user why (the ``error`` signal)."""
+        if self.store is None:
+            return None
+        if self.store.read_only:
+            self.error.emit("this store is open read-only; choose Edit ▸ Enable Editing first (a backup is taken)")
+            return None
+        return self.store
 
     async def close(self) -> None:
         self._timer.stop()

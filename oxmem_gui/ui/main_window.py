@@ -218,10 +218,8 @@ class MainWindow(QMainWindow):
         )
 
     def import_events(self) -> None:
-        try:
-            store = self.ctx.require_writable()
-        except Exception as exc:
-            self.dialogs.error(str(exc))
+        store = self.ctx.writable()
+        if store is None:
             return
         path = self.dialogs.open_file("Import events", "JSON Lines (*.jsonl *.ndjson);;All files (*)")
         if path is None:
@@ -243,10 +241,8 @@ class MainWindow(QMainWindow):
         )
 
     def reindex(self, model: str) -> None:
-        try:
-            store = self.ctx.require_writable()
-        except Exception as exc:
-            self.dialogs.error(str(exc))
+        store = self.ctx.writable()
+        if store is None:
             return
 
         async def work(progress: Any, stop: Any) -> Any:

@@ -24,7 +24,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..core import OxmemError
 from ..core.note_files import notes_json, notes_markdown, parse_notes_json
 from ..core.notes import Note
 from ..core.tags import normalize_tags
@@ -350,13 +349,6 @@ class NotesPanel(QWidget):
 
     # -- editing ------------------------------------------------------------------------------------
 
-    def _writable(self) -> Any:
-        try:
-            return self.ctx.require_writable()
-        except OxmemError as exc:
-            self.dialogs.error(str(exc))
-            return None
-
     def new_note(self) -> None:
         if not self.guard():
             return
@@ -371,7 +363,7 @@ class NotesPanel(QWidget):
     def save(self) -> None:
         if not self.dirty():
             return
-        store = self._writable()
+        store = self.ctx.writable()
         if store is None or not self.user:
             if not self.user:
                 self.dialogs.error("Choose or type a user first.")
@@ -408,7 +400,7 @@ class NotesPanel(QWidget):
         notes = self.selected_notes() or ([self.current] if self.current and not self.is_new else [])
         if not notes:
             return
-        store = self._writable()
+        store = self.ctx.writable()
         if store is None:
             return
         user = self.user
@@ -434,7 +426,7 @@ class NotesPanel(QWidget):
         notes = self.selected_notes()
         if not notes:
             return
-        store = self._writable()
+        store = self.ctx.writable()
         if store is None:
             return
         text = self.dialogs.text("Add tag" if add else "Remove tag", "Tag (comma-separated for several):")
@@ -469,7 +461,7 @@ class NotesPanel(QWidget):
         record = self.undo_record
         if record is None:
             return
-        store = self._writable()
+        store = self.ctx.writable()
         if store is None:
             return
 
@@ -507,7 +499,7 @@ class NotesPanel(QWidget):
         )
 
     def import_notes(self) -> None:
-        store = self._writable()
+        store = self.ctx.writable()
         if store is None:
             return
         path = self.dialogs.open_file("Import notes", "JSON (*.json)")

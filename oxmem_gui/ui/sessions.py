@@ -418,10 +418,8 @@ class SessionsPanel(QWidget):
         session_id = self.selected_session()
         if session_id is None:
             return
-        try:
-            store = self.ctx.require_writable()
-        except Exception as exc:  # read-only: say so, change nothing
-            self.dialogs.error(str(exc))
+        store = self.ctx.writable()
+        if store is None:
             return
 
         async def impact() -> Any:
