@@ -5,6 +5,8 @@ runs on one worker thread per connection.
 """
 
 from .errors import (
+    ConflictError,
+    DamagedError,
     EmbeddingError,
     InvalidInputError,
     NotFoundError,
@@ -12,11 +14,14 @@ from .errors import (
     OxmemError,
     ReadOnlyError,
     SequenceError,
+    StoreBusyError,
     StoreOpenError,
 )
 from .store import MemoryStore
 
 __all__ = [
+    "ConflictError",
+    "DamagedError",
     "EmbeddingError",
     "InvalidInputError",
     "MemoryStore",
@@ -25,5 +30,6 @@ __all__ = [
     "OxmemError",
     "ReadOnlyError",
     "SequenceError",
+    "StoreBusyError",
     "StoreOpenError",
 ]

@@ -11,7 +11,9 @@ FTS5's, bit for bit (a test compares them). Anything it cannot reproduce exactly
 of several tokens, a tag filter) is left to FTS5 by returning None.
 
 The cache is dropped when this process writes the FTS table and when another connection commits
-(``PRAGMA data_version``).
+(``PRAGMA data_version``). Callers read in one snapshot (the store runs searches in a read transaction), so the
+row list and the postings agree; if they ever do not (a caller outside a snapshot), the postings are refused
+and FTS5 answers instead of a wrong score.
 """
 
 from __future__ import annotations
@@ -117,7 +119,9 @@ class Bm25Index:
         tokens = self._tokenizer(term.encode("utf-8"), apsw.FTS5_TOKENIZE_QUERY, None)
         return tokens[0][2] if len(tokens) == 1 and len(tokens[0]) == 3 else None
 
-    def _posting(self, conn: apsw.Connection, token: str) -> tuple[np.ndarray, np.ndarray]:
+    def _posting(self, conn: apsw.Connection, token: str) -> tuple[np.ndarray, np.ndarray] | None:
+        """The token's rows (dense positions) and frequencies; None if they name rows the cached row list lacks
+        (the table changed under a reader that is not in one snapshot: the caller falls back to FTS5)."""
         found = self._postings.get(token)
         if found is not None:
             self._postings.move_to_end(token)
@@ -127,7 +131,13 @@ class Bm25Index:
         ).fetchall()
         docs = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
         freqs = np.fromiter((r[1] for r in rows), dtype=np.float64, count=len(rows))
-        found = (np.searchsorted(self._rowids, docs), freqs)
+        positions = np.searchsorted(self._rowids, docs)
+        if len(docs) > self._rows or (
+            len(docs)
+            and (bool((positions >= len(self._rowids)).any()) or not np.array_equal(self._rowids[positions], docs))
+        ):
+            return None
+        found = (positions, freqs)
         self._postings[token] = found
         size = sum(p.nbytes + f.nbytes for p, f in self._postings.values())
         while size > self.max_bytes and len(self._postings) > 1:
@@ -170,7 +180,12 @@ class Bm25Index:
             score = np.zeros(len(self._rowids), dtype=np.float64)
             matched = np.zeros(len(self._rowids), dtype=bool)
             for token in tokens:  # phrase order, duplicates included, as FTS5 sums them
-                positions, freqs = self._posting(conn, token)
+                posting = self._posting(conn, token)
+                if posting is None:
+                    self.clear()
+                    self._version = None
+                    return None
+                positions, freqs = posting
                 hits = len(positions)
                 idf = math.log((self._rows - hits + 0.5) / (hits + 0.5))
                 if idf <= 0.0:

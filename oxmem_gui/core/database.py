@@ -3,6 +3,21 @@
 A :class:`Database` owns one APSW connection and one worker thread. All SQL for that connection runs on that
 thread (``await db.run(fn, ...)`` calls ``fn(conn, ...)`` there), so an event loop — asyncio in the CLI,
 qasync in the GUI — only awaits results and never blocks on SQLite. APSW releases the GIL while SQLite works.
+
+Living beside an agent that writes to the same file:
+
+* :meth:`Database.read` runs a whole read (every statement of a search, say) in one read transaction, so it
+  sees one snapshot even while another process commits in the middle of it;
+* writes wait for another program's write lock up to the busy timeout (30 s by default, long enough for any
+  agent's transaction), then fail with :class:`StoreBusyError` — one line, nothing written;
+* SQLite's failures reach callers as the core's errors with one clear line (:func:`translate`): a corrupt page
+  is :class:`DamagedError` ("open a backup or run `oxmem check`"), a lock held too long is busy, text that is
+  not valid UTF-8 or a number beyond 64 bits is invalid input;
+* a read-only open of a WAL database in a folder this user cannot write (so SQLite cannot create its ``-shm``
+  index) falls back to an *immutable snapshot* when the file has no pending ``-wal`` content, and says so in
+  :attr:`Database.notice`;
+* a read-only open that had to create the ``-wal``/``-shm`` files lets SQLite remove them again on close, when
+  no other program is using them (:func:`release_wal_files`).
 """
 
 from __future__ import annotations
@@ -19,24 +34,107 @@ from urllib.parse import quote
 
 import apsw
 
-from .errors import ReadOnlyError, StoreOpenError
+from .errors import DamagedError, InvalidInputError, OxmemError, ReadOnlyError, StoreBusyError, StoreOpenError
 
 T = TypeVar("T")
 
-BUSY_TIMEOUT_MS = 5000
+#: How long a write waits for another program's write lock before :class:`StoreBusyError`.
+BUSY_TIMEOUT_MS = 30_000
 
 
-def _uri(path: Path, mode: str) -> str:
-    return f"file:{quote(str(path.resolve()))}?mode={mode}"
+def _uri(path: Path, mode: str, immutable: bool = False) -> str:
+    return f"file:{quote(str(path.resolve()))}?mode={mode}" + ("&immutable=1" if immutable else "")
 
 
-def connect(path: str | os.PathLike[str], *, read_only: bool = False, create: bool = True) -> apsw.Connection:
-    """Open ``path`` and check that it is a readable SQLite database.
+def damaged_message(path: object, detail: object) -> str:
+    return f"database is damaged ({detail}): open a backup or run `oxmem --db {path} check`"
+
+
+def translate(exc: BaseException, path: object, busy_timeout_ms: int = BUSY_TIMEOUT_MS) -> OxmemError | None:
+    """The core's error for a failure of SQLite (or of binding a value to it), or None to let it propagate."""
+    if isinstance(exc, OxmemError):
+        return exc
+    if isinstance(exc, (apsw.BusyError, apsw.LockedError)):
+        return StoreBusyError(
+            f"{path} is busy: another program held its lock for more than {busy_timeout_ms / 1000:g} s; "
+            "nothing was changed — try again (or wait longer with --wait SECONDS)"
+        )
+    if isinstance(exc, (apsw.CorruptError, apsw.NotADBError)):
+        return DamagedError(damaged_message(path, exc))
+    if isinstance(exc, apsw.FullError):
+        return OxmemError(f"the disk holding {path} is full; nothing was changed")
+    if isinstance(exc, apsw.IOError):
+        return OxmemError(f"cannot read or write {path}: disk I/O error ({exc}); nothing was changed")
+    if isinstance(exc, apsw.ReadOnlyError):
+        return ReadOnlyError(f"{path} cannot be written ({exc}); nothing was changed")
+    if isinstance(exc, apsw.CantOpenError):
+        return StoreOpenError(f"cannot open {path}: {exc}")
+    if isinstance(exc, UnicodeEncodeError):
+        bad = exc.object[exc.start : exc.end] if isinstance(exc.object, str) else ""
+        return InvalidInputError(
+            f"text is not valid UTF-8 (it holds the lone surrogate {bad!r}, an undecodable byte?); nothing was written"
+        )
+    if isinstance(exc, OverflowError):
+        return InvalidInputError("a number is too large: SQLite integers must fit in 64 bits; nothing was written")
+    if isinstance(exc, RecursionError):
+        return InvalidInputError("data is nested too deeply; nothing was written")
+    return None
+
+
+def _is_wal(path: Path) -> bool:
+    """The file's header says WAL (read and write versions 2), read without SQLite."""
+    try:
+        with open(path, "rb") as fh:
+            header = fh.read(20)
+    except OSError:
+        return False
+    return len(header) == 20 and header[:16] == b"SQLite format 3\x00" and header[18:20] == b"\x02\x02"
+
+
+def _wal_files(path: Path) -> tuple[Path, Path]:
+    return Path(f"{path}-wal"), Path(f"{path}-shm")
+
+
+def _checked(conn: apsw.Connection, path: Path, busy_timeout_ms: int) -> apsw.Connection:
+    """Settings and a first read, which is where SQLite finds out what the file is."""
+    try:
+        conn.set_busy_timeout(busy_timeout_ms)
+        conn.execute(f"PRAGMA busy_timeout = {busy_timeout_ms}")
+        conn.execute("PRAGMA foreign_keys = ON")
+        conn.execute("SELECT count(*) FROM sqlite_master").fetchall()
+    except apsw.NotADBError as exc:
+        conn.close()
+        raise StoreOpenError(f"{path} is not a SQLite database") from exc
+    except apsw.Error:
+        conn.close()
+        raise
+    return conn
+
+
+def connect(
+    path: str | os.PathLike[str],
+    *,
+    read_only: bool = False,
+    create: bool = True,
+    busy_timeout_ms: int = BUSY_TIMEOUT_MS,
+) -> apsw.Connection:
+    """Open ``path`` and check that it is a readable SQLite database (see :func:`open_connection`)."""
+    return open_connection(path, read_only=read_only, create=create, busy_timeout_ms=busy_timeout_ms)[0]
+
+
+def open_connection(
+    path: str | os.PathLike[str],
+    *,
+    read_only: bool = False,
+    create: bool = True,
+    busy_timeout_ms: int = BUSY_TIMEOUT_MS,
+) -> tuple[apsw.Connection, str | None]:
+    """Open ``path``; returns the connection and a notice for the user (None, or why it is a snapshot).
 
     Read-only opens use ``mode=ro`` and never create a file. A read-write open of a file that SQLite can
     only read (permissions, read-only medium) raises :class:`ReadOnlyError` instead of failing later.
     Raises :class:`StoreOpenError` for a missing file (read-only or ``create=False``), a directory,
-    a file that is not SQLite, or a corrupt header.
+    a file that is not SQLite, and :class:`DamagedError` for a corrupt header.
     """
     p = Path(path).expanduser()
     if p.is_dir():
@@ -48,28 +146,71 @@ def connect(path: str | os.PathLike[str], *, read_only: bool = False, create: bo
     flags = apsw.SQLITE_OPEN_URI | (
         apsw.SQLITE_OPEN_READONLY if read_only else apsw.SQLITE_OPEN_READWRITE | apsw.SQLITE_OPEN_CREATE
     )
+    notice = None
     try:
-        conn = apsw.Connection(_uri(p, "ro" if read_only else "rwc"), flags=flags)
-    except apsw.CantOpenError as exc:
-        if not read_only and p.exists() and not os.access(p, os.W_OK):
-            raise ReadOnlyError(f"{p} is read-only; open it read-only or make it writable") from exc
-        raise StoreOpenError(f"cannot open {p}: {exc}") from exc
-    try:
-        conn.set_busy_timeout(BUSY_TIMEOUT_MS)
-        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-        conn.execute("PRAGMA foreign_keys = ON")
-        conn.execute("SELECT count(*) FROM sqlite_master").fetchall()
-    except apsw.NotADBError as exc:
-        conn.close()
-        raise StoreOpenError(f"{p} is not a SQLite database") from exc
-    except apsw.CorruptError as exc:
-        conn.close()
-        raise StoreOpenError(f"{p} is corrupt: {exc}") from exc
+        try:
+            conn = _checked(apsw.Connection(_uri(p, "ro" if read_only else "rwc"), flags=flags), p, busy_timeout_ms)
+        except (apsw.CantOpenError, apsw.ReadOnlyError) as exc:
+            if not read_only:
+                if p.exists() and not os.access(p, os.W_OK):
+                    raise ReadOnlyError(f"{p} is read-only; open it read-only or make it writable") from exc
+                raise StoreOpenError(f"cannot open {p}: {exc}") from exc
+            conn, notice = _snapshot_connection(p, flags, busy_timeout_ms, exc)
+    except apsw.Error as exc:
+        raise translate(exc, p, busy_timeout_ms) or StoreOpenError(f"cannot open {p}: {exc}") from exc
     if not read_only and conn.readonly("main"):
         conn.close()
         raise ReadOnlyError(f"{p} is read-only; open it read-only or make it writable")
     tune_connection(conn)
-    return conn
+    return conn, notice
+
+
+def _snapshot_connection(p: Path, flags: int, busy_timeout_ms: int, cause: Exception) -> tuple[apsw.Connection, str]:
+    """A read-only WAL database in a folder this user cannot write: SQLite cannot create the ``-shm`` index
+    that readers share with writers. Without pending ``-wal`` content the file itself is the whole database, so
+    it is opened ``immutable`` — a snapshot, said in the notice. Otherwise there is no correct way to read it."""
+    wal, _ = _wal_files(p)
+    if not _is_wal(p) or os.access(p.parent, os.W_OK):
+        raise StoreOpenError(f"cannot open {p} read-only: {cause}") from cause
+    if wal.exists() and wal.stat().st_size > 0:
+        raise StoreOpenError(
+            f"cannot open {p} read-only: it has changes in {wal.name} that SQLite can only read through a "
+            f"-shm index, and {p.parent} is not writable — open it while its agent runs, or copy the database "
+            "with its -wal file to a writable folder"
+        ) from cause
+    conn = _checked(apsw.Connection(_uri(p, "ro", immutable=True), flags=flags), p, busy_timeout_ms)
+    return conn, (
+        f"{p.name} is open as a snapshot: its folder is not writable, so SQLite cannot share the agent's lock; "
+        "changes made after opening are not seen (open it again to refresh)"
+    )
+
+
+def release_wal_files(path: Path) -> bool:
+    """Remove the empty ``-wal`` and the ``-shm`` that a read-only connection had to create, if no other
+    connection uses them. Returns True when they are gone.
+
+    A read-only connection cannot take the lock that proves it is the last one, so SQLite leaves both files
+    behind. A read-write connection that reads one row and closes can: when it is the last, SQLite checkpoints
+    (an empty WAL: nothing is written to the database file) and deletes both; when the agent still has the file
+    open, they are in use and stay. Needs write permission on the file and its folder; otherwise they stay.
+    """
+    wal, shm = _wal_files(path)
+    try:
+        if not wal.exists() or wal.stat().st_size != 0:
+            return not wal.exists() and not shm.exists()
+    except OSError:
+        return False
+    if not os.access(path, os.W_OK) or not os.access(path.parent, os.W_OK):
+        return False
+    try:
+        conn = apsw.Connection(_uri(path, "rw"), flags=apsw.SQLITE_OPEN_READWRITE | apsw.SQLITE_OPEN_URI)
+        try:
+            conn.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
+        finally:
+            conn.close()
+    except apsw.Error:
+        return False
+    return not wal.exists() and not shm.exists()
 
 
 def tune_connection(conn: apsw.Connection) -> None:
@@ -101,10 +242,29 @@ def write_transaction(conn: apsw.Connection) -> Iterator[None]:
             ) from exc
         raise
     except BaseException:
-        conn.execute("ROLLBACK")
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
         raise
     else:
         conn.execute("COMMIT")
+
+
+@contextlib.contextmanager
+def read_transaction(conn: apsw.Connection) -> Iterator[None]:
+    """One snapshot for every statement inside (a deferred ``BEGIN`` … ``COMMIT``); nested uses are free.
+
+    Without it each statement sees the database as of its own start, and a search that reads a table's row
+    list, then postings, then chunk rows can see three different databases while an agent commits.
+    """
+    if conn.in_transaction:
+        yield
+        return
+    conn.execute("BEGIN")
+    try:
+        yield
+    finally:
+        if conn.in_transaction:
+            conn.execute("COMMIT")
 
 
 def data_version(conn: apsw.Connection) -> int:
@@ -115,36 +275,89 @@ def data_version(conn: apsw.Connection) -> int:
 class Database:
     """One APSW connection plus the single worker thread that is allowed to use it."""
 
-    def __init__(self, conn: apsw.Connection, path: Path, read_only: bool, executor: ThreadPoolExecutor) -> None:
+    def __init__(
+        self,
+        conn: apsw.Connection,
+        path: Path,
+        read_only: bool,
+        executor: ThreadPoolExecutor,
+        *,
+        notice: str | None = None,
+        busy_timeout_ms: int = BUSY_TIMEOUT_MS,
+        release_on_close: bool = False,
+    ) -> None:
         self.conn = conn
         self.path = path
         self.read_only = read_only
+        #: a line for the user about how the file is open (a snapshot), or None
+        self.notice = notice
+        self.busy_timeout_ms = busy_timeout_ms
         self._executor = executor
+        self._release_on_close = release_on_close
 
     @classmethod
-    async def open(cls, path: str | os.PathLike[str], *, read_only: bool = False, create: bool = True) -> Database:
-        """Open ``path`` (see :func:`connect`) on a new worker thread, without blocking the event loop."""
+    async def open(
+        cls,
+        path: str | os.PathLike[str],
+        *,
+        read_only: bool = False,
+        create: bool = True,
+        busy_timeout_ms: int = BUSY_TIMEOUT_MS,
+    ) -> Database:
+        """Open ``path`` (see :func:`open_connection`) on a new worker thread, without blocking the event loop."""
         p = Path(path).expanduser()
         executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"oxmem-db:{p.name}")
         loop = asyncio.get_running_loop()
+
+        def opening() -> tuple[apsw.Connection, str | None, bool]:
+            wal_existed = any(f.exists() for f in _wal_files(p))
+            conn, notice = open_connection(p, read_only=read_only, create=create, busy_timeout_ms=busy_timeout_ms)
+            return conn, notice, wal_existed
+
         try:
-            conn = await loop.run_in_executor(
-                executor, functools.partial(connect, p, read_only=read_only, create=create)
-            )
+            conn, notice, wal_existed = await loop.run_in_executor(executor, opening)
         except BaseException:
             executor.shutdown(wait=False)
             raise
-        return cls(conn, p, read_only, executor)
+        return cls(
+            conn,
+            p,
+            read_only,
+            executor,
+            notice=notice,
+            busy_timeout_ms=busy_timeout_ms,
+            release_on_close=read_only and notice is None and not wal_existed,
+        )
+
+    def _guarded(self, fn: Callable[..., T], snapshot: bool, *args: Any, **kwargs: Any) -> T:
+        try:
+            if snapshot:
+                with read_transaction(self.conn):
+                    return fn(self.conn, *args, **kwargs)
+            return fn(self.conn, *args, **kwargs)
+        except (apsw.Error, UnicodeEncodeError, OverflowError, RecursionError) as exc:
+            mapped = translate(exc, self.path, self.busy_timeout_ms)
+            if mapped is None:
+                raise
+            raise mapped from exc
 
     async def run(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-        """Run ``fn(conn, *args, **kwargs)`` on the connection's thread and await its result."""
+        """Run ``fn(conn, *args, **kwargs)`` on the connection's thread and await its result; SQLite's
+        errors arrive as the core's (:func:`translate`)."""
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._executor, functools.partial(fn, self.conn, *args, **kwargs))
+        return await loop.run_in_executor(self._executor, functools.partial(self._guarded, fn, False, *args, **kwargs))
+
+    async def read(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """:meth:`run` inside one read transaction: everything ``fn`` reads comes from one snapshot."""
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._executor, functools.partial(self._guarded, fn, True, *args, **kwargs))
 
     def call(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         """Synchronous form of :meth:`run` for code that is not on an event loop (scripts, benchmarks)."""
-        return self._executor.submit(fn, self.conn, *args, **kwargs).result()
+        return self._executor.submit(self._guarded, fn, False, *args, **kwargs).result()
 
     def close(self) -> None:
         self._executor.submit(self.conn.close).result()
         self._executor.shutdown(wait=True)
+        if self._release_on_close:
+            release_wal_files(self.path)

@@ -12,7 +12,7 @@ def test_new_store_is_wal_with_pragmas_and_migrations(store):
     assert store.migration_report.applied == ["0001_initial"] and store.migration_report.created
     assert store.sql("PRAGMA journal_mode") == [("wal",)]
     assert store.sql("PRAGMA foreign_keys") == [(1,)]
-    assert store.sql("PRAGMA busy_timeout") == [(5000,)]
+    assert store.sql("PRAGMA busy_timeout") == [(30000,)]
     assert store.sql("SELECT version FROM memory_migrations") == [("0001_initial",)]
 
 
