@@ -12,15 +12,28 @@ import asyncio
 import dataclasses
 import json
 import os
+import re
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
 from .core import MemoryStore, OxmemError
-from .core.cadence import CADENCE_TYPES, cadence_warnings, describe, format_in_timezone, next_runs, to_rfc3339, utc_now
+from .core.cadence import (
+    CADENCE_TYPES,
+    MAX_NEXT_RUNS,
+    cadence_warnings,
+    describe,
+    format_in_timezone,
+    next_runs,
+    to_rfc3339,
+    utc_now,
+)
+from .core.check import CheckReport, check_store
+from .core.database import BUSY_TIMEOUT_MS
 from .core.demo import fill_demo
 from .core.embeddings import BACKEND_NAMES
 from .core.errors import EmbeddingError
+from .core.inputs import INT64_MAX
 from .core.jsonl import read_jsonl
 from .core.model_files import (
     MODEL_DIMS,
@@ -31,7 +44,7 @@ from .core.model_files import (
     prepare_model,
     verify_prepared,
 )
-from .core.retrieval import FTS_MODES, TAG_MODES, QueryResult
+from .core.retrieval import FTS_MODES, MAX_TOP_K, TAG_MODES, QueryResult
 from .core.schedules import POLICIES, STATUSES, Schedule
 from .core.summary import message_text
 from .paths import default_db_path
@@ -39,14 +52,88 @@ from .paths import default_db_path
 EXIT_ERROR = 2
 
 
-class CliError(Exception):
-    pass
+#: Control characters (C0, DEL, C1) and the invisible formatting ones that reorder or hide text in a terminal.
+_INVISIBLE = r"\x7f-\x9f\u061c\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2069\ufeff"
+_UNSAFE = re.compile(rf"[\x00-\x1f{_INVISIBLE}]")
+#: what JSON leaves raw inside strings (it escapes C0 itself; its own indentation newlines must stay)
+_UNSAFE_IN_JSON = re.compile(rf"[{_INVISIBLE}]")
+
+
+def safe(text: object, keep_newlines: bool = False) -> str:
+    """Stored data made harmless for a terminal: control characters (an ``ESC]0;…BEL`` in a session id would
+    retitle the terminal) and bidirectional overrides are shown as escapes like ``\\x1b``, never sent raw."""
+
+    def escape(m: re.Match[str]) -> str:
+        c = m.group(0)
+        if keep_newlines and c == "\n":
+            return c
+        return f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\u{ord(c):04x}"
+
+    return _UNSAFE.sub(escape, str(text))
 
 
 class _Parser(argparse.ArgumentParser):
+    #: the command line being parsed, for the hint about text that starts with "-"
+    argv: Sequence[str] = ()
+
     def error(self, message: str) -> NoReturn:
-        sys.stderr.write(f"oxmem: error: {message} (see '{self.prog} --help')\n")
+        hint = self._dash_hint()
+        sys.stderr.write(
+            f"oxmem: error: {safe(hint or message)}" + ("" if hint else f" (see '{self.prog} --help')") + "\n"
+        )
         sys.exit(EXIT_ERROR)
+
+    def _dash_hint(self) -> str | None:
+        """A token that starts with "-" but is no option of this command is text meant as an argument."""
+        known = set(self._option_string_actions)
+        for token in self.argv:
+            if token == "--":
+                return None
+            name = token.split("=", 1)[0]
+            if not token.startswith("-") or name in known or _is_number(token):
+                continue
+            if name.startswith("--") and any(k.startswith(name) for k in known):
+                continue
+            return (
+                f"{token!r} is not an option of {self.prog}; to pass text that starts with '-', "
+                f"put -- before it: {self.prog} … -- {token}"
+            )
+        return None
+
+
+def _is_number(token: str) -> bool:
+    try:
+        float(token)
+    except ValueError:
+        return False
+    return True
+
+
+def _text(value: str) -> str:
+    """An argument that is stored or searched must be valid UTF-8 (Python keeps an undecodable byte of the
+    command line as a lone surrogate, which SQLite cannot take)."""
+    for i, c in enumerate(value, 1):
+        if "\ud800" <= c <= "\udfff":
+            byte = f"byte 0x{ord(c) - 0xDC00:02x}" if "\udc80" <= c <= "\udcff" else f"{c!r}"
+            raise argparse.ArgumentTypeError(f"is not valid UTF-8 text ({byte} at character {i})")
+    return value
+
+
+def _int_in(low: int, high: int) -> Callable[[str], int]:
+    """An integer argument within ``[low, high]``, with a short message for anything else (a 5,000-digit
+    number is named by its length, not printed)."""
+
+    def parse(text: str) -> int:
+        shown = text if len(text) <= 24 else f"a number of {len(text):,} characters"
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{shown!r} is not a whole number") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"must be between {low:,} and {high:,}, got {shown}")
+        return value
+
+    return parse
 
 
 def _global_options(parser: argparse.ArgumentParser, suppress: bool) -> None:
@@ -67,14 +154,21 @@ def _global_options(parser: argparse.ArgumentParser, suppress: bool) -> None:
         "--model-path", default=default(None), metavar="DIR", help="a folder of your own with the semantic model"
     )
     parser.add_argument("--json", action="store_true", default=default(False), help="print one JSON document on stdout")
+    parser.add_argument(
+        "--wait",
+        type=float,
+        default=default(BUSY_TIMEOUT_MS / 1000),
+        metavar="SECONDS",
+        help="how long a write waits for another program's lock on the store (default: %(default)s)",
+    )
 
 
 def _search_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--top-k", type=int, default=8)
+    parser.add_argument("--top-k", type=_int_in(1, MAX_TOP_K), default=8)
     parser.add_argument("--vector-weight", type=float, default=None)
     parser.add_argument("--fts-weight", type=float, default=None)
     parser.add_argument("--fts-mode", choices=FTS_MODES, default="terms")
-    parser.add_argument("--tag", action="append", default=[], dest="tags", metavar="T")
+    parser.add_argument("--tag", action="append", type=_text, default=[], dest="tags", metavar="T")
     parser.add_argument("--tag-mode", choices=TAG_MODES, default="any")
 
 
@@ -94,80 +188,86 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("file")
     command("sessions", "list sessions, most recently updated first")
     p = command("events", "show a session's events")
-    p.add_argument("session")
-    p.add_argument("--limit", type=int, default=None, help="only the newest N events")
+    p.add_argument("session", type=_text)
+    p.add_argument("--limit", type=_int_in(1, INT64_MAX), default=None, help="only the newest N events")
     p = command("search", "hybrid search of a session, with each hit's score breakdown")
-    p.add_argument("session")
-    p.add_argument("query")
+    p.add_argument("session", type=_text)
+    p.add_argument("query", type=_text)
     _search_options(p)
     p = command("reindex", "re-embed chunks with another model, in short batches (resumable)")
-    p.add_argument("--session", default=None, help="only this session (default: every session)")
-    p.add_argument("--model", default=None, help="semantic, deterministic or a model name (default: --embedding)")
+    p.add_argument("--session", type=_text, default=None, help="only this session (default: every session)")
+    p.add_argument(
+        "--model", type=_text, default=None, help="semantic, deterministic or a model name (default: --embedding)"
+    )
     p = command("model", "the semantic model: where it is and whether its files verify")
     p.add_argument("action", nargs="?", choices=("status", "install"), default="status")
     p = command("forget", "delete a session and everything indexed from it")
-    p.add_argument("session")
+    p.add_argument("session", type=_text)
     p = command("summary", "show a session's rolling summary state")
-    p.add_argument("session")
+    p.add_argument("session", type=_text)
     p = command("context", "preview what the agent would see under a token budget")
-    p.add_argument("session")
-    p.add_argument("--budget", type=int, default=2000, help="token budget (default: %(default)s)")
+    p.add_argument("session", type=_text)
+    p.add_argument("--budget", type=_int_in(1, INT64_MAX), default=2000, help="token budget (default: %(default)s)")
+    p = command("check", "is the file healthy? integrity, schema, index sync and counts (read-only)")
+    p.add_argument("--quick", action="store_true", help="SQLite's quick_check instead of the full integrity_check")
 
     sched = command("schedules", "an agent's schedules and their runs").add_subparsers(
         dest="schedules_command", required=True, metavar="ACTION", parser_class=_Parser
     )
-    p = command("list", "list schedules, newest first", sched)
-    p.add_argument("--user", default=None)
+    p = command("list", "list schedules, newest first (rows another program wrote badly are flagged ⚠)", sched)
+    p.add_argument("--user", type=_text, default=None)
     p.add_argument("--status", choices=STATUSES, default=None)
     p.add_argument("--type", choices=CADENCE_TYPES, default=None, dest="cadence_type")
-    p.add_argument("--name", default=None, help="only names containing this")
-    p.add_argument("--limit", type=int, default=100)
+    p.add_argument("--name", type=_text, default=None, help="only names containing this")
+    p.add_argument("--limit", type=_int_in(1, INT64_MAX), default=100)
     p = command("add", "create a schedule", sched)
-    p.add_argument("--user", required=True)
-    p.add_argument("--goal", required=True)
-    p.add_argument("--name", default=None)
+    p.add_argument("--user", type=_text, required=True)
+    p.add_argument("--goal", type=_text, required=True)
+    p.add_argument("--name", type=_text, default=None)
     p.add_argument("--policy", choices=POLICIES, default="always", help="notification policy")
     when = p.add_mutually_exclusive_group(required=True)
-    when.add_argument("--cron", metavar="EXPR", help="five-field cron, evaluated in --tz")
-    when.add_argument("--every", type=int, metavar="SECS", help="an interval in seconds (at least 60)")
-    when.add_argument("--at", metavar="TIME", help="one time, RFC 3339 (e.g. 2026-12-01T09:30:00Z)")
-    p.add_argument("--tz", default="UTC", metavar="ZONE", help="IANA time zone of --cron (default: UTC)")
+    when.add_argument("--cron", type=_text, metavar="EXPR", help="five-field cron, evaluated in --tz")
+    when.add_argument(
+        "--every", type=_int_in(1, INT64_MAX), metavar="SECS", help="an interval in seconds (60 s to 10 years)"
+    )
+    when.add_argument("--at", type=_text, metavar="TIME", help="one time, RFC 3339 (e.g. 2026-12-01T09:30:00Z)")
+    p.add_argument("--tz", type=_text, default="UTC", metavar="ZONE", help="IANA time zone of --cron (default: UTC)")
     p = command("next", "the next fire times of a schedule", sched)
-    p.add_argument("schedule_id")
-    p.add_argument("--count", type=int, default=5)
+    p.add_argument("schedule_id", type=_text)
+    p.add_argument("--count", type=_int_in(1, MAX_NEXT_RUNS), default=5, help="how many (at most 1,000; default 5)")
     for action, text in (
         ("pause", "pause a schedule"),
         ("resume", "resume a paused or disabled schedule"),
         ("delete", "delete a schedule and its runs"),
     ):
-        command(action, text, sched).add_argument("schedule_id")
+        command(action, text, sched).add_argument("schedule_id", type=_text)
     p = command("runs", "a schedule's run history, newest first", sched)
-    p.add_argument("schedule_id")
-    p.add_argument("--limit", type=int, default=20)
+    p.add_argument("schedule_id", type=_text)
+    p.add_argument("--limit", type=_int_in(1, INT64_MAX), default=20)
 
     notes = command("notes", "a user's saved notes").add_subparsers(
         dest="notes_command", required=True, metavar="ACTION", parser_class=_Parser
     )
     p = command("list", "list notes", notes)
-    p.add_argument("user")
-    p.add_argument("--tag", action="append", default=[], dest="tags", metavar="T")
+    p.add_argument("user", type=_text)
+    p.add_argument("--tag", action="append", type=_text, default=[], dest="tags", metavar="T")
     p.add_argument("--tag-mode", choices=TAG_MODES, default="any")
-    p.add_argument("--contains", default=None, help="only notes whose text contains this")
+    p.add_argument("--contains", type=_text, default=None, help="only notes whose text contains this")
     p = command("add", "save a note", notes)
-    p.add_argument("user")
-    p.add_argument("text")
-    p.add_argument("--tag", action="append", default=[], dest="tags", metavar="T")
+    p.add_argument("user", type=_text)
+    p.add_argument("text", type=_text)
+    p.add_argument("--tag", action="append", type=_text, default=[], dest="tags", metavar="T")
     p = command("update", "replace a note's text and tags (one transaction)", notes)
-    p.add_argument("user")
-    p.add_argument("note_id")
-    p.add_argument("text")
-    p.add_argument("--tag", action="append", default=[], dest="tags", metavar="T")
+    p.add_argument("user", type=_text)
+    p.add_argument("note_id", type=_text)
+    p.add_argument("text", type=_text)
+    p.add_argument("--tag", action="append", type=_text, default=[], dest="tags", metavar="T")
     p = command("delete", "delete a note", notes)
-    p.add_argument("user")
-    p.add_argument("note_id")
+    p.add_argument("user", type=_text)
+    p.add_argument("note_id", type=_text)
     p = command("search", "hybrid search of a user's notes", notes)
-    p.add_argument("user")
-    p.add_argument("query")
+    p.add_argument("user", type=_text)
+    p.add_argument("query", type=_text)
     _search_options(p)
     return parser
 
@@ -184,12 +284,14 @@ def _plain(value: Any) -> Any:
 
 
 def _print_json(value: Any) -> None:
-    json.dump(_plain(value), sys.stdout, indent=2, ensure_ascii=False)
-    sys.stdout.write("\n")
+    text = json.dumps(_plain(value), indent=2, ensure_ascii=False)
+    # JSON escapes C0 controls itself; DEL, C1 and bidirectional controls are escaped too (inside strings, the
+    # only place they can occur), so piping the document to a terminal is as safe as the table
+    sys.stdout.write(_UNSAFE_IN_JSON.sub(lambda m: f"\\u{ord(m.group(0)):04x}", text) + "\n")
 
 
 def _table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
-    cells = [[("" if v is None else str(v)) for v in row] for row in rows]
+    cells = [[("" if v is None else safe(v)) for v in row] for row in rows]
     widths = [max([len(h)] + [len(r[i]) for r in cells]) for i, h in enumerate(headers)]
     lines = ["  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True)).rstrip()]
     lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in cells]
@@ -197,7 +299,7 @@ def _table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
 
 
 def _preview(text: str, width: int = 70) -> str:
-    text = " ".join(text.split())
+    text = safe(" ".join(str(text).split()))
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
@@ -252,13 +354,15 @@ def _print_query(result: QueryResult) -> None:
         return f"{name}: {stats.candidates} candidates, raw {stats.min:.6g} … {stats.max:.6g}{flag}"
 
     print(
-        f"query {result.query!r}  weights vector {result.vector_weight:g} / fts {result.fts_weight:g}  "
-        f"fts {result.fts_mode}: {result.fts_expression or '(no terms)'}"
+        safe(
+            f"query {result.query!r}  weights vector {result.vector_weight:g} / fts {result.fts_weight:g}  "
+            f"fts {result.fts_mode}: {result.fts_expression or '(no terms)'}"
+        )
     )
     print(leg("vector", v) + (f"  models {', '.join(result.models)}" if result.models else ""))
     print(leg("fts", f))
     for model, why in result.skipped_models.items():
-        print(f"skipped vectors of {model}: {why}")
+        print(safe(f"skipped vectors of {model}: {why}"))
     if not result.hits:
         print("no hits")
         return
@@ -278,7 +382,7 @@ def _print_query(result: QueryResult) -> None:
 
 # -- commands -------------------------------------------------------------------------------------------
 
-READ_ONLY_COMMANDS = {"sessions", "events", "search", "summary", "context"}
+READ_ONLY_COMMANDS = {"sessions", "events", "search", "summary", "context", "check"}
 READ_ONLY_ACTIONS = {
     ("notes", "list"),
     ("notes", "search"),
@@ -294,13 +398,38 @@ async def _run(args: argparse.Namespace) -> int:
     if args.command == "model":
         return await asyncio.to_thread(_model_command, args)
     db = args.db or default_db_path()
+    if args.command == "check":
+        return _print_check(await check_store(db, args.quick), args.json)
+    if not 0 <= args.wait <= 86400:
+        raise OxmemError(f"--wait must be between 0 and 86400 seconds, got {args.wait:g}")
     action = getattr(args, "notes_command", None) or getattr(args, "schedules_command", None)
     read_only = args.command in READ_ONLY_COMMANDS or (args.command, action) in READ_ONLY_ACTIONS
-    store = await MemoryStore.open(db, read_only=read_only, embedding=args.embedding, model_path=args.model_path)
+    store = await MemoryStore.open(
+        db,
+        read_only=read_only,
+        embedding=args.embedding,
+        model_path=args.model_path,
+        busy_timeout_ms=int(args.wait * 1000),
+    )
     async with store:
         if store.backend_notice and args.command in EMBEDDING_COMMANDS:
             sys.stderr.write(f"oxmem: notice: {store.backend_notice}\n")
+        if store.open_notice:
+            sys.stderr.write(f"oxmem: notice: {safe(store.open_notice)}\n")
         return await _dispatch(store, args)
+
+
+def _print_check(report: CheckReport, as_json: bool) -> int:
+    """Exit status 0 when healthy (warnings allowed), 1 when a problem was found."""
+    if as_json:
+        _print_json({**dataclasses.asdict(report), "ok": report.ok})
+    else:
+        print(safe(f"{report.path}: {report.format}, journal {report.journal_mode}, {report.pages:,} pages"))
+        print(_table(["status", "check", "finding"], [(f.level, f.check, f.detail) for f in report.findings]))
+        if report.counts:
+            print("counts: " + ", ".join(f"{k} {v:,}" for k, v in report.counts.items()))
+        print("healthy" if report.ok else "problems found: open a backup (oxmem-gui keeps them in File ▸ Backups)")
+    return 0 if report.ok else 1
 
 
 def _model_command(args: argparse.Namespace) -> int:
@@ -352,18 +481,27 @@ async def _dispatch(store: MemoryStore, args: argparse.Namespace) -> int:
             )
     elif cmd == "import-jsonl":
         records = await asyncio.to_thread(read_jsonl, args.file)
-        results = await store.store_many(records, _progress_printer())
-        skipped = [
-            {"session_id": r.session_id, "sequence": r.sequence, "reason": r.not_indexed_reason}
-            for r in results
-            if not r.indexed
-        ]
+        show = _progress_printer()
+        result = await store.import_events(records, progress=(lambda d, t: show("importing", d, t)) if show else None)
+        if show:
+            sys.stderr.write("\n")
+        unindexed = [{"session_id": s, "sequence": q, "reason": why} for s, q, why in result.not_indexed]
         if out_json:
-            _print_json({"stored": len(results), "not_indexed": skipped})
+            _print_json(
+                {
+                    "stored": result.stored,
+                    "skipped": result.skipped,
+                    "batches": result.batches,
+                    "not_indexed": unindexed,
+                }
+            )
         else:
-            print(f"stored {len(results)} events")
-            for s in skipped:
-                print(f"not indexed: {s['session_id']} #{s['sequence']}: {s['reason']}")
+            print(
+                f"stored {result.stored:,} events in {result.batches:,} transaction{'s' if result.batches != 1 else ''}"
+                + (f"; {result.skipped:,} were already stored (skipped)" if result.skipped else "")
+            )
+            for u in unindexed:
+                print(safe(f"not indexed: {u['session_id']} #{u['sequence']}: {u['reason']}"))
     elif cmd == "sessions":
         sessions = await store.list_sessions()
         if out_json:
@@ -409,7 +547,7 @@ async def _dispatch(store: MemoryStore, args: argparse.Namespace) -> int:
             )
     elif cmd == "forget":
         await store.forget(args.session)
-        _print_json({"forgotten": args.session}) if out_json else print(f"forgot session {args.session}")
+        _print_json({"forgotten": args.session}) if out_json else print(safe(f"forgot session {args.session}"))
     elif cmd == "summary":
         state = await store.read_summary_state(args.session)
         if out_json:
@@ -417,8 +555,8 @@ async def _dispatch(store: MemoryStore, args: argparse.Namespace) -> int:
         elif state is None:
             print("no summary")
         else:
-            print(f"epoch {state.get('epoch')}  upper sequence {state.get('upper_sequence')}")
-            print(state.get("summary", ""))
+            print(safe(f"epoch {state.get('epoch')}  upper sequence {state.get('upper_sequence')}"))
+            print(safe(state.get("summary", ""), keep_newlines=True))
     elif cmd == "context":
         preview = await store.context_preview(args.session, args.budget)
         if out_json:
@@ -441,10 +579,9 @@ async def _dispatch(store: MemoryStore, args: argparse.Namespace) -> int:
 
 
 def _cadence_words(schedule: Schedule) -> str:
-    try:
-        return describe(schedule.cadence)
-    except OxmemError as exc:
-        return f"(unreadable cadence: {exc})"
+    """The cadence in words, or the row's problem flagged with ⚠ (a foreign row is listed, never fatal)."""
+    problem = schedule.problem
+    return f"⚠ {problem}" if problem else describe(schedule.cadence)
 
 
 async def _schedules(store: MemoryStore, args: argparse.Namespace) -> int:
@@ -458,7 +595,7 @@ async def _schedules(store: MemoryStore, args: argparse.Namespace) -> int:
             limit=args.limit,
         )
         if args.json:
-            _print_json(rows)
+            _print_json([{**dataclasses.asdict(r), "problem": r.problem} for r in rows])
         else:
             print(
                 _table(
@@ -491,7 +628,7 @@ async def _schedules(store: MemoryStore, args: argparse.Namespace) -> int:
         if args.json:
             _print_json({"schedule_id": made.schedule_id})
         else:
-            print(f"{made.schedule_id}: {describe(made.cadence)}; next run {made.next_run_at}")
+            print(safe(f"{made.schedule_id}: {describe(made.cadence)}; next run {made.next_run_at}"))
     elif action == "next":
         schedule = await s.get(args.schedule_id)
         fires = next_runs(schedule.cadence, utc_now(), args.count)
@@ -504,12 +641,12 @@ async def _schedules(store: MemoryStore, args: argparse.Namespace) -> int:
         schedule = await (s.pause if action == "pause" else s.resume)(args.schedule_id)
         doc = {"schedule_id": schedule.schedule_id, "status": schedule.status, "next_run_at": schedule.next_run_at}
         _print_json(doc) if args.json else print(
-            f"{schedule.schedule_id}: {schedule.status}, next run {schedule.next_run_at or '—'}"
+            safe(f"{schedule.schedule_id}: {schedule.status}, next run {schedule.next_run_at or '—'}")
         )
     elif action == "delete":
         runs = await s.delete(args.schedule_id)
         doc = {"deleted": args.schedule_id, "runs": runs}
-        _print_json(doc) if args.json else print(f"deleted {args.schedule_id} and its {runs} runs")
+        _print_json(doc) if args.json else print(safe(f"deleted {args.schedule_id} and its {runs} runs"))
     elif action == "runs":
         runs = await s.runs(args.schedule_id, args.limit)
         if args.json:
@@ -552,10 +689,10 @@ async def _notes(store: MemoryStore, args: argparse.Namespace) -> int:
             note = await store.save_note(args.user, args.text, args.tags)
         else:
             note = await store.update_note(args.user, args.note_id, args.text, args.tags)
-        _print_json({"note_id": note.note_id}) if args.json else print(note.note_id)
+        _print_json({"note_id": note.note_id}) if args.json else print(safe(note.note_id))
     elif action == "delete":
         await store.delete_note(args.user, args.note_id)
-        _print_json({"deleted": args.note_id}) if args.json else print(f"deleted {args.note_id}")
+        _print_json({"deleted": args.note_id}) if args.json else print(safe(f"deleted {args.note_id}"))
     elif action == "search":
         hits = await store.search_notes(args.user, args.query, args.top_k, **_search_kwargs(args))
         if args.json:
@@ -571,11 +708,12 @@ async def _notes(store: MemoryStore, args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    _Parser.argv = list(sys.argv[1:] if argv is None else argv)
     args = build_parser().parse_args(argv)
     try:
         return asyncio.run(_run(args))
     except OxmemError as exc:
-        sys.stderr.write(f"oxmem: error: {exc}\n")
+        sys.stderr.write(f"oxmem: error: {safe(exc)}\n")
         return EXIT_ERROR
     except BrokenPipeError:  # `oxmem … | head`: the reader left; that is not an error
         sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - keeps the interpreter's final flush quiet

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
@@ -20,10 +21,19 @@ from croniter import CroniterBadCronError, CroniterBadDateError, CroniterNotAlph
 
 from .errors import InvalidInputError
 from .indexing import dumps
+from .inputs import check_positive
 
 CADENCE_TYPES = ("cron", "interval", "once")
 MIN_INTERVAL_SECS = 60
+#: Ten years: longer intervals are typing mistakes, and their fires would run off the calendar's end.
+MAX_INTERVAL_SECS = 10 * 31_557_600
 MAX_FIRES = 200_000  # a guard for fires_between on cron: a month of "* * * * *" is 44,640
+#: The most fires :func:`next_runs` lists at once (previews, ``oxmem schedules next --count``).
+MAX_NEXT_RUNS = 1000
+#: One-shot times are kept inside years the calendar can show in any zone.
+EARLIEST = datetime(1970, 1, 1, tzinfo=timezone.utc)
+LATEST = datetime(9999, 1, 1, tzinfo=timezone.utc)
+MAX_ZONE_CHARS = 64
 
 
 @dataclass(frozen=True)
@@ -57,14 +67,22 @@ def to_rfc3339(moment: datetime) -> str:
 
 
 def parse_time(text: str) -> datetime:
-    """An RFC 3339 time (``Z`` or an offset required) as an aware UTC datetime."""
+    """An RFC 3339 time (``Z`` or an offset required) as an aware UTC datetime, between 1970 and 9998."""
+    shown = repr(text) if len(str(text)) <= 40 else repr(str(text)[:37] + "…")
     try:
         moment = datetime.fromisoformat(text.strip().replace("Z", "+00:00").replace("z", "+00:00"))
-    except (ValueError, AttributeError) as exc:
-        raise InvalidInputError(f"{text!r} is not an RFC 3339 time (e.g. 2026-12-01T09:30:00Z)") from exc
-    if moment.tzinfo is None:
-        raise InvalidInputError(f"{text!r} has no time zone offset (add Z or +HH:MM)")
-    return moment.astimezone(timezone.utc)
+        if moment.tzinfo is None:
+            raise InvalidInputError(f"{shown} has no time zone offset (add Z or +HH:MM)")
+        moment = moment.astimezone(timezone.utc)
+    except OverflowError:
+        raise InvalidInputError(f"{shown} is outside the years 1970 to 9998") from None
+    except (ValueError, AttributeError, TypeError) as exc:
+        if isinstance(exc, InvalidInputError):
+            raise
+        raise InvalidInputError(f"{shown} is not an RFC 3339 time (e.g. 2026-12-01T09:30:00Z)") from None
+    if not EARLIEST <= moment < LATEST:
+        raise InvalidInputError(f"{shown} is outside the years 1970 to 9998")
+    return moment
 
 
 def utc_now() -> datetime:
@@ -72,29 +90,67 @@ def utc_now() -> datetime:
 
 
 def zone(name: str) -> ZoneInfo:
+    """The IANA zone ``name``; anything else (a region folder like ``Europe``, a path, a long string) is
+    :class:`InvalidInputError` with one line."""
     if not isinstance(name, str) or not name.strip():
         raise InvalidInputError("time zone is empty")
+    if len(name) > MAX_ZONE_CHARS:
+        raise InvalidInputError(f"unknown time zone {name[:20]!r}… ({len(name):,} characters; zone names are short)")
     try:
         return ZoneInfo(name)
-    except (ZoneInfoNotFoundError, ValueError) as exc:
-        raise InvalidInputError(f"unknown time zone {name!r}") from exc
+    except IsADirectoryError:
+        raise InvalidInputError(
+            f"{name!r} is a region, not a time zone: name a zone in it (e.g. {name.rstrip('/')}/…)"
+        ) from None
+    except (ZoneInfoNotFoundError, ValueError, OSError, UnicodeError):
+        raise InvalidInputError(f"unknown time zone {name!r}") from None
 
 
 # -- parsing and serializing ---------------------------------------------------------------------------------
+
+
+_MONTH_DAYS = (31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
 
 
 def _cron_iter(expression: str, tz: str, start: datetime) -> croniter:
     fields = expression.split()
     if len(fields) != 5:
         raise InvalidInputError(
-            f"cron expression {expression!r} must have 5 fields (minute hour day-of-month month day-of-week), "
+            f"cron expression {_shown(expression)} must have 5 fields (minute hour day-of-month month day-of-week), "
             f"it has {len(fields)}"
         )
     tzinfo = zone(tz)
     try:
-        return croniter(expression, start.astimezone(tzinfo))
+        it = croniter(expression, start.astimezone(tzinfo))
     except (CroniterBadCronError, CroniterNotAlphaError, CroniterBadDateError, ValueError, KeyError) as exc:
-        raise InvalidInputError(f"cron expression {expression!r} is not valid: {exc}") from exc
+        raise InvalidInputError(f"cron expression {_shown(expression)} is not valid: {exc}") from None
+    impossible = _impossible_days(it.expanded)
+    if impossible:
+        raise InvalidInputError(f"cron expression {_shown(expression)} never fires: {impossible}")
+    return it
+
+
+def _shown(expression: str) -> str:
+    return repr(expression) if len(expression) <= 60 else repr(expression[:57] + "…")
+
+
+def _impossible_days(expanded: list) -> str | None:
+    """Why a cron restricting only the day of the month names no day that exists in its months, else None."""
+    _, _, days, months, weekdays = expanded
+    if days == ["*"] or weekdays != ["*"] or not all(isinstance(d, int) for d in days):
+        return None
+    months = list(range(1, 13)) if months == ["*"] else months
+    if any(d <= _MONTH_DAYS[m - 1] for d in days for m in months):
+        return None
+    names = _join([_MONTHS[m - 1] for m in months])
+    return f"{names} {'has' if len(months) == 1 else 'have'} no day {_join([str(d) for d in days], 'or')}"
+
+
+def _next(it: croniter, expression: str) -> datetime:
+    try:
+        return it.get_next(datetime).astimezone(timezone.utc)
+    except CroniterBadDateError:
+        raise InvalidInputError(f"cron expression {_shown(expression)} never fires") from None
 
 
 def parse_cadence(value: str | Mapping[str, Any]) -> Cadence:
@@ -118,8 +174,7 @@ def parse_cadence(value: str | Mapping[str, Any]) -> Cadence:
         every = value.get("every_secs")
         if isinstance(every, bool) or not isinstance(every, int):
             raise InvalidInputError("interval cadence needs 'every_secs', a whole number of seconds")
-        if every < MIN_INTERVAL_SECS:
-            raise InvalidInputError(f"interval of {every} seconds is below the minimum of {MIN_INTERVAL_SECS}")
+        _check_interval(every)
         return IntervalCadence(every)
     if kind == "once":
         at = value.get("at")
@@ -127,6 +182,17 @@ def parse_cadence(value: str | Mapping[str, Any]) -> Cadence:
             raise InvalidInputError("one-shot cadence needs 'at', an RFC 3339 time")
         return OnceCadence(parse_time(at))
     raise InvalidInputError(f"unknown cadence type {kind!r} (cron, interval or once)")
+
+
+def _check_interval(every: int) -> None:
+    if every < MIN_INTERVAL_SECS:
+        raise InvalidInputError(f"interval of {every} seconds is below the minimum of {MIN_INTERVAL_SECS}")
+    if every > MAX_INTERVAL_SECS:
+        raise InvalidInputError(
+            f"interval of {every:,} seconds is longer than the maximum of 10 years ({MAX_INTERVAL_SECS:,} seconds)"
+            if every.bit_length() < 200
+            else "interval is longer than the maximum of 10 years"
+        )
 
 
 def cadence_dict(cadence: Cadence) -> dict[str, Any]:
@@ -154,10 +220,7 @@ def validate_cadence(cadence: Cadence, now: datetime | None = None) -> None:
                 f"{MIN_INTERVAL_SECS}"
             )
     elif isinstance(cadence, IntervalCadence):
-        if cadence.every_secs < MIN_INTERVAL_SECS:
-            raise InvalidInputError(
-                f"interval of {cadence.every_secs} seconds is below the minimum of {MIN_INTERVAL_SECS}"
-            )
+        _check_interval(cadence.every_secs)
     elif cadence.at <= now:
         raise InvalidInputError(f"one-shot time {to_rfc3339(cadence.at)} is in the past")
 
@@ -170,21 +233,26 @@ def next_run(cadence: Cadence, after: datetime) -> datetime | None:
     if isinstance(cadence, OnceCadence):
         return cadence.at if cadence.at > after else None
     if isinstance(cadence, IntervalCadence):
-        return after.astimezone(timezone.utc) + timedelta(seconds=cadence.every_secs)
-    return _cron_iter(cadence.expression, cadence.timezone, after).get_next(datetime).astimezone(timezone.utc)
+        return _add(after, cadence.every_secs)
+    return _next(_cron_iter(cadence.expression, cadence.timezone, after), cadence.expression)
+
+
+def _add(moment: datetime, seconds: int) -> datetime:
+    try:
+        return moment.astimezone(timezone.utc) + timedelta(seconds=seconds)
+    except OverflowError:
+        raise InvalidInputError("the next run would be after the year 9999") from None
 
 
 def next_runs(cadence: Cadence, after: datetime, n: int) -> list[datetime]:
-    """The next ``n`` fires after ``after`` (fewer for a one-shot)."""
-    if isinstance(n, bool) or not isinstance(n, int) or n <= 0:
-        raise InvalidInputError(f"count must be a positive integer, got {n!r}")
+    """The next ``n`` fires after ``after`` (fewer for a one-shot; ``n`` at most :data:`MAX_NEXT_RUNS`)."""
+    check_positive(n, "count", MAX_NEXT_RUNS)
     if isinstance(cadence, OnceCadence):
         return [cadence.at] if cadence.at > after else []
     if isinstance(cadence, IntervalCadence):
-        step = timedelta(seconds=cadence.every_secs)
-        return [after.astimezone(timezone.utc) + step * (i + 1) for i in range(n)]
+        return [_add(after, cadence.every_secs * (i + 1)) for i in range(n)]
     it = _cron_iter(cadence.expression, cadence.timezone, after)
-    return [it.get_next(datetime).astimezone(timezone.utc) for _ in range(n)]
+    return [_next(it, cadence.expression) for _ in range(n)]
 
 
 def fires_between(cadence: Cadence, start: datetime, end: datetime, anchor: datetime | None = None) -> list[datetime]:
@@ -204,11 +272,11 @@ def fires_between(cadence: Cadence, start: datetime, end: datetime, anchor: date
         first = max(0, math.ceil((start - anchor).total_seconds() / every))
         last = math.ceil((end - anchor).total_seconds() / every)  # exclusive
         base = anchor.astimezone(timezone.utc)
-        return [base + timedelta(seconds=every * k) for k in range(first, max(first, last))]
+        return [base + timedelta(seconds=every * k) for k in range(first, min(max(first, last), first + MAX_FIRES))]
     it = _cron_iter(cadence.expression, cadence.timezone, start - timedelta(microseconds=1))
     fires = []
     while len(fires) < MAX_FIRES:
-        moment = it.get_next(datetime).astimezone(timezone.utc)
+        moment = _next(it, cadence.expression)
         if moment >= end:
             break
         fires.append(moment)
@@ -226,7 +294,6 @@ def format_in_timezone(utc: datetime | str, cadence: Cadence) -> str:
 # -- words --------------------------------------------------------------------------------------------------
 
 _DAYS = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"]
-_DAY_NAMES = {d[:3].lower(): i for i, d in enumerate(_DAYS)}
 _MONTHS = [
     "January",
     "February",
@@ -241,85 +308,84 @@ _MONTHS = [
     "November",
     "December",
 ]
-_MONTH_NAMES = {m[:3].lower(): i + 1 for i, m in enumerate(_MONTHS)}
+# Standard cron syntax in a field: *, numbers or three-letter names, ranges (wrapping ones too), steps, lists.
+_ATOM = r"(?:\*|\d+|[a-z]{3})(?:-(?:\d+|[a-z]{3}))?(?:/\d+)?"
+_STANDARD_FIELD = re.compile(rf"{_ATOM}(?:,{_ATOM})*")
 
 
-def _values(field: str, names: Mapping[str, int]) -> list[int] | None:
-    """The values of a simple field (``a``, ``a,b``, ``a-b`` with numbers or names), else None."""
-    out: list[int] = []
-    for part in field.lower().split(","):
-        bounds = part.split("-")
-        if len(bounds) > 2:
-            return None
-        nums = []
-        for b in bounds:
-            if b.isdigit():
-                nums.append(int(b))
-            elif b in names:
-                nums.append(names[b])
-            else:
-                return None
-        out.extend(range(nums[0], nums[-1] + 1) if len(nums) == 2 else nums)
-    return out
-
-
-def _join(words: list[str]) -> str:
-    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
+def _join(words: list[str], conjunction: str = "and") -> str:
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + f" {conjunction} " + words[-1]
 
 
 def _plural(n: int, unit: str) -> str:
     return f"every {unit}" if n == 1 else f"every {n} {unit}s"
 
 
-def _days_phrase(dom: str, dow: str) -> str | None:
+def _runs(values: list[int]) -> str:
+    """``[9, 10, 11, 12, 17]`` → ``"9–12 and 17"``."""
+    groups: list[list[int]] = []
+    for v in values:
+        if groups and v == groups[-1][-1] + 1:
+            groups[-1].append(v)
+        else:
+            groups.append([v])
+    return _join([f"{g[0]}–{g[-1]}" if len(g) > 2 else ", ".join(map(str, g)) for g in groups])
+
+
+def _step(field: str, size: int) -> int | None:
+    """N for ``*/N`` when N divides ``size`` (so it fires evenly all day or all hour), else None."""
+    if field.startswith("*/") and field[2:].isdigit() and int(field[2:]) and size % int(field[2:]) == 0:
+        return int(field[2:])
+    return None
+
+
+def _days_phrase(days: list, weekdays: list) -> str:
     parts = []
-    if dom != "*":
-        days = _values(dom, {})
-        if days is None:
-            return None
+    if days != ["*"]:
         parts.append(f"on day{'s' if len(days) > 1 else ''} {_join([str(d) for d in days])} of the month")
-    if dow != "*":
-        days = _values(dow, _DAY_NAMES)
-        if days is None:
-            return None
-        days = sorted({d % 7 for d in days})
-        if days == [1, 2, 3, 4, 5]:
+    if weekdays != ["*"]:
+        chosen = sorted({d % 7 for d in weekdays})
+        if chosen == [1, 2, 3, 4, 5]:
             parts.append("every weekday (Monday to Friday)")
-        elif days == [0, 6]:
+        elif chosen == [0, 6]:
             parts.append("every Saturday and Sunday")
         else:
-            parts.append("every " + _join([_DAYS[d] for d in days]))
+            parts.append("every " + _join([_DAYS[d] for d in chosen]))
     return " and ".join(parts) if parts else "every day"
 
 
 def _describe_cron(c: CronCadence) -> str:
-    minute, hour, dom, month, dow = c.expression.split()
-    days = _days_phrase(dom, dow)
-    months = ""
-    if month != "*":
-        values = _values(month, _MONTH_NAMES)
-        if values is None:
-            return f"cron {c.expression} ({c.timezone})"
-        months = " in " + _join([_MONTHS[m - 1] for m in values])
-    minutes, hours = _values(minute, {}), _values(hour, {})
-    if days is None:
-        return f"cron {c.expression} ({c.timezone})"
-    if minutes is not None and hours is not None and len(minutes) * len(hours) <= 6:
+    """Words for what the expression does — from croniter's own expansion of each field, so steps that do not
+    divide the hour (``*/45`` fires at :00 and :45) and wrapping ranges (``22-2``) are described as they fire."""
+    raw = c.expression.lower().split()
+    literal = f"cron {c.expression} ({c.timezone})"
+    if len(raw) != 5 or not all(_STANDARD_FIELD.fullmatch(f) for f in raw):
+        return literal
+    try:
+        minutes, hours, days, months, weekdays = croniter(c.expression).expanded
+    except Exception:  # noqa: BLE001 - a foreign row's expression: show it as it is
+        return literal
+    day_words = _days_phrase(days, weekdays)
+    month_words = "" if months == ["*"] else " in " + _join([_MONTHS[m - 1] for m in months])
+    if minutes != ["*"] and hours != ["*"] and len(minutes) * len(hours) <= 6:
         times = _join([f"{h:02d}:{m:02d}" for h in hours for m in minutes])
-        return f"{days}{months} at {times} {c.timezone}"
-    if minute.startswith("*/") and minute[2:].isdigit() and hour == "*":
-        what = _plural(int(minute[2:]), "minute")
-    elif minute == "*" and hour == "*":
-        what = "every minute"
-    elif minutes is not None and len(minutes) == 1 and hour == "*":
-        what = f"every hour at minute {minutes[0]}"
-    elif minutes is not None and len(minutes) == 1 and hour.startswith("*/") and hour[2:].isdigit():
-        what = f"{_plural(int(hour[2:]), 'hour')} at minute {minutes[0]}"
+        return f"{day_words}{month_words} at {times} {c.timezone}"
+    minute_step, hour_step = _step(raw[0], 60), _step(raw[1], 24)
+    if minutes == ["*"]:
+        what = "every minute" + ("" if hours == ["*"] else f" of hours {_runs(hours)}")
+    elif minute_step and hours == ["*"]:
+        what = _plural(minute_step, "minute")
+    elif hours == ["*"]:
+        at = f"minute {minutes[0]}" if len(minutes) == 1 else f"minutes {_join([str(m) for m in minutes])}"
+        what = f"every hour at {at}" if len(minutes) == 1 else f"at {at} of every hour"
+    elif len(minutes) == 1 and hour_step:
+        what = f"{_plural(hour_step, 'hour')} at minute {minutes[0]}"
     else:
-        return f"cron {c.expression} ({c.timezone})"
-    when = "" if days == "every day" else f", {days}"
-    zone_note = f" ({c.timezone})" if when or months else ""
-    return f"{what}{when}{months}{zone_note}"
+        at = f"minute {minutes[0]}" if len(minutes) == 1 else f"minutes {_join([str(m) for m in minutes])}"
+        what = f"at {at} of hours {_runs(hours)}"
+    when = "" if day_words == "every day" else f", {day_words}"
+    zone_note = f" ({c.timezone})" if when or month_words or hours != ["*"] else ""
+    return f"{what}{when}{month_words}{zone_note}"
 
 
 def describe(cadence: Cadence) -> str:

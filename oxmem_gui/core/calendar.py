@@ -13,9 +13,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timezone, tzinfo
 
-from .cadence import CronCadence, IntervalCadence, fires_between, parse_time, zone
+from .cadence import CronCadence, IntervalCadence, fires_between, zone
 from .errors import OxmemError
-from .schedules import Schedule, ScheduleRun
+from .schedules import Schedule, ScheduleRun, time_or_none
 
 ZONE_MODES = ("local", "utc", "schedule")
 
@@ -58,17 +58,16 @@ def calendar_items(
     for s in schedules:
         if s.status != "active":
             continue
-        try:
-            cadence = s.cadence
-        except OxmemError:
+        if s.problem:  # a foreign row that cannot be read: listed flagged, not drawn
             continue
+        cadence = s.cadence
         tz = display_tz(mode, s, local)
-        anchor = parse_time(s.next_run_at) if isinstance(cadence, IntervalCadence) and s.next_run_at else None
+        anchor = s.next_run_time if isinstance(cadence, IntervalCadence) else None
         for moment in fires_between(cadence, max(start, now), end, anchor=anchor):
             items.append(CalendarItem(s.schedule_id, "fire", moment, moment.astimezone(tz)))
     for r in runs:
-        moment = parse_time(r.started_at)
-        if start <= moment < end:
+        moment = time_or_none(r.started_at)
+        if moment is not None and start <= moment < end:
             tz = display_tz(mode, by_id.get(r.schedule_id), local)
             items.append(CalendarItem(r.schedule_id, "run", moment, moment.astimezone(tz), r.status, r.run_id))
     items.sort(key=lambda i: (i.at, i.kind, i.schedule_id))

@@ -28,6 +28,7 @@ from .indexing import (
     extract_text,
     normalize,
 )
+from .inputs import check_int, check_json, check_positive, check_text
 
 #: ``progress(stage, done, total)`` with stage ``"embedding"`` (chunks) or ``"storing"`` (events);
 #: called from the worker thread.
@@ -51,6 +52,7 @@ class PreparedEvent:
     session_id: str
     sequence: int | None  # None: the session's next sequence, decided inside the write transaction
     payload: Any
+    payload_json: str
     role: str | None = None
     source: str | None = None
     tool_call_id: str | None = None
@@ -97,13 +99,12 @@ class SessionInfo:
 def validate_session_id(session_id: Any) -> str:
     if not isinstance(session_id, str) or not session_id.strip():
         raise InvalidInputError("session id must be a non-empty string")
-    return session_id
+    return check_text(session_id, "session id")
 
 
 def validate_sequence(sequence: Any) -> int:
-    if isinstance(sequence, bool) or not isinstance(sequence, int):
-        raise InvalidInputError(f"sequence must be an integer, got {sequence!r}")
-    return sequence
+    """A sequence is a signed 64-bit integer, as SQLite stores it."""
+    return check_int(sequence, "sequence")
 
 
 def prepare_event(
@@ -113,7 +114,7 @@ def prepare_event(
     validate_session_id(session_id)
     if sequence is not None:
         validate_sequence(sequence)
-    event = PreparedEvent(session_id, sequence, payload, extra_metadata=extra_metadata)
+    event = PreparedEvent(session_id, sequence, payload, check_json(payload, "payload"), extra_metadata=extra_metadata)
     try:
         extracted = extract_text(payload)
     except PayloadNotIndexable as exc:
@@ -266,7 +267,7 @@ def write_event_rows(conn: apsw.Connection, event: PreparedEvent, model: str) ->
         )
     conn.execute(
         "INSERT INTO conversation_events (session_id, sequence, payload_json) VALUES (?, ?, ?)",
-        (event.session_id, sequence, dumps(event.payload)),
+        (event.session_id, sequence, event.payload_json),
     )
     state["last_sequence"] = sequence
     write_state(conn, event.session_id, state)
@@ -314,8 +315,8 @@ def _parse_payload(raw: str) -> Any:
 def recall(conn: apsw.Connection, session_id: str, limit: int | None = None) -> list[Event]:
     """The session's events in ascending sequence; with ``limit``, the newest ``limit`` of them."""
     require_session(conn, session_id)
-    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit <= 0):
-        raise InvalidInputError(f"limit must be a positive integer, got {limit!r}")
+    if limit is not None:
+        check_positive(limit, "limit")
     rows = conn.execute(
         "SELECT sequence, created_at, payload_json FROM conversation_events WHERE session_id = ? "
         "ORDER BY sequence DESC LIMIT ?",

@@ -26,8 +26,8 @@ _WS_RUN = re.compile(f"[{re.escape(_WS_CHARS)}]+")
 
 
 def dumps(value: Any) -> str:
-    """JSON as the agent writes it: sorted keys, compact separators, non-ASCII kept."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    """JSON as the agent writes it: sorted keys, compact separators, non-ASCII kept; never NaN or Infinity."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
 
 
 def normalize(text: str) -> str:

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import apsw
 
-from .database import tune_connection, write_transaction
-from .errors import StoreOpenError
+from .database import damaged_message, tune_connection, write_transaction
+from .errors import DamagedError, StoreOpenError
 
 TRACKING_TABLE_SQL = """
 CREATE TABLE IF NOT EXISTS memory_migrations (
@@ -74,6 +74,45 @@ def inspect_schema(conn: apsw.Connection) -> MigrationReport:
     )
 
 
+@cache
+def schema_objects(version: str) -> frozenset[tuple[str, str]]:
+    """``(type, name)`` of the tables, indexes and triggers that migration ``version`` creates, found by applying
+    the migrations up to it to an empty in-memory database."""
+    conn = apsw.Connection(":memory:")
+    before: set[tuple[str, str]] = set()
+    for known, sql in available_migrations():
+        before = set(_objects(conn))
+        conn.execute(sql)
+        if known == version:
+            break
+    made = frozenset(set(_objects(conn)) - before)
+    conn.close()
+    return made
+
+
+def _objects(conn: apsw.Connection) -> list[tuple[str, str]]:
+    return conn.execute(
+        "SELECT type, name FROM sqlite_master WHERE type IN ('table', 'index', 'trigger') AND name NOT LIKE 'sqlite_%'"
+    ).fetchall()
+
+
+def check_recorded_schema(conn: apsw.Connection, path: object) -> None:
+    """Every table, index and trigger of each migration the file records as applied must be there; a missing
+    one is damage (someone dropped it), reported as :class:`DamagedError` rather than "up to date"."""
+    present = set(_objects(conn))
+    known = {v for v, _ in available_migrations()}
+    for version in recorded_versions(conn):
+        if version not in known:
+            continue
+        missing = sorted(schema_objects(version) - present, key=lambda o: (o[0] != "table", o))
+        if missing:
+            kind, name = missing[0]
+            more = f" and {len(missing) - 1} more" if len(missing) > 1 else ""
+            raise DamagedError(
+                damaged_message(path, f"{kind} {name}{more} of migration {version} is missing although it is recorded")
+            )
+
+
 def migrate(conn: apsw.Connection, path: object = "the file") -> MigrationReport:
     """Apply every pending migration, one transaction each. A new (empty) file becomes a WAL store.
 
@@ -99,10 +138,15 @@ def migrate(conn: apsw.Connection, path: object = "the file") -> MigrationReport
             conn.execute("INSERT INTO memory_migrations (version) VALUES (?)", (version,))
         report.applied.append(version)
     report.pending = []
+    check_recorded_schema(conn, path)
     return report
 
 
 def check_required_tables(conn: apsw.Connection, path: object) -> None:
-    missing = [t for t in REQUIRED_TABLES if t not in _table_names(conn)]
+    """The tables the core reads must exist; a store that records its migrations must also have all they made."""
+    tables = _table_names(conn)
+    if "memory_migrations" in tables:
+        check_recorded_schema(conn, path)
+    missing = [t for t in REQUIRED_TABLES if t not in tables]
     if missing:
         raise StoreOpenError(f"{path} is not a memory store (missing tables: {', '.join(missing)})")

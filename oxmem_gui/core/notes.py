@@ -18,8 +18,9 @@ import apsw
 
 from .database import write_transaction
 from .embeddings import EmbeddingBackend
-from .errors import InvalidInputError, NotFoundError
+from .errors import ConflictError, InvalidInputError, NotFoundError
 from .events import PreparedEvent, embed_prepared, prepare_event, write_event_rows, write_events
+from .inputs import check_text
 from .retrieval import Hit, QueryResult, tag_filter_sql
 from .tags import normalize_tags
 
@@ -29,7 +30,7 @@ NOTE_SCHEMA_VERSION = 1
 def notes_session(user: str) -> str:
     if not isinstance(user, str) or not user.strip():
         raise InvalidInputError("user must be a non-empty string")
-    return f"memory:{user}"
+    return f"memory:{check_text(user, 'user')}"
 
 
 def utc_now() -> str:
@@ -62,7 +63,7 @@ class NoteHit:
 def _validate_content(content: Any) -> str:
     if not isinstance(content, str) or not content.strip():
         raise InvalidInputError("note content is empty")
-    return content
+    return check_text(content, "note content")
 
 
 def _note_event(user: str, note_id: str, content: str) -> PreparedEvent:
@@ -120,6 +121,27 @@ def get_note(conn: apsw.Connection, user: str, note_id: str) -> Note:
     return _note_from_row(user, rows[0])
 
 
+def check_unchanged(conn: apsw.Connection, user: str, note_id: str, expected: Note | None) -> Note | None:
+    """Inside a write transaction: the note as it is now, after checking that it is still ``expected`` (the
+    note as the caller loaded it; None: it must not exist). Anything else — another program edited, re-saved or
+    deleted it since — is a :class:`ConflictError` carrying the current note, and nothing is written."""
+    try:
+        current: Note | None = get_note(conn, user, note_id)
+    except NotFoundError:
+        current = None
+    if current == expected:
+        return current
+    if current is None:
+        raise ConflictError(f"note {note_id} was deleted by another program since it was loaded; nothing was saved")
+    if expected is None:
+        raise ConflictError(f"note {note_id} was saved by another program meanwhile; nothing was saved", current)
+    raise ConflictError(
+        f"note {note_id} was changed by another program since it was loaded (now updated {current.updated_at}); "
+        "nothing was saved",
+        current,
+    )
+
+
 def _delete_note_rows(conn: apsw.Connection, session_id: str, note_id: str) -> None:
     conn.execute(
         "DELETE FROM chunks WHERE session_id = ? AND json_extract(metadata_json, '$.note_id') = ?",
@@ -139,15 +161,18 @@ def update_note(
     note_id: str,
     content: str,
     tags: Sequence[str] = (),
+    expected: Note | None = None,
 ) -> Note:
-    """Replace a note's content and tags in one transaction, keeping its id and ``created_at``."""
+    """Replace a note's content and tags in one transaction, keeping its id and ``created_at``. With
+    ``expected`` (the note as loaded), a note changed since is a :class:`ConflictError` (see
+    :func:`check_unchanged`)."""
     content = _validate_content(content)
     tag_list = normalize_tags(tags)
     event = _note_event(user, note_id, content)
     embed_prepared([event], backend)
     now = utc_now()
     with write_transaction(conn):
-        old = get_note(conn, user, note_id)
+        old = get_note(conn, user, note_id) if expected is None else check_unchanged(conn, user, note_id, expected)
         created = old.created_at or now
         event.extra_metadata = _note_metadata(note_id, "memory_update", tag_list, created, now)
         _delete_note_rows(conn, event.session_id, note_id)
@@ -198,17 +223,42 @@ def note_hits(result: QueryResult) -> list[NoteHit]:
     return list(seen.values())
 
 
+def _expected_by_id(note_ids: Sequence[str], expected: Sequence[Note] | None) -> dict[str, Note] | None:
+    if expected is None:
+        return None
+    by_id = {n.note_id: n for n in expected}
+    missing = [n for n in note_ids if n not in by_id]
+    if missing:
+        raise InvalidInputError(f"no loaded version given for note {missing[0]}")
+    return by_id
+
+
+def _current(conn: apsw.Connection, user: str, note_id: str, expected: dict[str, Note] | None) -> Note:
+    if expected is None:
+        return get_note(conn, user, note_id)
+    note = check_unchanged(conn, user, note_id, expected[note_id])
+    assert note is not None
+    return note
+
+
 def set_note_tags(
-    conn: apsw.Connection, user: str, note_ids: Sequence[str], add: Sequence[str] = (), remove: Sequence[str] = ()
+    conn: apsw.Connection,
+    user: str,
+    note_ids: Sequence[str],
+    add: Sequence[str] = (),
+    remove: Sequence[str] = (),
+    expected: Sequence[Note] | None = None,
 ) -> list[Note]:
     """Add and remove tags on many notes in one transaction (content and vectors are untouched: tags live in
-    the chunks' metadata). Each changed note gets a new ``updated_at``."""
+    the chunks' metadata). Each changed note gets a new ``updated_at``. With ``expected`` (the notes as loaded),
+    any of them changed since is a :class:`ConflictError` and no note changes."""
     add_tags, remove_tags = normalize_tags(add), set(normalize_tags(remove))
     now = utc_now()
     session = notes_session(user)
+    loaded = _expected_by_id(note_ids, expected)
     with write_transaction(conn):
         for note_id in note_ids:
-            old = get_note(conn, user, note_id)
+            old = _current(conn, user, note_id, loaded)
             tags = normalize_tags([t for t in old.tags if t not in remove_tags] + add_tags)
             if tags == old.tags:
                 continue
@@ -220,19 +270,30 @@ def set_note_tags(
     return [get_note(conn, user, n) for n in note_ids]
 
 
-def delete_notes(conn: apsw.Connection, user: str, note_ids: Sequence[str]) -> int:
-    """Delete many notes in one transaction; an unknown id stops it with nothing deleted."""
+def delete_notes(
+    conn: apsw.Connection, user: str, note_ids: Sequence[str], expected: Sequence[Note] | None = None
+) -> int:
+    """Delete many notes in one transaction; an unknown id (or, with ``expected``, a note changed since it was
+    loaded) stops it with nothing deleted."""
     session = notes_session(user)
+    loaded = _expected_by_id(note_ids, expected)
     with write_transaction(conn):
         for note_id in note_ids:
-            get_note(conn, user, note_id)
+            _current(conn, user, note_id, loaded)
             _delete_note_rows(conn, session, note_id)
     return len(note_ids)
 
 
-def restore_notes(conn: apsw.Connection, backend: EmbeddingBackend, notes: Sequence[Note]) -> list[Note]:
+def restore_notes(
+    conn: apsw.Connection,
+    backend: EmbeddingBackend,
+    notes: Sequence[Note],
+    expected: dict[str, Note | None] | None = None,
+) -> list[Note]:
     """Write notes back exactly — id, content, tags and both dates — replacing whatever those ids hold now, all
-    in one transaction. This is how an edit or a deletion is undone, and how exported notes are imported."""
+    in one transaction. This is how an edit or a deletion is undone, and how exported notes are imported.
+    ``expected`` maps note ids to what they must hold now (the note an edit left, None for a deleted one): a
+    note another program changed since is a :class:`ConflictError` and nothing is restored."""
     events = []
     for note in notes:
         _validate_content(note.content)
@@ -246,6 +307,8 @@ def restore_notes(conn: apsw.Connection, backend: EmbeddingBackend, notes: Seque
     out = []
     with write_transaction(conn):
         for note, event in zip(notes, events, strict=True):
+            if expected is not None and note.note_id in expected:
+                check_unchanged(conn, note.user, note.note_id, expected[note.note_id])
             _delete_note_rows(conn, event.session_id, note.note_id)
             result = write_event_rows(conn, event, backend.model_name)
             meta = event.extra_metadata

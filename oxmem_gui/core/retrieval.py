@@ -23,10 +23,13 @@ from .embeddings import EmbeddingBackend
 from .errors import InvalidInputError
 from .events import require_session
 from .indexing import normalize
+from .inputs import check_positive, check_text
 from .tags import normalize_tags
 from .vectors import Candidate, VectorIndex, candidate_key
 
 CANDIDATE_FACTOR = 4
+#: More hits than anyone reads; it bounds the candidates each leg fetches (4 × top_k).
+MAX_TOP_K = 1000
 COLLAPSE_EPSILON = 1e-6
 FTS_MODES = ("terms", "phrase")
 TAG_MODES = ("any", "all")
@@ -310,8 +313,9 @@ def hybrid_query(
     """
     if not isinstance(query, str) or not query.strip():
         raise InvalidInputError("query is empty")
-    if isinstance(top_k, bool) or not isinstance(top_k, int) or top_k <= 0:
-        raise InvalidInputError(f"top_k must be a positive integer, got {top_k!r}")
+    check_text(query, "query")
+    check_text(session_id, "session id")
+    check_positive(top_k, "top_k", MAX_TOP_K)
     vector_weight, fts_weight = validate_weights(vector_weight, fts_weight)
     if tag_mode not in TAG_MODES:
         raise InvalidInputError(f"tag mode must be one of {', '.join(TAG_MODES)}, got {tag_mode!r}")

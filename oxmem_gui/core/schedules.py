@@ -24,12 +24,14 @@ from .cadence import (
     cadence_json,
     next_run,
     parse_cadence,
+    parse_time,
     to_rfc3339,
     utc_now,
     validate_cadence,
 )
 from .database import write_transaction
-from .errors import InvalidInputError, NotFoundError
+from .errors import ConflictError, InvalidInputError, NotFoundError, OxmemError
+from .inputs import check_text
 
 STATUSES = ("active", "paused", "completed", "disabled")
 POLICIES = ("always", "conditional", "never")
@@ -69,6 +71,29 @@ class Schedule:
         """The parsed cadence; :class:`InvalidInputError` for a row another program wrote badly."""
         return parse_cadence(self.cadence_json)
 
+    @property
+    def problem(self) -> str | None:
+        """Why this row — written by another program — cannot be used as it is (shown flagged, never fatal):
+        a cadence that does not parse or never fires, an unknown status, a time that is not RFC 3339."""
+        try:
+            cadence = self.cadence
+            if isinstance(cadence, CronCadence):
+                next_run(cadence, utc_now())
+        except OxmemError as exc:
+            return f"cadence: {exc}"
+        if self.status not in STATUSES:
+            return f"unknown status {self.status!r}"
+        for name in ("next_run_at", "last_run_at", "created_at", "updated_at"):
+            value = getattr(self, name)
+            if value is not None and time_or_none(value) is None:
+                return f"{name.replace('_', ' ')} {str(value)[:40]!r} is not an RFC 3339 time"
+        return None
+
+    @property
+    def next_run_time(self) -> datetime | None:
+        """``next_run_at`` as an aware UTC time; None when absent or unreadable."""
+        return time_or_none(self.next_run_at)
+
 
 @dataclass
 class ScheduleRun:
@@ -84,6 +109,16 @@ class ScheduleRun:
     notified: bool
 
 
+def time_or_none(value: Any) -> datetime | None:
+    """An RFC 3339 time from a row, or None when it is missing or not one."""
+    if not isinstance(value, str):
+        return None
+    try:
+        return parse_time(value)
+    except OxmemError:
+        return None
+
+
 def _choice(value: Any, allowed: tuple[str, ...], what: str) -> str:
     if value not in allowed:
         raise InvalidInputError(f"{what} must be one of {', '.join(allowed)}, got {value!r}")
@@ -93,7 +128,7 @@ def _choice(value: Any, allowed: tuple[str, ...], what: str) -> str:
 def _text(value: Any, what: str) -> str:
     if not isinstance(value, str) or not value.strip():
         raise InvalidInputError(f"{what} must be a non-empty string")
-    return value
+    return check_text(value, what)
 
 
 def _as_cadence(value: Cadence | str | Mapping[str, Any]) -> Cadence:
@@ -123,6 +158,9 @@ def create_schedule(
     now = now or utc_now()
     _text(user_id, "user")
     _text(goal, "goal")
+    for value, what in ((name, "name"), (channel_id, "channel id"), (channel_context_id, "channel context id")):
+        if value is not None:
+            check_text(value, what)
     _choice(notification_policy, POLICIES, "notification policy")
     cad = _as_cadence(cadence)
     validate_cadence(cad, now)
@@ -200,29 +238,56 @@ def count_schedules(
     return conn.execute(f"SELECT count(*) FROM schedules WHERE {where}", args).fetchall()[0][0]
 
 
-def delete_schedule(conn: apsw.Connection, schedule_id: str) -> int:
-    """Delete a schedule and (by cascade) its runs; returns how many runs went with it."""
+def check_unchanged(conn: apsw.Connection, schedule_id: str, expected: Schedule | None) -> Schedule:
+    """Inside a write transaction: the schedule as it is now. With ``expected`` (the row as the caller loaded
+    it), any difference — the agent recorded a run, another program edited or deleted it — is a
+    :class:`ConflictError` carrying the current row, and nothing is written."""
+    try:
+        current = get_schedule(conn, schedule_id)
+    except NotFoundError:
+        if expected is None:
+            raise
+        raise ConflictError(
+            f"schedule {schedule_id} was deleted by another program since it was loaded; nothing was changed"
+        ) from None
+    if expected is not None and current != expected:
+        raise ConflictError(
+            f"schedule {schedule_id} was changed by another program since it was loaded (now updated "
+            f"{current.updated_at}); nothing was changed",
+            current,
+        )
+    return current
+
+
+def delete_schedule(conn: apsw.Connection, schedule_id: str, expected: Schedule | None = None) -> int:
+    """Delete a schedule and (by cascade) its runs; returns how many runs went with it. With ``expected``, a
+    schedule changed since it was loaded is a :class:`ConflictError`."""
     with write_transaction(conn):
-        get_schedule(conn, schedule_id)
+        check_unchanged(conn, schedule_id, expected)
         runs = conn.execute("SELECT count(*) FROM schedule_runs WHERE schedule_id = ?", (schedule_id,)).fetchall()
         conn.execute("DELETE FROM schedules WHERE schedule_id = ?", (schedule_id,))
     return runs[0][0]
 
 
 def update_schedule(
-    conn: apsw.Connection, schedule_id: str, patch: Mapping[str, Any], now: datetime | None = None
+    conn: apsw.Connection,
+    schedule_id: str,
+    patch: Mapping[str, Any],
+    now: datetime | None = None,
+    expected: Schedule | None = None,
 ) -> Schedule:
     """Apply a patch of :data:`PATCHABLE` fields in one transaction.
 
     Pausing clears ``next_run_at``; making a schedule active again recomputes it from ``now``; a new cadence is
-    validated (a one-shot must be in the future) and, if the schedule is active, recomputes it too.
+    validated (a one-shot must be in the future) and, if the schedule is active, recomputes it too. With
+    ``expected`` (the row as loaded), a schedule changed since is a :class:`ConflictError`.
     """
     now = now or utc_now()
     unknown = sorted(set(patch) - set(PATCHABLE))
     if unknown:
         raise InvalidInputError(f"cannot change {', '.join(unknown)} (changeable: {', '.join(PATCHABLE)})")
     with write_transaction(conn):
-        current = get_schedule(conn, schedule_id)
+        current = check_unchanged(conn, schedule_id, expected)
         values = {
             k: getattr(current, k)
             for k in ("name", "goal", "notification_policy", "status", "channel_id", "channel_context_id")
@@ -235,7 +300,7 @@ def update_schedule(
             values["notification_policy"] = _choice(patch["notification_policy"], POLICIES, "notification policy")
         for key in ("name", "channel_id", "channel_context_id"):
             if key in patch:
-                values[key] = patch[key]
+                values[key] = None if patch[key] is None else check_text(patch[key], key.replace("_", " "))
         recompute = False
         if "cadence" in patch:
             cad = _as_cadence(patch["cadence"])

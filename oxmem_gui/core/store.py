@@ -17,9 +17,9 @@ from typing import Any
 
 import apsw
 
-from . import browse, events, notes, retrieval, schedules, summary
+from . import browse, events, importing, notes, retrieval, schedules, summary
 from .bm25 import Bm25Index
-from .database import Database, data_version
+from .database import BUSY_TIMEOUT_MS, Database, data_version
 from .embeddings import DETERMINISTIC_MODEL, BackendChoice, DeterministicEmbedding, EmbeddingBackend, choose_backend
 from .errors import EmbeddingError, ReadOnlyError
 from .migrations import MigrationReport, check_required_tables, inspect_schema, migrate
@@ -54,6 +54,7 @@ class MemoryStore:
         model_path: str | os.PathLike[str] | None = None,
         create: bool = True,
         vector_cache_bytes: int = DEFAULT_MAX_BYTES,
+        busy_timeout_ms: int = BUSY_TIMEOUT_MS,
     ) -> MemoryStore:
         """Open (and, read-write, create or migrate) the store at ``path``.
 
@@ -62,14 +63,16 @@ class MemoryStore:
         at a model folder of one's own. Read-only opens never write: pending migrations are only reported.
         Versions the file records that this program does not know are reported in
         ``migration_report.unknown`` and tolerated. ``vector_cache_bytes`` bounds the in-memory vector matrices
-        (least recently used sessions are dropped first; 2 GiB by default).
+        (least recently used sessions are dropped first; 2 GiB by default). ``busy_timeout_ms`` is how long a
+        write waits for another program's write lock before :class:`StoreBusyError` (30 s by default).
+        ``open_notice`` says when the file could only be opened as a snapshot.
         """
         if isinstance(embedding, str):
             choice = await asyncio.to_thread(choose_backend, embedding, model_path)
         else:
             choice = BackendChoice(embedding, {DETERMINISTIC_MODEL: DeterministicEmbedding()})
             choice.available[embedding.model_name] = embedding
-        db = await Database.open(path, read_only=read_only, create=create)
+        db = await Database.open(path, read_only=read_only, create=create, busy_timeout_ms=busy_timeout_ms)
         try:
             report = await db.run(_prepare_schema, read_only, db.path)
         except BaseException:
@@ -84,6 +87,11 @@ class MemoryStore:
     @property
     def read_only(self) -> bool:
         return self._db.read_only
+
+    @property
+    def open_notice(self) -> str | None:
+        """A line for the user about how the file is open (a snapshot of a file in an unwritable folder)."""
+        return self._db.notice
 
     async def aclose(self) -> None:
         self._db.close()
@@ -130,12 +138,56 @@ class MemoryStore:
         progress: events.Progress | None,
         stop: threading.Event,
     ) -> list[events.StoreResult]:
-        prepared = [events.prepare_event(s, q, p) for s, q, p in records]
+        prepared = [events.prepare_event(r[0], r[1], r[2]) for r in records]
         events.embed_prepared(prepared, self.backend, progress, stop)
         results = events.write_events(conn, prepared, self.backend.model_name, progress, stop)
+        self._committed(results)
+        return results
+
+    async def import_events(
+        self,
+        records: Iterable[Sequence[Any]],
+        *,
+        batch_events: int = importing.BATCH_EVENTS,
+        progress: importing.ImportProgress | None = None,
+        stop: threading.Event | None = None,
+    ) -> importing.ImportResult:
+        """Store many events beside a live agent: validated and checked first (a bad record or sequence writes
+        nothing), then committed in batches of ``batch_events`` so the write lock is held briefly; running it
+        again after a crash or a cancel resumes (events already stored are skipped). See :mod:`.importing`.
+        Records are ``(session_id, sequence, payload[, line])``."""
+        self._writable()
+        stop = stop or threading.Event()
+        try:
+            return await self._db.run(self._import, list(records), batch_events, progress, stop)
+        except asyncio.CancelledError:
+            stop.set()
+            raise
+
+    def _import(
+        self,
+        conn: apsw.Connection,
+        records: list[Sequence[Any]],
+        batch_events: int,
+        progress: importing.ImportProgress | None,
+        stop: threading.Event,
+    ) -> importing.ImportResult:
+        prepared = importing.prepare_records(records)
+        return importing.import_prepared(
+            conn,
+            records,
+            prepared,
+            self.backend,
+            batch_events=batch_events,
+            progress=progress,
+            stop=stop,
+            committed=self._committed,
+        )
+
+    def _committed(self, results: Sequence[events.StoreResult]) -> None:
+        """Bring the caches up to date with events this process just committed."""
         self._update_vectors(results)
         self._bm25.clear()
-        return results
 
     def _touched(self, session_id: str) -> None:
         """Drop what the caches hold of a session this process just changed."""
@@ -149,7 +201,7 @@ class MemoryStore:
             self._vectors.extend(r.session_id, r.extended)
 
     async def recall(self, session_id: str, limit: int | None = None) -> list[events.Event]:
-        return await self._db.run(events.recall, session_id, limit)
+        return await self._db.read(events.recall, session_id, limit)
 
     async def forget(self, session_id: str) -> None:
         self._writable()
@@ -157,7 +209,7 @@ class MemoryStore:
         self._touched(session_id)
 
     async def list_sessions(self, with_counts: bool = True) -> list[events.SessionInfo]:
-        return await self._db.run(events.list_sessions, with_counts)
+        return await self._db.read(events.list_sessions, with_counts)
 
     # -- retrieval ----------------------------------------------------------------------------------
 
@@ -182,7 +234,7 @@ class MemoryStore:
         precomputed: Mapping[str, Sequence[float]] = {}
         if query_embedding is not None:
             precomputed = {query_embedding_model or self.backend.model_name: query_embedding}
-        return await self._db.run(
+        return await self._db.read(
             retrieval.hybrid_query,
             self._vectors,
             self._available,
@@ -201,7 +253,7 @@ class MemoryStore:
 
     async def session_models(self, session_id: str) -> list[str]:
         """The embedding models of the session's stored vectors."""
-        return await self._db.run(self._vectors.models, session_id)
+        return await self._db.read(self._vectors.models, session_id)
 
     # -- notes --------------------------------------------------------------------------------------
 
@@ -211,10 +263,14 @@ class MemoryStore:
         self._touched(notes.notes_session(user))
         return note
 
-    async def update_note(self, user: str, note_id: str, content: str, tags: Sequence[str] = ()) -> notes.Note:
+    async def update_note(
+        self, user: str, note_id: str, content: str, tags: Sequence[str] = (), *, expected: notes.Note | None = None
+    ) -> notes.Note:
+        """Replace a note's content and tags (one transaction). ``expected``: the note as loaded; if another
+        program changed it since, :class:`ConflictError` (with the current note) and nothing is written."""
         self._writable()
         try:
-            return await self._db.run(notes.update_note, self.backend, user, note_id, content, tags)
+            return await self._db.run(notes.update_note, self.backend, user, note_id, content, tags, expected)
         finally:
             self._touched(notes.notes_session(user))
 
@@ -224,12 +280,12 @@ class MemoryStore:
         self._touched(notes.notes_session(user))
 
     async def get_note(self, user: str, note_id: str) -> notes.Note:
-        return await self._db.run(notes.get_note, user, note_id)
+        return await self._db.read(notes.get_note, user, note_id)
 
     async def list_notes(
         self, user: str, tags: Sequence[str] = (), tag_mode: str = "any", contains: str | None = None
     ) -> list[notes.Note]:
-        return await self._db.run(notes.list_notes, user, tags, tag_mode, contains)
+        return await self._db.read(notes.list_notes, user, tags, tag_mode, contains)
 
     async def search_notes(self, user: str, query: str, top_k: int = 8, **options: Any) -> list[notes.NoteHit]:
         """Hybrid query over the user's notes; one hit per note with the full breakdown in ``hit``."""
@@ -248,7 +304,7 @@ class MemoryStore:
         self._writable()
         backend = self._backend_for(model)
         if session_id is not None:
-            await self._db.run(events.require_session, session_id)
+            await self._db.read(events.require_session, session_id)
         stop = threading.Event()
         try:
             result = await self._db.run(reindex_chunks, backend, session_id, progress, stop)
@@ -270,52 +326,65 @@ class MemoryStore:
         return self._available[name]
 
     async def set_note_tags(
-        self, user: str, note_ids: Sequence[str], add: Sequence[str] = (), remove: Sequence[str] = ()
+        self,
+        user: str,
+        note_ids: Sequence[str],
+        add: Sequence[str] = (),
+        remove: Sequence[str] = (),
+        *,
+        expected: Sequence[notes.Note] | None = None,
     ) -> list[notes.Note]:
         self._writable()
-        return await self._db.run(notes.set_note_tags, user, list(note_ids), add, remove)
+        return await self._db.run(notes.set_note_tags, user, list(note_ids), add, remove, expected)
 
-    async def delete_notes(self, user: str, note_ids: Sequence[str]) -> int:
+    async def delete_notes(
+        self, user: str, note_ids: Sequence[str], *, expected: Sequence[notes.Note] | None = None
+    ) -> int:
         self._writable()
         try:
-            return await self._db.run(notes.delete_notes, user, list(note_ids))
+            return await self._db.run(notes.delete_notes, user, list(note_ids), expected)
         finally:
             self._touched(notes.notes_session(user))
 
-    async def restore_notes(self, items: Sequence[notes.Note]) -> list[notes.Note]:
-        """Write notes back exactly as given (id, content, tags, dates), in one transaction: undo, and import."""
+    async def restore_notes(
+        self, items: Sequence[notes.Note], *, expected: Mapping[str, notes.Note | None] | None = None
+    ) -> list[notes.Note]:
+        """Write notes back exactly as given (id, content, tags, dates), in one transaction: undo, and import.
+        ``expected`` maps ids to what they must hold now (None: absent), else :class:`ConflictError`."""
         self._writable()
         try:
-            return await self._db.run(notes.restore_notes, self.backend, list(items))
+            return await self._db.run(
+                notes.restore_notes, self.backend, list(items), dict(expected) if expected is not None else None
+            )
         finally:
             for user in {n.user for n in items}:
                 self._touched(notes.notes_session(user))
 
     async def note_users(self) -> list[str]:
-        return await self._db.run(browse.note_users)
+        return await self._db.read(browse.note_users)
 
     async def note_tags(self, user: str) -> list[tuple[str, int]]:
-        return await self._db.run(browse.note_tags, user)
+        return await self._db.read(browse.note_tags, user)
 
     # -- browsing -----------------------------------------------------------------------------------
 
     async def sessions_page(
         self, after: tuple[str, str] | None = None, limit: int = browse.PAGE, contains: str | None = None
     ) -> list[browse.SessionRow]:
-        return await self._db.run(browse.sessions_page, after, limit, contains)
+        return await self._db.read(browse.sessions_page, after, limit, contains)
 
     async def session_stats(self, session_ids: Sequence[str]) -> dict[str, browse.SessionStats]:
-        return await self._db.run(browse.session_stats, list(session_ids))
+        return await self._db.read(browse.session_stats, list(session_ids))
 
     async def events_page(
         self, session_id: str, after_sequence: int | None = None, limit: int = browse.PAGE
     ) -> list[events.Event]:
-        return await self._db.run(browse.events_page, session_id, after_sequence, limit)
+        return await self._db.read(browse.events_page, session_id, after_sequence, limit)
 
     async def chunks_page(
         self, session_id: str, after_rowid: int | None = None, limit: int = browse.PAGE
     ) -> list[browse.ChunkRow]:
-        return await self._db.run(browse.chunks_page, session_id, after_rowid, limit)
+        return await self._db.read(browse.chunks_page, session_id, after_rowid, limit)
 
     async def data_version(self) -> int:
         """Changes when another connection commits to the file (poll it to refresh views)."""
@@ -328,7 +397,7 @@ class MemoryStore:
     # -- summary state ------------------------------------------------------------------------------
 
     async def read_summary_state(self, session_id: str) -> dict[str, Any] | None:
-        return await self._db.run(summary.read_summary_state, session_id)
+        return await self._db.read(summary.read_summary_state, session_id)
 
     async def write_summary_state(
         self,
@@ -350,7 +419,7 @@ class MemoryStore:
         return await self._db.run(summary.summarize, session_id, budget_tokens, config)
 
     async def context_preview(self, session_id: str, budget_tokens: int) -> summary.ContextPreview:
-        return await self._db.run(summary.context_preview, session_id, budget_tokens)
+        return await self._db.read(summary.context_preview, session_id, budget_tokens)
 
 
 class ScheduleStore:
@@ -365,33 +434,40 @@ class ScheduleStore:
         return await self._db.run(schedules.create_schedule, user_id, goal, cadence, **options)
 
     async def get(self, schedule_id: str) -> schedules.Schedule:
-        return await self._db.run(schedules.get_schedule, schedule_id)
+        return await self._db.read(schedules.get_schedule, schedule_id)
 
     async def search(self, **filters: Any) -> list[schedules.Schedule]:
-        return await self._db.run(schedules.search_schedules, **filters)
+        return await self._db.read(schedules.search_schedules, **filters)
 
     async def count(self, **filters: Any) -> int:
-        return await self._db.run(schedules.count_schedules, **filters)
+        return await self._db.read(schedules.count_schedules, **filters)
 
     async def update(
-        self, schedule_id: str, patch: Mapping[str, Any], now: datetime | None = None
+        self,
+        schedule_id: str,
+        patch: Mapping[str, Any],
+        now: datetime | None = None,
+        *,
+        expected: schedules.Schedule | None = None,
     ) -> schedules.Schedule:
+        """Apply a patch; ``expected`` (the row as loaded) turns a change by another program since into
+        :class:`ConflictError` with the current row, nothing written."""
         self._writable()
-        return await self._db.run(schedules.update_schedule, schedule_id, patch, now)
+        return await self._db.run(schedules.update_schedule, schedule_id, patch, now, expected)
 
-    async def pause(self, schedule_id: str) -> schedules.Schedule:
-        return await self.update(schedule_id, {"status": "paused"})
+    async def pause(self, schedule_id: str, *, expected: schedules.Schedule | None = None) -> schedules.Schedule:
+        return await self.update(schedule_id, {"status": "paused"}, expected=expected)
 
-    async def resume(self, schedule_id: str) -> schedules.Schedule:
-        return await self.update(schedule_id, {"status": "active"})
+    async def resume(self, schedule_id: str, *, expected: schedules.Schedule | None = None) -> schedules.Schedule:
+        return await self.update(schedule_id, {"status": "active"}, expected=expected)
 
-    async def delete(self, schedule_id: str) -> int:
+    async def delete(self, schedule_id: str, *, expected: schedules.Schedule | None = None) -> int:
         """Delete a schedule; returns how many runs were deleted with it."""
         self._writable()
-        return await self._db.run(schedules.delete_schedule, schedule_id)
+        return await self._db.run(schedules.delete_schedule, schedule_id, expected)
 
     async def due(self, now: datetime | None = None, limit: int = 100) -> list[schedules.Schedule]:
-        return await self._db.run(schedules.due_schedules, now, limit)
+        return await self._db.read(schedules.due_schedules, now, limit)
 
     async def record_run(self, schedule_id: str, **run: Any) -> tuple[schedules.ScheduleRun, schedules.Schedule]:
         """``record_run_and_reschedule``: one transaction."""
@@ -403,16 +479,16 @@ class ScheduleStore:
         return await self._db.run(schedules.prune_run_history, keep, schedule_id)
 
     async def runs(self, schedule_id: str, limit: int = 50, offset: int = 0) -> list[schedules.ScheduleRun]:
-        return await self._db.run(schedules.run_history, schedule_id, limit, offset)
+        return await self._db.read(schedules.run_history, schedule_id, limit, offset)
 
     async def run(self, run_id: str) -> schedules.ScheduleRun:
-        return await self._db.run(schedules.get_run, run_id)
+        return await self._db.read(schedules.get_run, run_id)
 
     async def runs_between(self, start: datetime, end: datetime) -> list[schedules.ScheduleRun]:
-        return await self._db.run(schedules.runs_between, start, end)
+        return await self._db.read(schedules.runs_between, start, end)
 
     async def run_count(self, schedule_id: str) -> int:
-        return await self._db.run(schedules.run_count, schedule_id)
+        return await self._db.read(schedules.run_count, schedule_id)
 
 
 def _prepare_schema(conn: apsw.Connection, read_only: bool, path: Path) -> MigrationReport:

@@ -109,6 +109,8 @@ def test_import_jsonl(capsys, db, tmp_path):
     doc = run_json(capsys, "--db", db, "import-jsonl", str(f))
     assert doc == {
         "stored": 3,
+        "skipped": 0,
+        "batches": 1,
         "not_indexed": [{"session_id": "imp", "sequence": 2, "reason": "payload is a JSON str, not a message object"}],
     }
 
@@ -121,7 +123,7 @@ def test_import_jsonl(capsys, db, tmp_path):
         (["search", "nope", "x"], "no session 'nope' in this store"),
         (["notes", "delete", "alice", "note-404"], "no note 'note-404' for user 'alice'"),
         (["events", "nope"], "no session 'nope' in this store"),
-        (["events", "telegram:alice:tomatoes", "--limit", "0"], "limit must be a positive integer"),
+        (["events", "telegram:alice:tomatoes", "--limit", "0"], "argument --limit: must be between 1 and"),
         (["--embedding", "semantic", "--model-path", "/nonexistent", "sessions"], "model folder /nonexistent lacks"),
         (["search", "x"], "the following arguments are required: query"),
     ],
@@ -156,7 +158,10 @@ def test_sequence_conflict_in_import_writes_nothing(capsys, db, tmp_path):
         '{"session_id": "s", "sequence": 1, "payload": {"role": "user", "content": "b"}}\n'
     )
     code, _, err = run(capsys, "--db", db, "import-jsonl", str(f))
-    assert (code, err) == (2, "oxmem: error: sequence 1 of session 's' is not greater than its last sequence 2\n")
+    assert (code, err) == (
+        2,
+        "oxmem: error: line 2: sequence 1 of session 's' is not greater than 2 (line 1); nothing was imported\n",
+    )
     assert run_json(capsys, "--db", db, "sessions") == []
 
 

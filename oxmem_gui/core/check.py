@@ -1,0 +1,228 @@
+"""``oxmem check``: is this memory file healthy? Integrity, schema, index sync and counts — read-only.
+
+Each finding is ``ok``, a ``warning`` (odd but usable: a payload that is not a message, a schedule row another
+program wrote badly) or a ``problem`` (damage: SQLite's integrity check fails, a table of a recorded migration
+is missing, chunks without their FTS row or vector). Only the store's own format (the tables of SPEC §3) gets
+SQLite's full ``PRAGMA integrity_check``, which includes FTS5's own check; on other files that check is wrong or
+impossible (a partial FTS index reads as corrupt; libSQL's vector index is unknown to plain SQLite), so their
+tables are checked one by one and the FTS index is left alone — and the report says so.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import apsw
+
+from .database import Database
+from .errors import OxmemError
+from .migrations import REQUIRED_TABLES, available_migrations, check_recorded_schema, recorded_versions
+from .schedules import get_schedule
+
+OK, WARNING, PROBLEM = "ok", "warning", "problem"
+
+
+@dataclass
+class Finding:
+    check: str
+    level: str
+    detail: str
+
+
+@dataclass
+class CheckReport:
+    path: str
+    format: str
+    journal_mode: str | None = None
+    pages: int | None = None
+    findings: list[Finding] = field(default_factory=list)
+    counts: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        """No problem found (warnings allowed)."""
+        return all(f.level != PROBLEM for f in self.findings)
+
+
+def _objects(conn: apsw.Connection) -> dict[str, tuple[str, str]]:
+    return {name: (kind, sql or "") for kind, name, sql in conn.execute("SELECT type, name, sql FROM sqlite_master")}
+
+
+def _one(conn: apsw.Connection, sql: str) -> int:
+    return int(conn.execute(sql).fetchall()[0][0])
+
+
+def run_checks(conn: apsw.Connection, path: str, quick: bool = False) -> CheckReport:
+    """Every check, in one read snapshot; a check that cannot read what it needs is itself a problem."""
+    objects = _objects(conn)
+    ours = all(t in objects for t in REQUIRED_TABLES)
+    libsql = any("libsql_vector_idx" in sql for _, sql in objects.values())
+    tracked = "memory_migrations" in objects
+    kind = "oxmem store" if ours and tracked else "Oxydra store" if ours else "not a memory store"
+    report = CheckReport(path, kind + (" with libSQL's vector index" if libsql else ""))
+    report.journal_mode = conn.execute("PRAGMA journal_mode").fetchall()[0][0]
+    report.pages = _one(conn, "PRAGMA page_count")
+
+    def step(name: str, fn: Callable[[], Finding | list[Finding] | None]) -> None:
+        try:
+            found = fn()
+        except (apsw.Error, OxmemError) as exc:
+            found = Finding(name, PROBLEM, f"could not be read: {exc}")
+        if found is not None:
+            report.findings.extend(found if isinstance(found, list) else [found])
+
+    step("integrity", lambda: _integrity(conn, objects, full=ours and not libsql, quick=quick))
+    if tracked:
+        step("schema", lambda: _schema(conn, path))
+    elif not ours:
+        missing = [t for t in REQUIRED_TABLES if t not in objects]
+        report.findings.append(Finding("schema", WARNING, f"no memory tables: {', '.join(missing)} missing"))
+    step("foreign keys", lambda: _foreign_keys(conn))
+    if ours:
+        step("index sync", lambda: _index_sync(conn, report))
+        step("payloads", lambda: _payloads(conn))
+        step("vectors", lambda: _vectors(conn))
+        step("sequences", lambda: _sequences(conn))
+    if "schedules" in objects:
+        step("schedules", lambda: _schedules(conn, report))
+    return report
+
+
+def _integrity(conn: apsw.Connection, objects: dict, full: bool, quick: bool) -> Finding:
+    pragma = "quick_check" if quick else "integrity_check"
+    if full:
+        rows = [r[0] for r in conn.execute(f"PRAGMA {pragma}(100)")]
+        what = "tables, indexes and the FTS5 index"
+    else:
+        rows = []
+        for name, (kind, sql) in objects.items():
+            if kind == "table" and not sql.upper().startswith("CREATE VIRTUAL"):
+                rows += [r[0] for r in conn.execute(f"PRAGMA {pragma}({_quoted(name)})") if r[0] != "ok"]
+        rows = rows or ["ok"]
+        what = "each table and its indexes (the FTS index of another program's file is not checked)"
+    if rows == ["ok"]:
+        return Finding("integrity", OK, f"SQLite {pragma}: ok — {what}")
+    shown = "; ".join(rows[:3]) + (f"; … {len(rows) - 3} more" if len(rows) > 3 else "")
+    return Finding("integrity", PROBLEM, f"SQLite {pragma} found {len(rows)} errors: {shown}")
+
+
+def _quoted(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _schema(conn: apsw.Connection, path: str) -> Finding:
+    versions = recorded_versions(conn)
+    check_recorded_schema(conn, path)
+    known = {v for v, _ in available_migrations()}
+    newer = [v for v in versions if v not in known]
+    detail = f"every table, index and trigger of {', '.join(v for v in versions if v in known) or 'no migration'}"
+    return Finding(
+        "schema", OK, detail + " is there" + (f"; newer versions left as they are: {', '.join(newer)}" if newer else "")
+    )
+
+
+def _foreign_keys(conn: apsw.Connection) -> Finding:
+    rows = conn.execute("PRAGMA foreign_key_check").fetchall()
+    if not rows:
+        return Finding("foreign keys", OK, "no row points at a missing parent")
+    tables = sorted({r[0] for r in rows})
+    return Finding("foreign keys", PROBLEM, f"{len(rows)} rows point at missing parents (in {', '.join(tables)})")
+
+
+def _index_sync(conn: apsw.Connection, report: CheckReport) -> list[Finding]:
+    counts = report.counts
+    for name, sql in (
+        ("sessions", "SELECT count(*) FROM sessions"),
+        ("events", "SELECT count(*) FROM conversation_events"),
+        ("chunks", "SELECT count(*) FROM chunks"),
+        ("fts rows", "SELECT count(*) FROM chunks_fts"),
+        ("vectors", "SELECT count(*) FROM chunks_vec"),
+        (
+            "notes",
+            "SELECT count(*) FROM chunks WHERE json_valid(metadata_json) AND "
+            "json_extract(metadata_json, '$.note_id') IS NOT NULL AND json_extract(metadata_json, '$.chunk_index') = 0",
+        ),
+    ):
+        counts[name] = _one(conn, sql)
+    gaps = {
+        "chunks without an FTS row": "SELECT count(*) FROM chunks c WHERE NOT EXISTS "
+        "(SELECT 1 FROM chunks_fts f WHERE f.rowid = c.rowid)",
+        "FTS rows without a chunk": "SELECT count(*) FROM chunks_fts f WHERE NOT EXISTS "
+        "(SELECT 1 FROM chunks c WHERE c.rowid = f.rowid)",
+        "FTS rows whose text differs from their chunk": "SELECT count(*) FROM chunks c JOIN chunks_fts f "
+        "ON f.rowid = c.rowid WHERE f.chunk_text IS NOT c.chunk_text OR f.chunk_id IS NOT c.chunk_id",
+        "chunks without a vector": "SELECT count(*) FROM chunks c WHERE NOT EXISTS "
+        "(SELECT 1 FROM chunks_vec v WHERE v.chunk_id = c.chunk_id)",
+        "vectors without a chunk": "SELECT count(*) FROM chunks_vec v WHERE NOT EXISTS "
+        "(SELECT 1 FROM chunks c WHERE c.chunk_id = v.chunk_id)",
+    }
+    wrong = {what: n for what, sql in gaps.items() if (n := _one(conn, sql))}
+    if not wrong:
+        return [
+            Finding(
+                "index sync",
+                OK,
+                f"chunks {counts['chunks']:,} = FTS rows {counts['fts rows']:,} = vectors {counts['vectors']:,}",
+            )
+        ]
+    return [Finding("index sync", PROBLEM, "; ".join(f"{n:,} {what}" for what, n in wrong.items()))]
+
+
+def _payloads(conn: apsw.Connection) -> Finding:
+    bad = _one(conn, "SELECT count(*) FROM conversation_events WHERE NOT json_valid(payload_json)")
+    if bad:
+        return Finding("payloads", WARNING, f"{bad:,} events hold text that is not JSON (shown flagged, not indexed)")
+    return Finding("payloads", OK, "every event holds JSON")
+
+
+def _vectors(conn: apsw.Connection) -> Finding:
+    bad = _one(
+        conn, "SELECT count(*) FROM chunks_vec WHERE length(embedding_blob) % 4 != 0 OR length(embedding_blob) = 0"
+    )
+    models = conn.execute(
+        "SELECT embedding_model, length(embedding_blob) / 4, count(*) FROM chunks_vec GROUP BY 1, 2 ORDER BY 3 DESC"
+    ).fetchall()
+    kinds = ", ".join(f"{m} × {d} dims: {n:,}" for m, d, n in models[:4]) or "none"
+    if bad:
+        return Finding("vectors", WARNING, f"{bad:,} vectors are not whole float32 values (skipped in search); {kinds}")
+    return Finding("vectors", OK, kinds)
+
+
+def _sequences(conn: apsw.Connection) -> Finding:
+    behind = conn.execute(
+        "SELECT s.session_id FROM session_state s JOIN (SELECT session_id, max(sequence) AS top FROM "
+        "conversation_events GROUP BY session_id) e ON e.session_id = s.session_id WHERE json_valid(s.state_json) "
+        "AND json_type(s.state_json, '$.last_sequence') = 'integer' "
+        "AND json_extract(s.state_json, '$.last_sequence') < e.top"
+    ).fetchall()
+    if behind:
+        return Finding(
+            "sequences",
+            WARNING,
+            f"{len(behind):,} sessions record a last_sequence below their newest event (first: {behind[0][0]!r})",
+        )
+    return Finding("sequences", OK, "every session's state agrees with its events")
+
+
+def _schedules(conn: apsw.Connection, report: CheckReport) -> Finding:
+    ids = [r[0] for r in conn.execute("SELECT schedule_id FROM schedules")]
+    report.counts["schedules"] = len(ids)
+    report.counts["runs"] = _one(conn, "SELECT count(*) FROM schedule_runs")
+    flagged = [(sid, problem) for sid in ids if (problem := get_schedule(conn, sid).problem)]
+    if flagged:
+        sid, problem = flagged[0]
+        return Finding(
+            "schedules", WARNING, f"{len(flagged):,} rows cannot be used as they are (first: {sid}: {problem})"
+        )
+    return Finding("schedules", OK, f"{len(ids):,} schedules readable")
+
+
+async def check_store(path: str | os.PathLike[str], quick: bool = False) -> CheckReport:
+    """Open ``path`` read-only (never written, never migrated) and run every check on one snapshot."""
+    db = await Database.open(path, read_only=True)
+    try:
+        return await db.read(run_checks, str(db.path), quick)
+    finally:
+        db.close()
