@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from oxmem_gui.core import MemoryStore
+from oxmem_gui.core.store import ScheduleStore
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
@@ -23,6 +24,8 @@ class SyncStore:
 
     def __getattr__(self, name: str):
         attr = getattr(self.inner, name)
+        if isinstance(attr, ScheduleStore):  # store.schedules.create(...) is synchronous too
+            return SyncStore(attr, self.loop)
         if not callable(attr):
             return attr
 

@@ -92,6 +92,13 @@ def run_checks(conn: apsw.Connection, path: str, quick: bool = False) -> CheckRe
 
 def _integrity(conn: apsw.Connection, objects: dict, full: bool, quick: bool) -> Finding:
     pragma = "quick_check" if quick else "integrity_check"
+    try:
+        return _run_integrity(conn, objects, full, pragma)
+    except (apsw.CorruptError, apsw.NotADBError) as exc:  # damage bad enough to stop the check itself
+        return Finding("integrity", PROBLEM, f"SQLite {pragma} could not finish: {exc}")
+
+
+def _run_integrity(conn: apsw.Connection, objects: dict, full: bool, pragma: str) -> Finding:
     if full:
         rows = [r[0] for r in conn.execute(f"PRAGMA {pragma}(100)")]
         what = "tables, indexes and the FTS5 index"

@@ -262,9 +262,24 @@ def read_transaction(conn: apsw.Connection) -> Iterator[None]:
     conn.execute("BEGIN")
     try:
         yield
-    finally:
-        if conn.in_transaction:
-            conn.execute("COMMIT")
+    except BaseException:
+        _end(conn, "ROLLBACK")
+        raise
+    # COMMIT keeps what a read may create in the temp schema (the BM25 index's fts5vocab table); a read has
+    # nothing else to commit, so a failure to end it (a connection left in SQLite's error state) is not the
+    # caller's problem: the reads themselves succeeded
+    if not _end(conn, "COMMIT"):
+        _end(conn, "ROLLBACK")
+
+
+def _end(conn: apsw.Connection, statement: str) -> bool:
+    if not conn.in_transaction:
+        return True
+    try:
+        conn.execute(statement)
+    except apsw.Error:
+        return False
+    return True
 
 
 def data_version(conn: apsw.Connection) -> int:

@@ -20,12 +20,18 @@ from typing import Any
 import platformdirs
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from ..core import MemoryStore, OperationCancelled, OxmemError
+from ..core import MemoryStore, NotFoundError, OperationCancelled, OxmemError
 
 log = logging.getLogger(__name__)
 
 POLL_MS = 1000
 PROGRESS_INTERVAL_S = 0.05
+
+
+def gone(exc: Exception) -> bool:
+    """``on_error`` for loading what the user selected: the agent deleted it meanwhile. Not worth a dialog —
+    the row disappears on the next refresh, and the pane stays empty."""
+    return isinstance(exc, NotFoundError)
 
 
 def backups_dir() -> Path:
@@ -223,6 +229,9 @@ class StoreContext(QObject):
         async def check() -> None:
             try:
                 version = await store.data_version()
+            except (OxmemError, RuntimeError) as exc:  # closed meanwhile, or the file went away: not every second
+                log.warning("could not poll %s for changes: %s", store.path, exc)
+                return
             finally:
                 self._polling = False
             if store is self.store and version != self._version:

@@ -2,9 +2,54 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
-from PySide6.QtWidgets import QFileDialog, QInputDialog, QMessageBox, QWidget
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QFileDialog,
+    QGridLayout,
+    QInputDialog,
+    QLabel,
+    QMessageBox,
+    QPlainTextEdit,
+    QPushButton,
+    QWidget,
+)
+
+
+class ConflictDialog(QDialog):
+    """Theirs (what is in the file now) beside mine (the edit that was not saved), and one button per way out.
+    Nothing has been written when it shows; the caller acts on :attr:`choice` (``"cancel"`` when closed)."""
+
+    def __init__(
+        self, title: str, message: str, theirs: str, mine: str, choices: Sequence[tuple[str, str]], parent: QWidget
+    ) -> None:
+        super().__init__(parent)
+        self.setWindowTitle(title)
+        self.choice = "cancel"
+        layout = QGridLayout(self)
+        intro = QLabel(f"{message}\n\nNothing has been written yet. Choose what to keep:")
+        intro.setWordWrap(True)
+        layout.addWidget(intro, 0, 0, 1, 2)
+        for column, (heading, text) in enumerate((("Theirs — in the file now", theirs), ("Mine — not saved", mine))):
+            layout.addWidget(QLabel(f"<b>{heading}</b>"), 1, column)
+            view = QPlainTextEdit(text)
+            view.setReadOnly(True)
+            view.setMinimumSize(300, 160)
+            layout.addWidget(view, 2, column)
+        buttons = QDialogButtonBox()
+        for key, label in choices:
+            button = QPushButton(label)
+            button.clicked.connect(lambda _=False, k=key: self._choose(k))
+            buttons.addButton(button, QDialogButtonBox.ButtonRole.ActionRole)
+        buttons.addButton(QDialogButtonBox.StandardButton.Cancel).clicked.connect(self.reject)
+        layout.addWidget(buttons, 3, 0, 1, 2)
+
+    def _choose(self, key: str) -> None:
+        self.choice = key
+        self.accept()
 
 
 class Dialogs:
@@ -36,6 +81,13 @@ class Dialogs:
         return {QMessageBox.StandardButton.Save: "save", QMessageBox.StandardButton.Discard: "discard"}.get(
             answer, "cancel"
         )
+
+    def conflict(self, title: str, message: str, theirs: str, mine: str, choices: Sequence[tuple[str, str]]) -> str:
+        """Another program changed what the user edited: show both, return the key of the chosen way out
+        (``"cancel"`` to go back with nothing written)."""
+        dialog = ConflictDialog(title, message, theirs, mine, choices, self.parent)
+        dialog.exec()
+        return dialog.choice
 
     def text(self, title: str, label: str, value: str = "") -> str | None:
         text, ok = QInputDialog.getText(self.parent, title, label, text=value)

@@ -3,6 +3,7 @@ indicator, and progress of long work in the status bar."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,8 @@ from PySide6.QtWidgets import (
 )
 
 from .. import __version__
+from ..core import OperationCancelled
+from ..core.importing import ImportResult
 from ..core.jsonl import read_jsonl
 from ..core.judgments import JudgmentStore
 from .context import StoreContext
@@ -225,19 +228,27 @@ class MainWindow(QMainWindow):
         if path is None:
             return
 
-        async def work(progress: Any, stop: Any) -> int:
-            import asyncio
-
+        async def work(progress: Any, stop: Any) -> ImportResult:
             records = await asyncio.to_thread(read_jsonl, path)
-            results = await store.store_many(records, lambda stage, done, total: progress(done, total), stop)
-            return len(results)
+            return await store.import_events(records, progress=progress, stop=stop)
+
+        def done(result: ImportResult) -> None:
+            skipped = f" ({result.skipped:,} were already there)" if result.skipped else ""
+            self.statusBar().showMessage(f"Imported {result.stored:,} events from {path.name}{skipped}", 10000)
+
+        def failed(exc: Exception) -> bool:  # a cancel keeps the batches already committed: say so
+            if isinstance(exc, OperationCancelled) and "resume" in str(exc):
+                self.dialogs.info(str(exc).capitalize() + ".")
+                return True
+            return False
 
         self.ctx.run(
             work,
             label=f"Importing {path.name}",
             with_progress=True,
             changes="sessions",
-            on_done=lambda n: self.statusBar().showMessage(f"Imported {n:,} events from {path.name}", 10000),
+            on_done=done,
+            on_error=failed,
         )
 
     def reindex(self, model: str) -> None:
@@ -272,11 +283,16 @@ class MainWindow(QMainWindow):
         self.settings.setValue("recent", recent[:MAX_RECENT])
         self._fill_recent()
         notice = f" — {store.backend_notice}" if store.backend_notice else ""
-        self.statusBar().showMessage(f"{store.path}  ·  embeddings: {store.backend.model_name}{notice}")
+        snapshot = f" — {store.open_notice}" if store.open_notice else ""
+        self.statusBar().showMessage(f"{store.path}  ·  embeddings: {store.backend.model_name}{notice}{snapshot}")
 
     def _mode(self, read_only: bool) -> None:
         self.mode_icon.setPixmap(icon("lock" if read_only else "edit").pixmap(16, 16))
-        if read_only:
+        snapshot = self.ctx.store.open_notice if self.ctx.store is not None else None
+        if snapshot:
+            self.mode_label.setText("Read-only snapshot")
+            self.mode_label.setToolTip(snapshot)
+        elif read_only:
             self.mode_label.setText("Read-only")
             self.mode_label.setToolTip(
                 "Nothing can change this file. Enable editing to change it (a backup is taken first)."
@@ -287,8 +303,9 @@ class MainWindow(QMainWindow):
             self.mode_label.setToolTip(
                 f"Changes are written to the file. Backup: {backup}" if backup else "Changes are written to the file."
             )
-        self.enable_button.setVisible(read_only and self.ctx.store is not None)
-        self.enable_action.setEnabled(read_only and self.ctx.store is not None)
+        can_edit = read_only and self.ctx.store is not None and not snapshot
+        self.enable_button.setVisible(can_edit)
+        self.enable_action.setEnabled(can_edit)
 
     def _busy(self, label: str) -> None:
         self.statusBar().showMessage(label + "…")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -24,8 +24,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ..core import ConflictError
 from ..core.note_files import notes_json, notes_markdown, parse_notes_json
-from ..core.notes import Note
+from ..core.notes import Note, utc_now
 from ..core.tags import normalize_tags
 from .context import StoreContext
 from .dialogs import Dialogs
@@ -97,12 +98,27 @@ class NotesModel(RowsModel):
 
 @dataclass
 class UndoRecord:
-    """What to put back to undo the last edit: notes as they were, and notes the edit created."""
+    """What to put back to undo the last edit: notes as they were, notes the edit created, and the notes as the
+    edit left them (undo refuses to overwrite a note another program changed since)."""
 
     description: str
     before: list[Note] = field(default_factory=list)
-    created: list[str] = field(default_factory=list)
+    created: list[Note] = field(default_factory=list)
     user: str = ""
+    after: list[Note] = field(default_factory=list)
+
+    def expected(self) -> dict[str, Note | None]:
+        """What each note the undo touches must hold now: what the edit left (None: it deleted the note)."""
+        left: dict[str, Note | None] = {n.note_id: None for n in self.before}
+        left.update({n.note_id: n for n in self.after})
+        return left
+
+
+def note_text(note: Note | None) -> str:
+    """A note as the conflict dialog shows it."""
+    if note is None:
+        return "(deleted)"
+    return f"{note.content}\n\ntags: {', '.join(note.tags) or '—'}\nupdated {note.updated_at or '—'}"
 
 
 class NotesPanel(QWidget):
@@ -113,6 +129,8 @@ class NotesPanel(QWidget):
         self.user: str | None = None
         self.current: Note | None = None
         self.is_new = False
+        #: set when another program changed the note being edited since it was opened
+        self.changed_elsewhere = False
         self.undo_record: UndoRecord | None = None
         self.model = NotesModel(self)
 
@@ -243,10 +261,13 @@ class NotesPanel(QWidget):
         several = len(self.selected_notes()) > 0
         self.bulk_add.setEnabled(several)
         self.bulk_remove.setEnabled(several)
-        self.state.setText("● unsaved changes" if dirty else "")
+        warning = (
+            " · ⚠ another program changed this note since you opened it" if dirty and self.changed_elsewhere else ""
+        )
+        self.state.setText(("● unsaved changes" if dirty else "") + warning)
 
     def _show_note(self, note: Note | None) -> None:
-        self.current, self.is_new = note, False
+        self.current, self.is_new, self.changed_elsewhere = note, False, False
         self.content.blockSignals(True)
         self.content.setPlainText(note.content if note else "")
         self.content.blockSignals(False)
@@ -322,6 +343,8 @@ class NotesPanel(QWidget):
                         self.view.selectionModel().blockSignals(False)
                         if not self.dirty():
                             self._show_note(n)
+                        elif n != self.current:  # kept as loaded: saving will show theirs vs mine
+                            self.changed_elsewhere = True
                         break
             self.view.verticalScrollBar().setValue(scroll)
             self._update_buttons()
@@ -372,23 +395,97 @@ class NotesPanel(QWidget):
         if not content.strip():
             self.dialogs.error("A note needs some content.")
             return
-        before, is_new = self.current, self.is_new
+        if self.is_new:
+            self._save_new(user, content, tags)
+        else:
+            self._update(user, self.current, content, tags)
 
-        async def write() -> Note:
-            if is_new:
-                return await store.save_note(user, content, tags)
-            return await store.update_note(user, before.note_id, content, tags)
+    def _save_new(self, user: str, content: str, tags: list[str]) -> None:
+        store = self.ctx.require()
 
         def saved(note: Note) -> None:
-            self.undo_record = (
-                UndoRecord("create note", created=[note.note_id], user=user)
-                if is_new
-                else UndoRecord("edit note", before=[before], user=user)
-            )
+            self.undo_record = UndoRecord("create note", created=[note], user=user)
             self._show_note(note)
             self.reload(select=note.note_id)
 
-        self.ctx.run(write, label="Saving note", on_done=saved, changes="notes")
+        self.ctx.run(lambda: store.save_note(user, content, tags), label="Saving note", on_done=saved, changes="notes")
+
+    def _update(self, user: str, loaded: Note, content: str, tags: list[str]) -> None:
+        """Save over ``loaded`` — the note as this window last read it. If another program changed it since,
+        nothing is written and the conflict dialog asks what to keep."""
+        store = self.ctx.require()
+
+        def saved(note: Note) -> None:
+            self.undo_record = UndoRecord("edit note", before=[loaded], after=[note], user=user)
+            self._show_note(note)
+            self.reload(select=note.note_id)
+
+        def failed(exc: Exception) -> bool:
+            if not isinstance(exc, ConflictError):
+                return False
+            self._resolve(user, loaded, content, tags, exc)
+            return True
+
+        self.ctx.run(
+            lambda: store.update_note(user, loaded.note_id, content, tags, expected=loaded),
+            label="Saving note",
+            on_done=saved,
+            on_error=failed,
+            changes="notes",
+        )
+
+    def _resolve(self, user: str, loaded: Note, content: str, tags: list[str], exc: ConflictError) -> None:
+        """Theirs vs mine: keep mine (theirs goes to Undo), keep theirs (my edit is dropped), keep both (mine
+        becomes a new note), or cancel (back to editing, nothing written)."""
+        theirs: Note | None = exc.current
+        mine = Note(loaded.note_id, user, content, normalize_tags(tags), loaded.created_at, None, 0)
+        choices = [
+            ("mine", "Keep mine" if theirs else "Save mine again"),
+            ("theirs", "Keep theirs" if theirs else "Let it go"),
+            ("both", "Keep both (mine as a new note)"),
+        ]
+        choice = self.dialogs.conflict(
+            "Note changed by another program", str(exc), note_text(theirs), note_text(mine), choices
+        )
+        if choice == "mine" and theirs is not None:
+            self._update(user, theirs, content, tags)
+        elif choice == "mine":
+            self._recreate(user, mine)
+        elif choice == "both":
+            self._save_new(user, content, tags)
+        elif choice == "theirs":
+            self._show_note(theirs)
+            self.reload(select=theirs.note_id if theirs else None)
+        else:
+            self.changed_elsewhere = True
+            self._update_buttons()
+
+    def _recreate(self, user: str, mine: Note) -> None:
+        """The note was deleted elsewhere and the user keeps their edit: write it back under its id."""
+        store = self.ctx.require()
+
+        def saved(notes: list[Note]) -> None:
+            self.undo_record = UndoRecord("save deleted note again", created=notes, user=user)
+            self._show_note(notes[0])
+            self.reload(select=notes[0].note_id)
+
+        self.ctx.run(
+            lambda: store.restore_notes([replace(mine, updated_at=utc_now())], expected={mine.note_id: None}),
+            label="Saving note",
+            on_done=saved,
+            on_error=self._changed_meanwhile,
+            changes="notes",
+        )
+
+    def _changed_meanwhile(self, exc: Exception) -> bool:
+        """A bulk change or an undo met notes another program changed: nothing was written; show the list as it
+        is now and say so."""
+        if not isinstance(exc, ConflictError):
+            return False
+        self.dialogs.error(f"{exc}. The list now shows the notes as they are; look at them and try again.")
+        self._show_note(None)
+        self.reload()
+        return True
 
     def revert(self) -> None:
         if self.is_new:
@@ -420,7 +517,13 @@ class NotesPanel(QWidget):
             self.reload()
 
         ids = [n.note_id for n in notes]
-        self.ctx.run(lambda: store.delete_notes(user, ids), label="Deleting notes", on_done=deleted, changes="notes")
+        self.ctx.run(
+            lambda: store.delete_notes(user, ids, expected=notes),
+            label="Deleting notes",
+            on_done=deleted,
+            on_error=self._changed_meanwhile,
+            changes="notes",
+        )
 
     def bulk_tags(self, add: bool) -> None:
         notes = self.selected_notes()
@@ -446,14 +549,17 @@ class NotesPanel(QWidget):
             return
         user, ids = self.user, [n.note_id for n in touched]
 
-        def done(_: Any) -> None:
-            self.undo_record = UndoRecord(f"{verb.lower()} tags on {len(touched)} notes", before=touched, user=user)
+        def done(changed: list[Note]) -> None:
+            self.undo_record = UndoRecord(
+                f"{verb.lower()} tags on {len(touched)} notes", before=touched, user=user, after=changed
+            )
             self.reload()
 
         self.ctx.run(
-            lambda: store.set_note_tags(user, ids, tags if add else (), () if add else tags),
+            lambda: store.set_note_tags(user, ids, tags if add else (), () if add else tags, expected=touched),
             label="Changing tags",
             on_done=done,
+            on_error=self._changed_meanwhile,
             changes="notes",
         )
 
@@ -467,9 +573,9 @@ class NotesPanel(QWidget):
 
         async def put_back() -> None:
             if record.created:
-                await store.delete_notes(record.user, record.created)
+                await store.delete_notes(record.user, [n.note_id for n in record.created], expected=record.created)
             if record.before:
-                await store.restore_notes(record.before)
+                await store.restore_notes(record.before, expected=record.expected())
 
         def done(_: Any) -> None:
             self.undo_record = None
@@ -477,7 +583,12 @@ class NotesPanel(QWidget):
             self._show_note(None)
             self.reload(select=keep)
 
-        self.ctx.run(put_back, label=f"Undoing {record.description}", on_done=done, changes="notes")
+        def failed(exc: Exception) -> bool:
+            if isinstance(exc, ConflictError):
+                self.undo_record = None
+            return self._changed_meanwhile(exc)
+
+        self.ctx.run(put_back, label=f"Undoing {record.description}", on_done=done, on_error=failed, changes="notes")
 
     # -- export and import --------------------------------------------------------------------------
 

@@ -13,7 +13,7 @@ from typing import Any
 from PySide6.QtCore import QModelIndex, Qt
 
 from ..core.browse import PAGE
-from .context import StoreContext
+from .context import StoreContext, gone
 from .table_model import Index, RowsModel
 
 
@@ -113,6 +113,6 @@ class PagedTableModel(RowsModel):
             if generation == self._generation:
                 self._loading = False
                 self._exhausted = True
-            return False
+            return gone(exc)
 
         self.ctx.run(lambda: self.page(after, limit), on_done=loaded, on_error=failed)

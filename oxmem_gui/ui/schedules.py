@@ -29,12 +29,21 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..core import OxmemError
-from ..core.cadence import CADENCE_TYPES, OnceCadence, cadence_dict, describe, format_in_timezone, next_runs, utc_now
+from ..core import ConflictError
+from ..core.cadence import (
+    CADENCE_TYPES,
+    OnceCadence,
+    cadence_dict,
+    describe,
+    format_in_timezone,
+    next_runs,
+    parse_cadence,
+    utc_now,
+)
 from ..core.calendar import calendar_items
-from ..core.schedules import STATUSES, Schedule, ScheduleRun
+from ..core.schedules import STATUSES, Schedule, ScheduleRun, time_or_none
 from .calendar_views import STATUS, AgendaView, MonthView, WeekView, schedule_color
-from .context import StoreContext
+from .context import StoreContext, gone
 from .dialogs import Dialogs
 from .schedule_dialog import ScheduleDialog
 from .sessions import fit_columns
@@ -49,10 +58,9 @@ DUE_SOON = timedelta(hours=1)
 def countdown(stamp: str | None, now: datetime) -> str:
     if not stamp:
         return "—"
-    try:
-        when = datetime.fromisoformat(stamp)
-    except ValueError:
-        return stamp
+    when = time_or_none(stamp)
+    if when is None:
+        return f"⚠ {stamp[:40]}"
     seconds = (when - now).total_seconds()
     if seconds < 0:
         return f"{stamp[:16].replace('T', ' ')} (due)"
@@ -65,10 +73,19 @@ def countdown(stamp: str | None, now: datetime) -> str:
 
 
 def words(schedule: Schedule) -> str:
-    try:
-        return describe(schedule.cadence)
-    except OxmemError as exc:
-        return f"(unreadable cadence: {exc})"
+    """The cadence in words; a row another program wrote badly says what is wrong with it, flagged ⚠."""
+    problem = schedule.problem
+    return f"⚠ {problem}" if problem else describe(schedule.cadence)
+
+
+def schedule_text(s: Schedule) -> str:
+    """A schedule as the conflict dialog shows it."""
+    last = f"{s.last_run_at or '—'} {s.last_run_status or ''}".strip()
+    return (
+        f"name: {s.name or '(unnamed)'}\ngoal: {s.goal}\ncadence: {words(s)}\nstatus: {s.status}\n"
+        f"next run: {s.next_run_at or '—'}\nlast run: {last}\nfailures in a row: {s.consecutive_failures}\n"
+        f"updated {s.updated_at}"
+    )
 
 
 class ScheduleListModel(RowsModel):
@@ -102,6 +119,8 @@ class ScheduleListModel(RowsModel):
                 str(s.consecutive_failures),
             )[col]
         if role == Qt.ItemDataRole.ForegroundRole:
+            if col == 2 and s.problem:
+                return QBrush("#c0392b")
             if col == 0:
                 return QBrush(schedule_color(s.schedule_id))
             if col == 5 and s.last_run_status in STATUS:
@@ -109,7 +128,9 @@ class ScheduleListModel(RowsModel):
             if col == 6 and s.consecutive_failures:
                 return QBrush("#c0392b")
         if role == Qt.ItemDataRole.ToolTipRole:
-            return f"{s.schedule_id}\n{s.goal}\n{s.cadence_json}"
+            problem = s.problem
+            flag = f"\n⚠ written by another program in a form oxmem cannot use: {problem}" if problem else ""
+            return f"{s.schedule_id}\n{s.goal}\n{s.cadence_json}{flag}"
         return None
 
 
@@ -117,6 +138,8 @@ class ScheduleListModel(RowsModel):
 class MoveRecord:
     schedule_id: str
     previous: dict
+    #: the schedule as the move left it: undo refuses to overwrite a change another program made since
+    after: Schedule | None = None
 
 
 class SchedulesPanel(QWidget):
@@ -322,12 +345,12 @@ class SchedulesPanel(QWidget):
             self.schedules = found
             self.list_model.set_rows(found)
             now = self.now()
-            soon = [
-                s
-                for s in found
-                if s.status == "active" and s.next_run_at and datetime.fromisoformat(s.next_run_at) - now <= DUE_SOON
-            ]
-            self.due_label.setText(f"{len(found)} schedules · {len(soon)} due within the hour")
+            soon = [s for s in found if s.status == "active" and (t := s.next_run_time) and t - now <= DUE_SOON]
+            flagged = sum(1 for s in found if s.problem)
+            self.due_label.setText(
+                f"{len(found)} schedules · {len(soon)} due within the hour"
+                + (f" · ⚠ {flagged} cannot be read as they are" if flagged else "")
+            )
             if self.selected:
                 self.select(self.selected)
             self.reload_calendar()
@@ -398,19 +421,20 @@ class SchedulesPanel(QWidget):
         if s is None:
             self.cadence_view.clear()
             return
-        try:
+        problem = s.problem
+        if problem:
+            self.cadence_view.setPlainText(f"{s.cadence_json}\n\n⚠ {problem}")
+            fires = []
+        else:
             cadence = s.cadence
             self.cadence_view.show_value(cadence_dict(cadence))
             fires = next_runs(cadence, self.now(), 10) if s.status == "active" else []
-        except OxmemError as exc:
-            self.cadence_view.setPlainText(f"{s.cadence_json}\n\n⚠ {exc}")
-            fires = []
         self.next_fires.setRowCount(len(fires))
         for r, moment in enumerate(fires):
             self.next_fires.setItem(r, 0, QTableWidgetItem(format_in_timezone(moment, cadence)))
             self.next_fires.setItem(r, 1, QTableWidgetItem(moment.strftime("%Y-%m-%d %H:%M UTC")))
         store, schedule_id = self.ctx.require(), s.schedule_id
-        self.ctx.run(lambda: store.schedules.runs(schedule_id, 200), on_done=self._show_runs)
+        self.ctx.run(lambda: store.schedules.runs(schedule_id, 200), on_done=self._show_runs, on_error=gone)
 
     def _show_runs(self, runs: list[ScheduleRun]) -> None:
         self.runs.setRowCount(len(runs))
@@ -465,6 +489,42 @@ class SchedulesPanel(QWidget):
             changes="schedules",
         )
 
+    def _write(
+        self,
+        label: str,
+        loaded: Schedule,
+        attempt: Any,
+        mine: str,
+        on_done: Any = None,
+    ) -> None:
+        """Run ``attempt(expected)`` — a write that carries the schedule as this window loaded it. If the agent
+        ran it or another program changed it since, nothing is written and the conflict dialog shows theirs vs
+        mine: *Apply mine* repeats the write over what is there now; *Keep theirs* drops it."""
+
+        def failed(exc: Exception) -> bool:
+            if not isinstance(exc, ConflictError):
+                return False
+            theirs = exc.current
+            if theirs is None:
+                self.dialogs.error(str(exc))
+                self.selected = None
+                self.reload()
+                return True
+            choice = self.dialogs.conflict(
+                "Schedule changed by another program",
+                str(exc),
+                schedule_text(theirs),
+                mine,
+                [("mine", "Apply mine"), ("theirs", "Keep theirs")],
+            )
+            if choice == "mine":
+                self._write(label, theirs, attempt, mine, on_done)
+            else:
+                self.reload()
+            return True
+
+        self.ctx.run(lambda: attempt(loaded), label=label, on_done=on_done, on_error=failed, changes="schedules")
+
     def edit(self, dialog: ScheduleDialog | None = None) -> None:
         s = self.selected_schedule()
         store = self.ctx.writable()
@@ -475,11 +535,22 @@ class SchedulesPanel(QWidget):
             return
         fields = dialog.fields()
         patch = {"name": fields["name"], "goal": fields["goal"], "notification_policy": fields["notification_policy"]}
-        if json.loads(s.cadence_json) != dialog.cadence_dict():
+        try:
+            stored = json.loads(s.cadence_json)
+        except ValueError:  # a foreign row's cadence that is not JSON: whatever the dialog says replaces it
+            stored = None
+        if stored != dialog.cadence_dict():
             patch["cadence"] = dialog.cadence_dict()
         now = self.now()
-        self.ctx.run(
-            lambda: store.schedules.update(s.schedule_id, patch, now), label="Saving schedule", changes="schedules"
+        mine = (
+            f"name: {patch['name'] or '(unnamed)'}\ngoal: {patch['goal']}\n"
+            f"cadence: {describe(parse_cadence(dialog.cadence_dict()))}\nnotify: {patch['notification_policy']}"
+        )
+        self._write(
+            "Saving schedule",
+            s,
+            lambda loaded: store.schedules.update(s.schedule_id, patch, now, expected=loaded),
+            mine,
         )
 
     def set_status(self, status: str) -> None:
@@ -488,10 +559,11 @@ class SchedulesPanel(QWidget):
         if s is None or store is None:
             return
         now = self.now()
-        self.ctx.run(
-            lambda: store.schedules.update(s.schedule_id, {"status": status}, now),
-            label="Pausing" if status == "paused" else "Resuming",
-            changes="schedules",
+        self._write(
+            "Pausing" if status == "paused" else "Resuming",
+            s,
+            lambda loaded: store.schedules.update(s.schedule_id, {"status": status}, now, expected=loaded),
+            f"status: {status}",
         )
 
     def delete(self) -> None:
@@ -507,8 +579,11 @@ class SchedulesPanel(QWidget):
             )
             if self.dialogs.confirm("Delete schedule", text):
                 self.selected = None
-                self.ctx.run(
-                    lambda: store.schedules.delete(s.schedule_id), label="Deleting schedule", changes="schedules"
+                self._write(
+                    "Deleting schedule",
+                    s,
+                    lambda loaded: store.schedules.delete(s.schedule_id, expected=loaded),
+                    "(deleted, with its run history)",
                 )
 
         self.ctx.run(lambda: store.schedules.run_count(s.schedule_id), on_done=ask)
@@ -517,21 +592,22 @@ class SchedulesPanel(QWidget):
         """A one-shot dragged to another day or time: reschedule it (Undo move puts it back)."""
         s = next((x for x in self.schedules if x.schedule_id == schedule_id), None)
         store = self.ctx.writable()
-        if s is None or store is None or not isinstance(s.cadence, OnceCadence):
+        if s is None or store is None or s.problem or not isinstance(s.cadence, OnceCadence):
             return
         previous = json.loads(s.cadence_json)
         cadence = {"type": "once", "at": when.astimezone(timezone.utc).isoformat()}
         now = self.now()
 
-        def done(_: Any) -> None:
-            self.undo_move = MoveRecord(schedule_id, previous)
+        def done(moved: Schedule) -> None:
+            self.undo_move = MoveRecord(schedule_id, previous, moved)
             self.reload()
 
-        self.ctx.run(
-            lambda: store.schedules.update(schedule_id, {"cadence": cadence}, now),
-            label="Rescheduling",
-            on_done=done,
-            changes="schedules",
+        self._write(
+            "Rescheduling",
+            s,
+            lambda loaded: store.schedules.update(schedule_id, {"cadence": cadence}, now, expected=loaded),
+            f"cadence: {describe(parse_cadence(cadence))}",
+            done,
         )
 
     def undo(self) -> None:
@@ -544,9 +620,12 @@ class SchedulesPanel(QWidget):
             self.undo_move = None
             self.reload()
 
-        self.ctx.run(
-            lambda: store.schedules.update(record.schedule_id, {"cadence": record.previous}, now),
-            label="Undoing the move",
-            on_done=done,
-            changes="schedules",
+        self._write(
+            "Undoing the move",
+            record.after,
+            lambda loaded: store.schedules.update(
+                record.schedule_id, {"cadence": record.previous}, now, expected=loaded
+            ),
+            f"cadence: {describe(parse_cadence(record.previous))}",
+            done,
         )

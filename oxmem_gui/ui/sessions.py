@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
 from ..core.browse import ChunkRow, SessionRow
 from ..core.events import Event
 from ..core.indexing import PayloadNotIndexable, extract_text, normalize
-from .context import StoreContext
+from .context import StoreContext, gone
 from .dialogs import Dialogs
 from .paged import PagedTableModel
 from .widgets.json_view import JsonView
@@ -361,7 +361,7 @@ class SessionsPanel(QWidget):
             self._show_summary(None)
             return
         store = self.ctx.require()
-        self.ctx.run(lambda: store.read_summary_state(session_id), on_done=self._show_summary)
+        self.ctx.run(lambda: store.read_summary_state(session_id), on_done=self._show_summary, on_error=gone)
         self._load_context()
 
     def _event_changed(self, current: QModelIndex, previous: QModelIndex) -> None:
@@ -386,7 +386,7 @@ class SessionsPanel(QWidget):
         if session_id is None or self.tabs.currentIndex() != 3:
             return
         store, budget = self.ctx.require(), self.budget.value()
-        self.ctx.run(lambda: store.context_preview(session_id, budget), on_done=self._show_context)
+        self.ctx.run(lambda: store.context_preview(session_id, budget), on_done=self._show_context, on_error=gone)
 
     def _show_context(self, preview: Any) -> None:
         counts = {s: sum(1 for i in preview.items if i.status == s) for s in ("included", "dropped", "summarized")}

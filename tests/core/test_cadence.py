@@ -111,6 +111,19 @@ def test_day_of_month_and_day_of_week_are_ored():
         (CronCadence("0 0 1 1,7 *"), "on day 1 of the month in January and July at 00:00 UTC"),
         (CronCadence("*/15 * * * *"), "every 15 minutes"),
         (CronCadence("0 0 L * *"), "cron 0 0 L * * (UTC)"),
+        (CronCadence("*/45 * * * *"), "at minutes 0 and 45 of every hour"),
+        (CronCadence("0 22-2 * * *"), "every day at 00:00, 01:00, 02:00, 22:00 and 23:00 UTC"),
+        (CronCadence("0 */5 * * *"), "every day at 00:00, 05:00, 10:00, 15:00 and 20:00 UTC"),
+        (CronCadence("15 */6 * * *", "Asia/Kolkata"), "every day at 00:15, 06:15, 12:15 and 18:15 Asia/Kolkata"),
+        (CronCadence("0 */2 * * *"), "every 2 hours at minute 0 (UTC)"),
+        (
+            CronCadence("0,30 9-17 * * 1-5", "Europe/Berlin"),
+            "at minutes 0 and 30 of hours 9–17, every weekday (Monday to Friday) (Europe/Berlin)",
+        ),
+        (CronCadence("* 9-11 * * *"), "every minute of hours 9–11 (UTC)"),
+        (CronCadence("5-55/10 * * * *"), "at minutes 5, 15, 25, 35, 45 and 55 of every hour"),
+        (CronCadence("0 0 * * 5-1"), "every Sunday, Monday, Friday and Saturday at 00:00 UTC"),
+        (CronCadence("0 0 1W * *"), "cron 0 0 1W * * (UTC)"),
         (IntervalCadence(7200), "every 2 hours"),
         (IntervalCadence(60), "every minute"),
         (IntervalCadence(90), "every 90 seconds"),
@@ -167,3 +180,84 @@ def test_format_in_timezone():
     assert format_in_timezone("2026-11-23T02:30:00+00:00", c) == "2026-11-23 08:00 IST"
     assert format_in_timezone(utc(2026, 7, 1, 12), CronCadence("0 8 * * *", "Europe/Berlin")) == "2026-07-01 14:00 CEST"
     assert format_in_timezone(utc(2026, 7, 1, 12), IntervalCadence(60)) == "2026-07-01 12:00 UTC"
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        (
+            {"type": "cron", "expression": "0 0 31 2 *"},
+            "cron expression '0 0 31 2 *' never fires: February has no day 31",
+        ),
+        ({"type": "cron", "expression": "0 0 30 2 *"}, "never fires: February has no day 30"),
+        ({"type": "cron", "expression": "0 0 30,31 2 *"}, "never fires: February has no day 30 or 31"),
+        (
+            {"type": "cron", "expression": "0 0 31 4,6,9,11 *"},
+            "never fires: April, June, September and November have no day 31",
+        ),
+        (
+            {"type": "cron", "expression": "0 8 * * *", "timezone": "Europe"},
+            "'Europe' is a region, not a time zone: name a zone in it (e.g. Europe/…)",
+        ),
+        (
+            {"type": "cron", "expression": "0 8 * * *", "timezone": "A" * 5000},
+            "unknown time zone 'AAAAAAAAAAAAAAAAAAAA'… (5,000 characters; zone names are short)",
+        ),
+        ({"type": "cron", "expression": "0 8 * * *", "timezone": "../../etc/passwd"}, "unknown time zone"),
+        ({"type": "cron", "expression": "0 8 * * *", "timezone": "x\x00y"}, "unknown time zone"),
+        (
+            {"type": "interval", "every_secs": 10**18},
+            "interval of 1,000,000,000,000,000,000 seconds is longer than the maximum of 10 years (315,576,000 seconds)",
+        ),
+        ({"type": "interval", "every_secs": 10**5000}, "interval is longer than the maximum of 10 years"),
+        (
+            {"type": "once", "at": "9999-12-31T23:59:59-05:00"},
+            "'9999-12-31T23:59:59-05:00' is outside the years 1970 to 9998",
+        ),
+        ({"type": "once", "at": "0001-01-01T00:00:00Z"}, "is outside the years 1970 to 9998"),
+    ],
+)
+def test_cadences_that_cannot_work_are_refused_before_anything_is_written(value, message):
+    with pytest.raises(InvalidInputError) as caught:
+        parse_cadence(value)
+    assert message in str(caught.value) and len(str(caught.value)) < 200
+
+
+def test_the_29th_of_february_fires_in_leap_years_only():
+    fires = next_runs(parse_cadence({"type": "cron", "expression": "0 0 29 2 *"}), utc(2026, 11, 22), 3)
+    assert iso(fires) == ["2028-02-29T00:00:00+00:00", "2032-02-29T00:00:00+00:00", "2036-02-29T00:00:00+00:00"]
+
+
+def test_next_runs_is_capped():
+    assert len(next_runs(IntervalCadence(60), utc(2026, 1, 1), 1000)) == 1000
+    for n in (1001, 2**70, 0, -1):
+        with pytest.raises(InvalidInputError, match="count must be"):
+            next_runs(IntervalCadence(60), utc(2026, 1, 1), n)
+
+
+def test_foreign_rows_are_flagged_not_fatal():
+    from oxmem_gui.core.calendar import calendar_items
+    from oxmem_gui.core.schedules import Schedule
+
+    def row(sid, cadence_json, next_run_at=None, status="active"):
+        stamp = "2026-11-01T00:00:00.000000+00:00"
+        return Schedule(
+            sid, "u", sid, "g", cadence_json, "always", status, stamp, stamp, next_run_at, None, None, 0, None, None
+        )
+
+    rows = [
+        row("zone", '{"type":"cron","expression":"0 8 * * *","timezone":"Mars/Base"}'),
+        row("never", '{"type":"cron","expression":"0 0 31 2 *","timezone":"UTC"}'),
+        row("garbled", '{"type":"interval","every_secs":3600}', "next tuesday"),
+        row("status", '{"type":"interval","every_secs":3600}', status="sleeping"),
+        row("fine", '{"type":"interval","every_secs":86400}', "2026-11-22T08:00:00.000000+00:00"),
+    ]
+    assert {r.schedule_id: r.problem for r in rows} == {
+        "zone": "cadence: unknown time zone 'Mars/Base'",
+        "never": "cadence: cron expression '0 0 31 2 *' never fires: February has no day 31",
+        "garbled": "next run at 'next tuesday' is not an RFC 3339 time",
+        "status": "unknown status 'sleeping'",
+        "fine": None,
+    }
+    items = calendar_items(rows, [], utc(2026, 11, 22), utc(2026, 11, 25), utc(2026, 11, 22), "utc")
+    assert {i.schedule_id for i in items} == {"fine"} and len(items) == 3

@@ -2,44 +2,13 @@
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
-import time
-from pathlib import Path
-
 import pytest
 
 from oxmem_gui.core.bm25 import MIN_ROWS
 from tests.conftest import open_sync, user
+from tests.processes import agent_report, start_agent
 
-ROOT = Path(__file__).resolve().parents[2]
 WORDS = "hotel booking alfama quiet flight seat aisle window tomato garden invoice rounding metrics weekly".split()
-
-
-def start_agent(db: Path, *args: str, ready: Path | None = None) -> subprocess.Popen:
-    """``python -m tests.agent DB …`` as its own process; with ``ready``, wait until it has begun writing."""
-    extra = ["--ready", str(ready)] if ready else []
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "tests.agent", str(db), *args, *extra],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    if ready is not None:
-        deadline = time.monotonic() + 60
-        while not ready.exists():
-            if proc.poll() is not None or time.monotonic() > deadline:
-                raise AssertionError(f"agent did not start: {proc.communicate()}")
-            time.sleep(0.01)
-    return proc
-
-
-def agent_report(proc: subprocess.Popen) -> dict:
-    out, err = proc.communicate(timeout=120)
-    assert proc.returncode == 0, err
-    return json.loads(out.strip().splitlines()[-1])
 
 
 @pytest.fixture(scope="module")

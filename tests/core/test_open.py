@@ -113,3 +113,185 @@ def test_a_libsql_vector_index_gives_a_clear_refusal(store):
     with pytest.raises(ReadOnlyError, match="libSQL's vector index .* nothing was changed"):
         store.store("s", 1, user("hello"))
     assert store.sql("SELECT count(*) FROM conversation_events") == [(0,)]
+
+
+# -- beside a live agent: files left behind, folders that cannot be written, damage ------------------------
+
+
+def fingerprint(path):
+    import hashlib
+
+    return hashlib.sha256(path.read_bytes()).hexdigest(), path.stat().st_mtime_ns
+
+
+def demo_file(loop, path):
+    s = open_sync(loop, path)
+    s.store("s", 1, user("hello there"))
+    s.save_note("u", "a note", ["t"])
+    s.aclose()
+    return path
+
+
+def test_a_read_only_open_leaves_nothing_behind_and_changes_no_byte(tmp_path, loop):
+    db = demo_file(loop, tmp_path / "m.db")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m.db"]
+    before = fingerprint(db)
+    ro = open_sync(loop, db, read_only=True)
+    assert [e.sequence for e in ro.recall("s")] == [1] and ro.hybrid_query("s", "hello").hits
+    assert {p.name for p in tmp_path.iterdir()} == {"m.db", "m.db-wal", "m.db-shm"}  # SQLite needs them to read
+    ro.aclose()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m.db"] and fingerprint(db) == before
+
+
+def test_files_in_use_by_the_agent_stay(tmp_path, loop):
+    import apsw
+
+    db = demo_file(loop, tmp_path / "m.db")
+    agent = apsw.Connection(str(db))
+    agent.execute("SELECT count(*) FROM sessions").fetchall()
+    ro = open_sync(loop, db, read_only=True)
+    ro.aclose()
+    assert {p.name for p in tmp_path.iterdir()} == {"m.db", "m.db-wal", "m.db-shm"}
+    agent.close()  # the last connection: SQLite removes them itself
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m.db"]
+
+
+def as_another_user(fn):
+    """Run ``fn()`` in a forked child that cannot write the test's folder — as uid 65534 when the tests run as
+    root (root ignores folder permissions), else under the folder's own 0555 mode — and return what it returns
+    (or the text of what it raised). No new interpreter is started, so nothing on disk needs to be readable."""
+    import json
+
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child
+        try:
+            os.close(read)
+            if os.geteuid() == 0:
+                os.setgroups([])
+                os.setgid(65534)
+                os.setuid(65534)
+            result = {"value": fn()}
+        except BaseException as exc:  # noqa: BLE001 - reported to the parent
+            result = {"error": f"{type(exc).__name__}: {exc}"}
+        os.write(write, json.dumps(result).encode())
+        os._exit(0)
+    os.close(write)
+    with os.fdopen(read, "rb") as fh:
+        data = fh.read()
+    os.waitpid(pid, 0)
+    return json.loads(data)
+
+
+@pytest.fixture
+def unwritable_folder():
+    import shutil
+    import tempfile
+    from pathlib import Path
+
+    folder = Path(tempfile.mkdtemp(prefix="oxmem-ro-"))
+    folder.chmod(0o755)
+    yield folder
+    folder.chmod(0o755)
+    shutil.rmtree(folder)
+
+
+def test_a_wal_store_in_a_folder_this_user_cannot_write_opens_as_a_snapshot(unwritable_folder, loop):
+    from oxmem_gui.core.database import open_connection
+
+    db = demo_file(loop, unwritable_folder / "m.db")
+    db.chmod(0o644)
+    unwritable_folder.chmod(0o555)
+    before = fingerprint(db)
+
+    def read():
+        conn, notice = open_connection(db, read_only=True)
+        rows = conn.execute("SELECT session_id FROM sessions ORDER BY 1").fetchall()
+        conn.close()
+        return [r[0] for r in rows], notice
+
+    got = as_another_user(read)
+    assert got == {
+        "value": [
+            ["memory:u", "s"],
+            "m.db is open as a snapshot: its folder is not writable, so SQLite cannot share the agent's lock; "
+            "changes made after opening are not seen (open it again to refresh)",
+        ]
+    }
+    assert sorted(p.name for p in unwritable_folder.iterdir()) == ["m.db"] and fingerprint(db) == before
+
+
+def test_pending_wal_changes_in_an_unwritable_folder_are_a_clear_refusal(unwritable_folder, tmp_path, loop):
+    import shutil
+
+    import apsw
+
+    from oxmem_gui.core.database import open_connection
+
+    live = demo_file(loop, tmp_path / "m.db")
+    agent = apsw.Connection(str(live))
+    agent.execute("PRAGMA wal_autocheckpoint = 0")
+    agent.execute("UPDATE sessions SET agent_identity = 'still running'")
+    for suffix in ("", "-wal"):  # the agent's files as a crash would leave them, with no -shm index
+        shutil.copy(f"{live}{suffix}", unwritable_folder / f"m.db{suffix}")
+        os.chmod(unwritable_folder / f"m.db{suffix}", 0o644)
+    agent.close()
+    unwritable_folder.chmod(0o555)
+
+    def read():
+        open_connection(unwritable_folder / "m.db", read_only=True)
+
+    got = as_another_user(read)
+    assert got["error"] == (
+        f"StoreOpenError: cannot open {unwritable_folder / 'm.db'} read-only: it has changes in m.db-wal that SQLite "
+        f"can only read through a -shm index, and {unwritable_folder} is not writable — open it while its agent "
+        "runs, or copy the database with its -wal file to a writable folder"
+    )
+
+
+def corrupt_page_of(db, table):
+    """Overwrite the first leaf page of ``table`` with 0xFF bytes (after a checkpoint, so the page is in the
+    file). Returns the page number."""
+    import apsw
+
+    conn = apsw.Connection(str(db))
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    page_size = conn.execute("PRAGMA page_size").fetchall()[0][0]
+    root = conn.execute("SELECT rootpage FROM sqlite_master WHERE name = ?", (table,)).fetchall()[0][0]
+    conn.close()
+    with open(db, "r+b") as fh:
+        fh.seek((root - 1) * page_size)
+        fh.write(b"\xff" * page_size)
+    return root
+
+
+def test_a_corrupt_page_is_one_clear_line(tmp_path, loop):
+    from oxmem_gui.core import DamagedError
+
+    db = demo_file(loop, tmp_path / "m.db")
+    corrupt_page_of(db, "conversation_events")
+    ro = open_sync(loop, db, read_only=True)
+    with pytest.raises(DamagedError) as caught:
+        ro.recall("s")
+    assert str(caught.value) == (
+        f"database is damaged (database disk image is malformed): open a backup or run `oxmem --db {db} check`"
+    )
+    ro.aclose()
+
+
+def test_a_store_missing_a_table_of_a_recorded_migration_is_damaged(tmp_path, loop):
+    import apsw
+
+    from oxmem_gui.core import DamagedError
+
+    db = demo_file(loop, tmp_path / "m.db")
+    conn = apsw.Connection(str(db))
+    conn.execute("DROP TABLE schedule_runs")
+    conn.close()
+    for read_only in (True, False):
+        with pytest.raises(DamagedError) as caught:
+            loop.run_until_complete(MemoryStore.open(db, read_only=read_only, embedding="deterministic"))
+        assert str(caught.value) == (
+            "database is damaged (table schedule_runs and 1 more of migration 0001_initial is missing although it "
+            f"is recorded): open a backup or run `oxmem --db {db} check`"
+        )

@@ -29,6 +29,8 @@ class FakeDialogs:
         self.unsaved_answers: list[str] = []
         self.texts: list[str | None] = []
         self.files: list = []
+        self.conflicts: list[dict] = []
+        self.conflict_answers: list[str] = []
 
     def error(self, message: str) -> None:
         self.errors.append(message)
@@ -42,6 +44,12 @@ class FakeDialogs:
 
     def unsaved(self, what: str) -> str:
         return self.unsaved_answers.pop(0) if self.unsaved_answers else "discard"
+
+    def conflict(self, title: str, message: str, theirs: str, mine: str, choices) -> str:
+        self.conflicts.append(
+            {"title": title, "message": message, "theirs": theirs, "mine": mine, "choices": [k for k, _ in choices]}
+        )
+        return self.conflict_answers.pop(0) if self.conflict_answers else "cancel"
 
     def text(self, title: str, label: str, value: str = "") -> str | None:
         return self.texts.pop(0)

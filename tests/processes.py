@@ -1,0 +1,57 @@
+"""Other programs writing to the store while a test reads it: the stand-in agent (``tests/agent.py``) and the
+``oxmem`` command line, each run as a real process."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def start_agent(db: Path, *args: str, ready: Path | None = None) -> subprocess.Popen:
+    """``python -m tests.agent DB …`` as its own process; with ``ready``, wait until it has begun writing."""
+    extra = ["--ready", str(ready)] if ready else []
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tests.agent", str(db), *args, *extra],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    if ready is not None:
+        deadline = time.monotonic() + 60
+        while not ready.exists():
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise AssertionError(f"agent did not start: {proc.communicate()}")
+            time.sleep(0.01)
+    return proc
+
+
+def agent_report(proc: subprocess.Popen) -> dict:
+    """The agent's one-line JSON report, once it has exited (successfully)."""
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, err
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def agent(db: Path, *args: str) -> dict:
+    """Run the agent to completion and return its report."""
+    return agent_report(start_agent(db, *args))
+
+
+def oxmem(*argv: str) -> subprocess.CompletedProcess:
+    """The ``oxmem`` command line in its own process (deterministic embeddings)."""
+    import os
+
+    return subprocess.run(
+        [sys.executable, "-c", "import sys; from oxmem_gui.cli import main; sys.exit(main())", *argv],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "OXMEM_EMBEDDING": "deterministic"},
+    )
