@@ -11,6 +11,7 @@ import argparse
 import asyncio
 import dataclasses
 import json
+import math
 import os
 import re
 import sys
@@ -53,7 +54,8 @@ EXIT_ERROR = 2
 
 
 #: Control characters (C0, DEL, C1) and the invisible formatting ones that reorder or hide text in a terminal.
-_INVISIBLE = r"\x7f-\x9f\u061c\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2069\ufeff"
+#: (lone surrogates too: an undecodable byte of a file name cannot be printed as UTF-8)
+_INVISIBLE = r"\x7f-\x9f\u061c\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2069\ud800-\udfff\ufeff"
 _UNSAFE = re.compile(rf"[\x00-\x1f{_INVISIBLE}]")
 #: what JSON leaves raw inside strings (it escapes C0 itself; its own indentation newlines must stay)
 _UNSAFE_IN_JSON = re.compile(rf"[{_INVISIBLE}]")
@@ -119,16 +121,30 @@ def _text(value: str) -> str:
     return value
 
 
+def _seconds(text: str) -> float:
+    """``--wait``: a number of seconds from 0 to a day."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0 <= value <= 86400:  # NaN fails too
+        raise argparse.ArgumentTypeError(f"must be a number of seconds from 0 to 86400, got {text[:24]!r}")
+    return value
+
+
 def _int_in(low: int, high: int) -> Callable[[str], int]:
     """An integer argument within ``[low, high]``, with a short message for anything else (a 5,000-digit
     number is named by its length, not printed)."""
 
     def parse(text: str) -> int:
-        shown = text if len(text) <= 24 else f"a number of {len(text):,} characters"
+        digits = text.strip().lstrip("+-")
+        shown = text if len(text) <= 24 else f"a number of {len(digits):,} digits"
         try:
             value = int(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"{shown!r} is not a whole number") from None
+            if digits.isdigit():  # more digits than Python converts: certainly out of range
+                raise argparse.ArgumentTypeError(f"must be between {low:,} and {high:,}, got {shown}") from None
+            raise argparse.ArgumentTypeError(f"{text[:24]!r} is not a whole number") from None
         if not low <= value <= high:
             raise argparse.ArgumentTypeError(f"must be between {low:,} and {high:,}, got {shown}")
         return value
@@ -156,7 +172,7 @@ def _global_options(parser: argparse.ArgumentParser, suppress: bool) -> None:
     parser.add_argument("--json", action="store_true", default=default(False), help="print one JSON document on stdout")
     parser.add_argument(
         "--wait",
-        type=float,
+        type=_seconds,
         default=default(BUSY_TIMEOUT_MS / 1000),
         metavar="SECONDS",
         help="how long a write waits for another program's lock on the store (default: %(default)s)",
@@ -390,6 +406,9 @@ READ_ONLY_ACTIONS = {
     ("schedules", "next"),
     ("schedules", "runs"),
 }
+#: Commands that may create the store (a path that does not exist yet, an empty file): those that add data.
+CREATING_COMMANDS = {"init", "demo", "import-jsonl"}
+CREATING_ACTIONS = {("notes", "add"), ("schedules", "add")}
 #: Commands that embed text, so the backend in use matters (its notice is shown).
 EMBEDDING_COMMANDS = {"demo", "import-jsonl", "search", "reindex", "notes"}
 
@@ -400,13 +419,14 @@ async def _run(args: argparse.Namespace) -> int:
     db = args.db or default_db_path()
     if args.command == "check":
         return _print_check(await check_store(db, args.quick), args.json)
-    if not 0 <= args.wait <= 86400:
-        raise OxmemError(f"--wait must be between 0 and 86400 seconds, got {args.wait:g}")
     action = getattr(args, "notes_command", None) or getattr(args, "schedules_command", None)
     read_only = args.command in READ_ONLY_COMMANDS or (args.command, action) in READ_ONLY_ACTIONS
+    if args.command == "import-jsonl":  # a bad file is refused before any store is opened (or created)
+        args.records = await asyncio.to_thread(read_jsonl, args.file)
     store = await MemoryStore.open(
         db,
         read_only=read_only,
+        create=args.command in CREATING_COMMANDS or (args.command, action) in CREATING_ACTIONS,
         embedding=args.embedding,
         model_path=args.model_path,
         busy_timeout_ms=int(args.wait * 1000),
@@ -424,11 +444,12 @@ def _print_check(report: CheckReport, as_json: bool) -> int:
     if as_json:
         _print_json({**dataclasses.asdict(report), "ok": report.ok})
     else:
-        print(safe(f"{report.path}: {report.format}, journal {report.journal_mode}, {report.pages:,} pages"))
+        pages = f", journal {report.journal_mode}, {report.pages:,} pages" if report.pages is not None else ""
+        print(safe(f"{report.path}: {report.format}{pages}"))
         print(_table(["status", "check", "finding"], [(f.level, f.check, f.detail) for f in report.findings]))
         if report.counts:
             print("counts: " + ", ".join(f"{k} {v:,}" for k, v in report.counts.items()))
-        print("healthy" if report.ok else "problems found: open a backup (oxmem-gui keeps them in File ▸ Backups)")
+        print(report.verdict)
     return 0 if report.ok else 1
 
 
@@ -466,23 +487,28 @@ async def _dispatch(store: MemoryStore, args: argparse.Namespace) -> int:
         if out_json:
             _print_json({"db": str(store.path), "applied": report.applied, "unknown": report.unknown})
         else:
-            print(f"{store.path}: " + (f"applied {', '.join(report.applied)}" if report.applied else "up to date"))
+            print(
+                safe(f"{store.path}: " + (f"applied {', '.join(report.applied)}" if report.applied else "up to date"))
+            )
             if report.unknown:
-                print(f"versions written by a newer program (left as they are): {', '.join(report.unknown)}")
+                print(safe(f"versions written by a newer program (left as they are): {', '.join(report.unknown)}"))
     elif cmd == "demo":
         counts = await fill_demo(store)
         if out_json:
             _print_json(counts)
         else:
             print(
-                f"demo written to {store.path}: {counts.sessions} sessions, {counts.events} events, "
-                f"{counts.notes} notes, {counts.summaries} rolling summary, {counts.schedules} schedules with "
-                f"{counts.runs} runs"
+                safe(
+                    f"demo written to {store.path}: {counts.sessions} sessions, {counts.events} events, "
+                    f"{counts.notes} notes, {counts.summaries} rolling summary, {counts.schedules} schedules with "
+                    f"{counts.runs} runs"
+                )
             )
     elif cmd == "import-jsonl":
-        records = await asyncio.to_thread(read_jsonl, args.file)
         show = _progress_printer()
-        result = await store.import_events(records, progress=(lambda d, t: show("importing", d, t)) if show else None)
+        result = await store.import_events(
+            args.records, progress=(lambda d, t: show("importing", d, t)) if show else None
+        )
         if show:
             sys.stderr.write("\n")
         unindexed = [{"session_id": s, "sequence": q, "reason": why} for s, q, why in result.not_indexed]

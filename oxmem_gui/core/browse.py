@@ -6,7 +6,6 @@ with a million events opens as fast as a small one.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -14,6 +13,7 @@ from typing import Any
 import apsw
 
 from .events import Event, require_session
+from .inputs import parse_stored
 
 PAGE = 200
 
@@ -96,11 +96,7 @@ def events_page(
     ).fetchall()
     out = []
     for seq, created, raw in rows:
-        try:
-            payload = json.loads(raw)
-        except json.JSONDecodeError:
-            payload = raw
-        out.append(Event(seq, created, payload))
+        out.append(Event(seq, created, parse_stored(raw)))
     return out
 
 
@@ -116,11 +112,7 @@ def chunks_page(
     ).fetchall()
     out = []
     for *head, meta in rows:
-        try:
-            parsed = json.loads(meta)
-        except json.JSONDecodeError:
-            parsed = meta
-        out.append(ChunkRow(*head, parsed))
+        out.append(ChunkRow(*head, parse_stored(meta)))
     return out
 
 

@@ -8,7 +8,6 @@ fall-back day) fires on both occurrences. Every time returned is an aware UTC ``
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from collections.abc import Mapping
@@ -21,7 +20,7 @@ from croniter import CroniterBadCronError, CroniterBadDateError, CroniterNotAlph
 
 from .errors import InvalidInputError
 from .indexing import dumps
-from .inputs import check_positive
+from .inputs import check_positive, loads_strict, shown
 
 CADENCE_TYPES = ("cron", "interval", "once")
 MIN_INTERVAL_SECS = 60
@@ -121,7 +120,11 @@ def _cron_iter(expression: str, tz: str, start: datetime) -> croniter:
         )
     tzinfo = zone(tz)
     try:
-        it = croniter(expression, start.astimezone(tzinfo))
+        local = start.astimezone(tzinfo)
+    except (OverflowError, ValueError):
+        raise InvalidInputError("the next run would be after the year 9999") from None
+    try:
+        it = croniter(expression, local)
     except (CroniterBadCronError, CroniterNotAlphaError, CroniterBadDateError, ValueError, KeyError) as exc:
         raise InvalidInputError(f"cron expression {_shown(expression)} is not valid: {exc}") from None
     impossible = _impossible_days(it.expanded)
@@ -134,9 +137,14 @@ def _shown(expression: str) -> str:
     return repr(expression) if len(expression) <= 60 else repr(expression[:57] + "…")
 
 
+def _fields(expanded: list) -> list[list]:
+    """croniter's expansion with a field that holds ``*`` anywhere (``*,2``) as plain ``*``: it means every value."""
+    return [["*"] if "*" in field else field for field in expanded]
+
+
 def _impossible_days(expanded: list) -> str | None:
     """Why a cron restricting only the day of the month names no day that exists in its months, else None."""
-    _, _, days, months, weekdays = expanded
+    _, _, days, months, weekdays = _fields(expanded)
     if days == ["*"] or weekdays != ["*"] or not all(isinstance(d, int) for d in days):
         return None
     months = list(range(1, 13)) if months == ["*"] else months
@@ -151,15 +159,17 @@ def _next(it: croniter, expression: str) -> datetime:
         return it.get_next(datetime).astimezone(timezone.utc)
     except CroniterBadDateError:
         raise InvalidInputError(f"cron expression {_shown(expression)} never fires") from None
+    except (OverflowError, ValueError):  # past the end of the calendar
+        raise InvalidInputError("the next run would be after the year 9999") from None
 
 
 def parse_cadence(value: str | Mapping[str, Any]) -> Cadence:
     """A cadence from its JSON form (text or object); checks its shape, zone and expression, not the clock."""
     if isinstance(value, str):
         try:
-            value = json.loads(value)
-        except json.JSONDecodeError as exc:
-            raise InvalidInputError(f"cadence is not valid JSON: {exc.msg}") from exc
+            value = loads_strict(value)
+        except InvalidInputError as exc:
+            raise InvalidInputError(f"cadence is {exc}") from None
     if not isinstance(value, Mapping):
         raise InvalidInputError("cadence must be a JSON object with a 'type'")
     kind = value.get("type")
@@ -181,12 +191,12 @@ def parse_cadence(value: str | Mapping[str, Any]) -> Cadence:
         if not isinstance(at, str):
             raise InvalidInputError("one-shot cadence needs 'at', an RFC 3339 time")
         return OnceCadence(parse_time(at))
-    raise InvalidInputError(f"unknown cadence type {kind!r} (cron, interval or once)")
+    raise InvalidInputError(f"unknown cadence type {shown(kind)} (cron, interval or once)")
 
 
 def _check_interval(every: int) -> None:
     if every < MIN_INTERVAL_SECS:
-        raise InvalidInputError(f"interval of {every} seconds is below the minimum of {MIN_INTERVAL_SECS}")
+        raise InvalidInputError(f"interval of {shown(every)} seconds is below the minimum of {MIN_INTERVAL_SECS}")
     if every > MAX_INTERVAL_SECS:
         raise InvalidInputError(
             f"interval of {every:,} seconds is longer than the maximum of 10 years ({MAX_INTERVAL_SECS:,} seconds)"
@@ -362,7 +372,7 @@ def _describe_cron(c: CronCadence) -> str:
     if len(raw) != 5 or not all(_STANDARD_FIELD.fullmatch(f) for f in raw):
         return literal
     try:
-        minutes, hours, days, months, weekdays = croniter(c.expression).expanded
+        minutes, hours, days, months, weekdays = _fields(croniter(c.expression).expanded)
     except Exception:  # noqa: BLE001 - a foreign row's expression: show it as it is
         return literal
     day_words = _days_phrase(days, weekdays)

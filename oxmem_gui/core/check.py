@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 import apsw
 
 from .database import Database
-from .errors import OxmemError
-from .migrations import REQUIRED_TABLES, available_migrations, check_recorded_schema, recorded_versions
+from .errors import DamagedError, OxmemError
+from .migrations import REQUIRED_TABLES, available_migrations, missing_schema, recorded_versions
 from .schedules import get_schedule
 
 OK, WARNING, PROBLEM = "ok", "warning", "problem"
@@ -45,6 +45,18 @@ class CheckReport:
         """No problem found (warnings allowed)."""
         return all(f.level != PROBLEM for f in self.findings)
 
+    @property
+    def verdict(self) -> str:
+        """One line for a person."""
+        if not self.ok:
+            return (
+                "problems found: open a backup (the inspector keeps one per editing session in "
+                "~/.local/share/oxmem/backups) or export what still reads"
+            )
+        if self.format in ("not a memory store", "empty database"):
+            return f"readable SQLite, but {'empty' if self.format == 'empty database' else 'not a memory store'}"
+        return "healthy"
+
 
 def _objects(conn: apsw.Connection) -> dict[str, tuple[str, str]]:
     return {name: (kind, sql or "") for kind, name, sql in conn.execute("SELECT type, name, sql FROM sqlite_master")}
@@ -61,6 +73,8 @@ def run_checks(conn: apsw.Connection, path: str, quick: bool = False) -> CheckRe
     libsql = any("libsql_vector_idx" in sql for _, sql in objects.values())
     tracked = "memory_migrations" in objects
     kind = "oxmem store" if ours and tracked else "Oxydra store" if ours else "not a memory store"
+    if not objects:
+        kind = "empty database"
     report = CheckReport(path, kind + (" with libSQL's vector index" if libsql else ""))
     report.journal_mode = conn.execute("PRAGMA journal_mode").fetchall()[0][0]
     report.pages = _one(conn, "PRAGMA page_count")
@@ -121,7 +135,9 @@ def _quoted(name: str) -> str:
 
 def _schema(conn: apsw.Connection, path: str) -> Finding:
     versions = recorded_versions(conn)
-    check_recorded_schema(conn, path)
+    missing = missing_schema(conn)
+    if missing:
+        return Finding("schema", PROBLEM, missing)
     known = {v for v, _ in available_migrations()}
     newer = [v for v in versions if v not in known]
     detail = f"every table, index and trigger of {', '.join(v for v in versions if v in known) or 'no migration'}"
@@ -227,8 +243,16 @@ def _schedules(conn: apsw.Connection, report: CheckReport) -> Finding:
 
 
 async def check_store(path: str | os.PathLike[str], quick: bool = False) -> CheckReport:
-    """Open ``path`` read-only (never written, never migrated) and run every check on one snapshot."""
-    db = await Database.open(path, read_only=True)
+    """Open ``path`` read-only (never written, never migrated) and run every check on one snapshot. A file SQLite
+    cannot even open as a database (a damaged first page, cut short) is a report with that problem; a file that is
+    missing or not SQLite at all is :class:`StoreOpenError`."""
+    try:
+        db = await Database.open(path, read_only=True)
+    except DamagedError as exc:
+        report = CheckReport(str(path), "unreadable")
+        detail = str(exc.__cause__ or exc)
+        report.findings.append(Finding("open", PROBLEM, f"SQLite cannot read the file: {detail}"))
+        return report
     try:
         return await db.read(run_checks, str(db.path), quick)
     finally:

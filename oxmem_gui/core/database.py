@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import fcntl
 import functools
 import os
 from collections.abc import Callable, Iterator
@@ -43,7 +44,8 @@ BUSY_TIMEOUT_MS = 30_000
 
 
 def _uri(path: Path, mode: str, immutable: bool = False) -> str:
-    return f"file:{quote(str(path.resolve()))}?mode={mode}" + ("&immutable=1" if immutable else "")
+    # the file name's bytes as the OS has them: a name that is not UTF-8 still opens
+    return f"file:{quote(os.fsencode(path.resolve()))}?mode={mode}" + ("&immutable=1" if immutable else "")
 
 
 def damaged_message(path: object, detail: object) -> str:
@@ -183,6 +185,28 @@ def _snapshot_connection(p: Path, flags: int, busy_timeout_ms: int, cause: Excep
         f"{p.name} is open as a snapshot: its folder is not writable, so SQLite cannot share the agent's lock; "
         "changes made after opening are not seen (open it again to refresh)"
     )
+
+
+def discard_wal_files(path: Path) -> None:
+    """After a read-only open that failed (SQLite could not read the file), remove the empty ``-wal`` and the
+    ``-shm`` it created on the way — unless another process holds a lock on the ``-shm`` (it uses them)."""
+    wal, shm = _wal_files(path)
+    try:
+        if wal.exists() and wal.stat().st_size:
+            return
+        fd = os.open(shm, os.O_RDWR)
+    except OSError:
+        return
+    try:
+        fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # SQLite's own locks are POSIX locks on this file
+    except OSError:
+        os.close(fd)
+        return
+    try:
+        for f in (wal, shm):
+            f.unlink(missing_ok=True)
+    finally:
+        os.close(fd)
 
 
 def release_wal_files(path: Path) -> bool:
@@ -326,7 +350,12 @@ class Database:
 
         def opening() -> tuple[apsw.Connection, str | None, bool]:
             wal_existed = any(f.exists() for f in _wal_files(p))
-            conn, notice = open_connection(p, read_only=read_only, create=create, busy_timeout_ms=busy_timeout_ms)
+            try:
+                conn, notice = open_connection(p, read_only=read_only, create=create, busy_timeout_ms=busy_timeout_ms)
+            except OxmemError:
+                if read_only and not wal_existed:
+                    discard_wal_files(p)
+                raise
             return conn, notice, wal_existed
 
         try:

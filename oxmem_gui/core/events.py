@@ -7,7 +7,6 @@ everything in one ``BEGIN IMMEDIATE`` transaction (one call = one transaction, h
 
 from __future__ import annotations
 
-import json
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -28,7 +27,7 @@ from .indexing import (
     extract_text,
     normalize,
 )
-from .inputs import check_int, check_json, check_positive, check_text
+from .inputs import check_int, check_json, check_positive, check_text, parse_stored
 
 #: ``progress(stage, done, total)`` with stage ``"embedding"`` (chunks) or ``"storing"`` (events);
 #: called from the worker thread.
@@ -172,10 +171,9 @@ def read_state(conn: apsw.Connection, session_id: str) -> dict[str, Any]:
     rows = conn.execute("SELECT state_json FROM session_state WHERE session_id = ?", (session_id,)).fetchall()
     if not rows:
         return {}
-    try:
-        state = json.loads(rows[0][0])
-    except json.JSONDecodeError as exc:
-        raise InvalidInputError(f"session_state of {session_id!r} is not valid JSON: {exc}") from exc
+    state = parse_stored(rows[0][0])
+    if isinstance(state, str):
+        raise InvalidInputError(f"session_state of {session_id!r} is not JSON that can be read")
     if not isinstance(state, dict):
         raise InvalidInputError(f"session_state of {session_id!r} is not a JSON object")
     return state
@@ -305,13 +303,6 @@ def require_session(conn: apsw.Connection, session_id: str) -> None:
         raise NotFoundError(f"no session {session_id!r} in this store")
 
 
-def _parse_payload(raw: str) -> Any:
-    try:
-        return json.loads(raw)
-    except json.JSONDecodeError:
-        return raw
-
-
 def recall(conn: apsw.Connection, session_id: str, limit: int | None = None) -> list[Event]:
     """The session's events in ascending sequence; with ``limit``, the newest ``limit`` of them."""
     require_session(conn, session_id)
@@ -322,7 +313,7 @@ def recall(conn: apsw.Connection, session_id: str, limit: int | None = None) -> 
         "ORDER BY sequence DESC LIMIT ?",
         (session_id, -1 if limit is None else limit),
     ).fetchall()
-    return [Event(seq, created, _parse_payload(raw)) for seq, created, raw in reversed(rows)]
+    return [Event(seq, created, parse_stored(raw)) for seq, created, raw in reversed(rows)]
 
 
 def forget(conn: apsw.Connection, session_id: str) -> None:

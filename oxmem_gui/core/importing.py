@@ -18,7 +18,6 @@ If the agent writes the same session's next sequence between two batches, the im
 
 from __future__ import annotations
 
-import json
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -30,6 +29,7 @@ from .database import read_transaction
 from .embeddings import EmbeddingBackend
 from .errors import InvalidInputError, OperationCancelled, SequenceError
 from .events import PreparedEvent, StoreResult, embed_prepared, last_sequence, prepare_event, write_events
+from .inputs import parse_stored
 
 #: Events per transaction: about 40 ms of write lock with deterministic vectors on a laptop.
 BATCH_EVENTS = 500
@@ -100,10 +100,7 @@ def plan_import(
 
 
 def _same_json(stored: str, payload: Any) -> bool:
-    try:
-        return json.loads(stored) == payload
-    except ValueError:
-        return False
+    return parse_stored(stored) == payload
 
 
 def import_prepared(

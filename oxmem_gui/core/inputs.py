@@ -41,26 +41,30 @@ def check_text(value: Any, what: str, *, empty: bool = True) -> str:
 def check_int(value: Any, what: str, low: int = INT64_MIN, high: int = INT64_MAX) -> int:
     """``value`` as an integer in ``[low, high]`` (booleans are not integers here)."""
     if isinstance(value, bool) or not isinstance(value, int):
-        raise InvalidInputError(f"{what} must be an integer, got {_short(value)}")
+        raise InvalidInputError(f"{what} must be an integer, got {shown(value)}")
     if not low <= value <= high:
-        raise InvalidInputError(f"{what} must be between {low:,} and {high:,}, got {_short(value)}")
+        raise InvalidInputError(f"{what} must be between {low:,} and {high:,}, got {shown(value)}")
     return value
 
 
 def check_positive(value: Any, what: str, high: int = INT64_MAX) -> int:
     """A count or a limit: an integer from 1 to ``high``."""
     if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-        raise InvalidInputError(f"{what} must be a positive integer, got {_short(value)}")
+        raise InvalidInputError(f"{what} must be a positive integer, got {shown(value)}")
     if value > high:
-        raise InvalidInputError(f"{what} must be at most {high:,}, got {_short(value)}")
+        raise InvalidInputError(f"{what} must be at most {high:,}, got {shown(value)}")
     return value
 
 
-def _short(value: Any) -> str:
-    """A value for a message: a 5,000-digit integer is not printed whole."""
+def shown(value: Any) -> str:
+    """A value for a message, short: a 5,000-digit integer is named by its size, a value that cannot even be
+    printed (nested 100,000 deep, holding such an integer) by its type."""
     if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 100:
         return f"an integer of about {int(value.bit_length() * 0.30103) + 1:,} digits"
-    text = repr(value)
+    try:
+        text = repr(value)
+    except (ValueError, RecursionError):
+        return f"a {type(value).__name__} too large to show"
     return text if len(text) <= 60 else text[:57] + "…"
 
 
@@ -116,3 +120,12 @@ def loads_strict(text: str) -> Any:
     if json_depth_exceeds(value):
         raise InvalidInputError(f"JSON nested more than {MAX_JSON_DEPTH} levels deep")
     return value
+
+
+def parse_stored(raw: Any) -> Any:
+    """JSON from a row of the store, or the raw text when Python cannot read it as JSON (not JSON, a number of more
+    than 4,300 digits, nesting deeper than the interpreter's stack): a foreign row is shown as it is, never fatal."""
+    try:
+        return json.loads(raw)
+    except (TypeError, ValueError, RecursionError):
+        return raw

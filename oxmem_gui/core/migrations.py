@@ -96,9 +96,9 @@ def _objects(conn: apsw.Connection) -> list[tuple[str, str]]:
     ).fetchall()
 
 
-def check_recorded_schema(conn: apsw.Connection, path: object) -> None:
-    """Every table, index and trigger of each migration the file records as applied must be there; a missing
-    one is damage (someone dropped it), reported as :class:`DamagedError` rather than "up to date"."""
+def missing_schema(conn: apsw.Connection) -> str | None:
+    """What is missing of the migrations the file records as applied (``"table x and 1 more of migration v is
+    missing although it is recorded"``), or None when every table, index and trigger they made is there."""
     present = set(_objects(conn))
     known = {v for v, _ in available_migrations()}
     for version in recorded_versions(conn):
@@ -108,19 +108,29 @@ def check_recorded_schema(conn: apsw.Connection, path: object) -> None:
         if missing:
             kind, name = missing[0]
             more = f" and {len(missing) - 1} more" if len(missing) > 1 else ""
-            raise DamagedError(
-                damaged_message(path, f"{kind} {name}{more} of migration {version} is missing although it is recorded")
-            )
+            return f"{kind} {name}{more} of migration {version} is missing although it is recorded"
+    return None
 
 
-def migrate(conn: apsw.Connection, path: object = "the file") -> MigrationReport:
-    """Apply every pending migration, one transaction each. A new (empty) file becomes a WAL store.
+def check_recorded_schema(conn: apsw.Connection, path: object) -> None:
+    """A missing table, index or trigger of a recorded migration is damage (someone dropped it), reported as
+    :class:`DamagedError` rather than "up to date"."""
+    missing = missing_schema(conn)
+    if missing:
+        raise DamagedError(damaged_message(path, missing))
+
+
+def migrate(conn: apsw.Connection, path: object = "the file", create: bool = True) -> MigrationReport:
+    """Apply every pending migration, one transaction each. A new (empty) file becomes a WAL store — only with
+    ``create``; otherwise an empty file is :class:`StoreOpenError` and stays as it is.
 
     A non-empty file without ``memory_migrations`` is another program's database: nothing is added to it;
     it opens as is when it has the memory tables, else :class:`StoreOpenError`.
     """
     tables = _table_names(conn)
     created = not tables
+    if created and not create:
+        raise StoreOpenError(f"{path} is empty, not a memory store (`oxmem init` makes it one)")
     if tables and "memory_migrations" not in tables:
         check_required_tables(conn, path)
         return inspect_schema(conn)

@@ -33,6 +33,8 @@ def parse_notes_json(text: str) -> list[Note]:
         items = json.loads(text)
     except json.JSONDecodeError as exc:
         raise InvalidInputError(f"the file is not JSON: {exc.msg} (line {exc.lineno})") from exc
+    except (ValueError, RecursionError):  # a number of more than 4,300 digits, nesting beyond the stack
+        raise InvalidInputError("the file holds JSON too large to read (a huge number, or nesting too deep)") from None
     if not isinstance(items, list):
         raise InvalidInputError("the file must hold a JSON list of notes")
     notes = []

@@ -20,7 +20,7 @@ from .database import write_transaction
 from .embeddings import EmbeddingBackend
 from .errors import ConflictError, InvalidInputError, NotFoundError
 from .events import PreparedEvent, embed_prepared, prepare_event, write_event_rows, write_events
-from .inputs import check_text
+from .inputs import check_text, parse_stored
 from .retrieval import Hit, QueryResult, tag_filter_sql
 from .tags import normalize_tags
 
@@ -105,8 +105,9 @@ _NOTE_ROWS = (
 
 def _note_from_row(user: str, row: tuple) -> Note:
     note_id, payload_json, metadata_json, sequence = row
-    payload = json.loads(payload_json)
-    meta = json.loads(metadata_json)
+    payload = parse_stored(payload_json)
+    meta = parse_stored(metadata_json)
+    meta = meta if isinstance(meta, dict) else {}
     content = payload.get("content", "") if isinstance(payload, dict) else str(payload)
     tags = meta.get("tags") or []
     return Note(note_id, user, content, list(tags), meta.get("created_at"), meta.get("updated_at"), sequence)

@@ -8,7 +8,6 @@ each leg's statistics with the result, so a person can see *why* a hit ranked wh
 from __future__ import annotations
 
 import itertools
-import json
 import math
 from collections.abc import Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -23,13 +22,15 @@ from .embeddings import EmbeddingBackend
 from .errors import InvalidInputError
 from .events import require_session
 from .indexing import normalize
-from .inputs import check_positive, check_text
+from .inputs import check_positive, check_text, parse_stored, shown
 from .tags import normalize_tags
 from .vectors import Candidate, VectorIndex, candidate_key
 
 CANDIDATE_FACTOR = 4
 #: More hits than anyone reads; it bounds the candidates each leg fetches (4 × top_k).
 MAX_TOP_K = 1000
+#: FTS5 (and the BM25 index) cost grows with every OR-ed term; a question is far shorter than this.
+MAX_QUERY_TERMS = 256
 COLLAPSE_EPSILON = 1e-6
 FTS_MODES = ("terms", "phrase")
 TAG_MODES = ("any", "all")
@@ -97,16 +98,21 @@ def fts_expression(query: str, mode: str) -> str | None:
     """
     if mode == "terms":
         terms = fts_terms(query)
+        if len(terms) > MAX_QUERY_TERMS:
+            raise InvalidInputError(
+                f"query has {len(terms):,} words; terms mode searches at most {MAX_QUERY_TERMS} (shorten it, or use "
+                "phrase mode)"
+            )
         return " OR ".join(f'"{t}"' for t in terms) if terms else None
-    if mode == "phrase":
-        return '"' + query.strip().replace('"', '""') + '"'
-    raise InvalidInputError(f"fts mode must be one of {', '.join(FTS_MODES)}, got {mode!r}")
+    if mode == "phrase":  # FTS5 ends a string at NUL: it is a separator like any other here
+        return '"' + query.strip().replace("\x00", " ").replace('"', '""') + '"'
+    raise InvalidInputError(f"fts mode must be one of {', '.join(FTS_MODES)}, got {shown(mode)}")
 
 
 def validate_weights(vector_weight: float, fts_weight: float) -> tuple[float, float]:
     for name, w in (("vector weight", vector_weight), ("fts weight", fts_weight)):
-        if isinstance(w, bool) or not isinstance(w, (int, float)) or not math.isfinite(w) or not 0 <= w <= 1:
-            raise InvalidInputError(f"{name} must be a number in [0, 1], got {w!r}")
+        if isinstance(w, bool) or not isinstance(w, (int, float)) or not 0 <= w <= 1 or not math.isfinite(w):
+            raise InvalidInputError(f"{name} must be a number in [0, 1], got {shown(w)}")
     if abs(vector_weight + fts_weight - 1.0) > 1e-6:
         raise InvalidInputError(
             f"vector weight {vector_weight} and fts weight {fts_weight} must sum to 1 "
@@ -318,7 +324,7 @@ def hybrid_query(
     check_positive(top_k, "top_k", MAX_TOP_K)
     vector_weight, fts_weight = validate_weights(vector_weight, fts_weight)
     if tag_mode not in TAG_MODES:
-        raise InvalidInputError(f"tag mode must be one of {', '.join(TAG_MODES)}, got {tag_mode!r}")
+        raise InvalidInputError(f"tag mode must be one of {', '.join(TAG_MODES)}, got {shown(tag_mode)}")
     tag_list = normalize_tags(tags)
     expression = fts_expression(query, fts_mode)
     require_session(conn, session_id)
@@ -363,7 +369,7 @@ def hybrid_query(
             f"LEFT JOIN chunks_vec v ON v.chunk_id = c.chunk_id WHERE c.chunk_id IN ({marks})",
             batch,
         ):
-            details[cid] = (sid, text, _parse_metadata(meta), model)
+            details[cid] = (sid, text, parse_stored(meta), model)
     result.pool = [
         Hit(
             0,
@@ -407,10 +413,3 @@ def rerank(result: QueryResult, vector_weight: float, fts_weight: float) -> Quer
     vector_weight, fts_weight = validate_weights(vector_weight, fts_weight)
     hits = rank_pool(result.pool, vector_weight, fts_weight, result.top_k)
     return replace(result, vector_weight=vector_weight, fts_weight=fts_weight, hits=hits)
-
-
-def _parse_metadata(raw: str) -> Any:
-    try:
-        return json.loads(raw)
-    except (TypeError, json.JSONDecodeError):
-        return raw

@@ -61,6 +61,7 @@ class MemoryStore:
         ``embedding`` is ``"auto"`` (semantic when the model is present, else deterministic with a notice in
         ``backend_notice``), ``"semantic"``, ``"deterministic"``, or a backend object; ``model_path`` points
         at a model folder of one's own. Read-only opens never write: pending migrations are only reported.
+        Without ``create``, a missing or empty file is an error rather than a new store.
         Versions the file records that this program does not know are reported in
         ``migration_report.unknown`` and tolerated. ``vector_cache_bytes`` bounds the in-memory vector matrices
         (least recently used sessions are dropped first; 2 GiB by default). ``busy_timeout_ms`` is how long a
@@ -74,7 +75,7 @@ class MemoryStore:
             choice.available[embedding.model_name] = embedding
         db = await Database.open(path, read_only=read_only, create=create, busy_timeout_ms=busy_timeout_ms)
         try:
-            report = await db.run(_prepare_schema, read_only, db.path)
+            report = await db.run(_prepare_schema, read_only, db.path, create)
         except BaseException:
             db.close()
             raise
@@ -297,15 +298,16 @@ class MemoryStore:
         session_id: str | None = None,
         model: str | None = None,
         progress: Callable[[int, int], None] | None = None,
+        stop: threading.Event | None = None,
     ) -> ReindexResult:
         """Re-embed chunks (of a session, or all) with ``model`` — a backend name (``semantic``,
         ``deterministic``) or a model name — defaulting to the store's backend. Resumable; see
-        :mod:`.reindex`. Cancelling the awaiting task stops after the current batch."""
+        :mod:`.reindex`. Setting ``stop`` (or cancelling the awaiting task) stops after the current batch."""
         self._writable()
         backend = self._backend_for(model)
         if session_id is not None:
             await self._db.read(events.require_session, session_id)
-        stop = threading.Event()
+        stop = stop or threading.Event()
         try:
             result = await self._db.run(reindex_chunks, backend, session_id, progress, stop)
         except asyncio.CancelledError:
@@ -491,8 +493,8 @@ class ScheduleStore:
         return await self._db.read(schedules.run_count, schedule_id)
 
 
-def _prepare_schema(conn: apsw.Connection, read_only: bool, path: Path) -> MigrationReport:
+def _prepare_schema(conn: apsw.Connection, read_only: bool, path: Path, create: bool) -> MigrationReport:
     if read_only:
         check_required_tables(conn, path)
         return inspect_schema(conn)
-    return migrate(conn, path)
+    return migrate(conn, path, create)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from .errors import InvalidInputError
-from .inputs import check_text
+from .inputs import check_text, shown
 
 MAX_TAG_CHARS = 64
 MAX_TAGS = 16
@@ -20,7 +20,7 @@ def normalize_tags(tags: Iterable[str] | None) -> list[str]:
     out: list[str] = []
     for tag in tags:
         if not isinstance(tag, str):
-            raise InvalidInputError(f"tag {tag!r} is not a string")
+            raise InvalidInputError(f"tag {shown(tag)} is not a string")
         check_text(tag, "tag")
         t = tag.strip().lower()[:MAX_TAG_CHARS]
         if t and t not in out:

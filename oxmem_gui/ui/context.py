@@ -26,6 +26,8 @@ log = logging.getLogger(__name__)
 
 POLL_MS = 1000
 PROGRESS_INTERVAL_S = 0.05
+#: the same error again within this many seconds is not shown again
+REPEAT_S = 5.0
 
 
 def gone(exc: Exception) -> bool:
@@ -39,16 +41,20 @@ def backups_dir() -> Path:
 
 
 class Operation:
-    """A running operation: ``cancel()`` asks it to stop (``stop`` is set and its task cancelled)."""
+    """A running operation: ``cancel()`` asks it to stop. Work that was given ``stop`` (``with_progress``) stops
+    itself at its next checkpoint and says how far it got (a resumable import, a re-index); other work has its
+    task cancelled."""
 
-    def __init__(self, label: str, task: asyncio.Task, stop: threading.Event) -> None:
+    def __init__(self, label: str, task: asyncio.Task, stop: threading.Event, cooperative: bool = False) -> None:
         self.label = label
         self.task = task
         self.stop = stop
+        self.cooperative = cooperative
 
     def cancel(self) -> None:
         self.stop.set()
-        self.task.cancel()
+        if not self.cooperative:
+            self.task.cancel()
 
 
 class StoreContext(QObject):
@@ -73,6 +79,7 @@ class StoreContext(QObject):
         self._ops: list[Operation] = []  # labelled: shown in the status bar
         self._tasks: set[asyncio.Task] = set()  # every running operation
         self._polling = False
+        self._last_error: tuple[str, float] = ("", 0.0)
         self._timer = QTimer(self)
         self._timer.setInterval(POLL_MS)
         self._timer.timeout.connect(self._poll)
@@ -179,7 +186,7 @@ class StoreContext(QObject):
 
         task = asyncio.ensure_future(body())
         self._tasks.add(task)
-        op = Operation(label or "", task, stop)
+        op = Operation(label or "", task, stop, cooperative=with_progress)
         if label:
             self._ops.append(op)
             self.busy.emit(label)
@@ -199,18 +206,27 @@ class StoreContext(QObject):
                 if on_done:
                     on_done(t.result())
                 return
-            if isinstance(exc, OperationCancelled):
-                return
             if on_error and on_error(exc):
+                return
+            if isinstance(exc, OperationCancelled):
                 return
             if not isinstance(exc, OxmemError):
                 log.error("unexpected error in %s", label or "an operation", exc_info=exc)
-                self.error.emit(f"Unexpected error: {exc}")
+                self._report(f"Unexpected error: {exc}")
             else:
-                self.error.emit(str(exc))
+                self._report(str(exc))
 
         task.add_done_callback(finished)
         return op
+
+    def _report(self, message: str) -> None:
+        """One dialog per problem: several loads failing the same way at once (every view of a damaged file)
+        would otherwise stack identical dialogs."""
+        now = time.monotonic()
+        if message == self._last_error[0] and now - self._last_error[1] < REPEAT_S:
+            return
+        self._last_error = (message, now)
+        self.error.emit(message)
 
     async def wait_idle(self) -> None:
         """Wait until no operation runs, including those started by others' completion (screenshots, tests)."""

@@ -257,7 +257,7 @@ class MainWindow(QMainWindow):
             return
 
         async def work(progress: Any, stop: Any) -> Any:
-            return await store.reindex(None, model, progress)
+            return await store.reindex(None, model, progress, stop)
 
         def done(result: Any) -> None:
             self.statusBar().showMessage(

@@ -41,6 +41,7 @@ from ..core.cadence import (
     utc_now,
 )
 from ..core.calendar import calendar_items
+from ..core.inputs import parse_stored
 from ..core.schedules import STATUSES, Schedule, ScheduleRun, time_or_none
 from .calendar_views import STATUS, AgendaView, MonthView, WeekView, schedule_color
 from .context import StoreContext, gone
@@ -110,7 +111,7 @@ class ScheduleListModel(RowsModel):
         if role == Qt.ItemDataRole.DisplayRole:
             last = f"{(s.last_run_at or '')[:16].replace('T', ' ')} {s.last_run_status or ''}".strip() or "—"
             return (
-                s.name or "(unnamed)",
+                ("⚠ " if s.problem else "") + (s.name or "(unnamed)"),
                 s.goal,
                 words(s),
                 s.status,
@@ -119,7 +120,7 @@ class ScheduleListModel(RowsModel):
                 str(s.consecutive_failures),
             )[col]
         if role == Qt.ItemDataRole.ForegroundRole:
-            if col == 2 and s.problem:
+            if col in (0, 2) and s.problem:
                 return QBrush("#c0392b")
             if col == 0:
                 return QBrush(schedule_color(s.schedule_id))
@@ -535,11 +536,7 @@ class SchedulesPanel(QWidget):
             return
         fields = dialog.fields()
         patch = {"name": fields["name"], "goal": fields["goal"], "notification_policy": fields["notification_policy"]}
-        try:
-            stored = json.loads(s.cadence_json)
-        except ValueError:  # a foreign row's cadence that is not JSON: whatever the dialog says replaces it
-            stored = None
-        if stored != dialog.cadence_dict():
+        if parse_stored(s.cadence_json) != dialog.cadence_dict():  # a foreign row's unreadable cadence is replaced
             patch["cadence"] = dialog.cadence_dict()
         now = self.now()
         mine = (

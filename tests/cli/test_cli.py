@@ -276,5 +276,6 @@ def test_schedule_errors(capsys, db, argv, message):
     code, out, err = run(capsys, "--db", db, "schedules", "add", "--user", "u", "--goal", "g", *argv)
     assert (code, out) == (2, "")
     assert err.count("\n") == 1 and err.startswith("oxmem: error: ") and message in err
+    run(capsys, "--db", db, "init")  # every add above failed: no store was created
     code, _, err = run(capsys, "--db", db, "schedules", "pause", "nope")
     assert (code, err) == (2, "oxmem: error: no schedule 'nope'\n")
