@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import sys
 import time
 from datetime import datetime, timedelta, timezone
@@ -34,6 +35,7 @@ async def main(argv: list[str]) -> dict:
     parser.add_argument("--seconds", type=float, default=2.0)
     parser.add_argument("--session", default="agent:live")
     parser.add_argument("--ready", help="a file to create once the agent has started writing")
+    parser.add_argument("--stop", help="events mode: stop (and report) as soon as this file exists")
     args = parser.parse_args(argv)
     if args.mode == "hold":
         conn = apsw.Connection(args.db)
@@ -73,7 +75,7 @@ async def _events(store: MemoryStore, args: argparse.Namespace) -> dict:
     sequence = sessions.get(args.session) or 0
     written, errors = 0, []
     deadline = time.monotonic() + args.seconds
-    while time.monotonic() < deadline:
+    while time.monotonic() < deadline and not (args.stop and os.path.exists(args.stop)):
         sequence += 1
         try:
             await store.store(

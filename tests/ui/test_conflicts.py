@@ -189,6 +189,7 @@ def test_a_foreign_schedule_row_is_listed_flagged(make_window, qloop):
         "garbled": "⚠ next run at 'next tuesday' is not an RFC 3339 time",
     }
     assert panel.list_model.index(shown["garbled"], 4).data() == "⚠ next tuesday"
+    assert [panel.list_model.index(shown[sid], 0).data() for sid in ("never", "garbled")] == ["⚠ never", "⚠ garbled"]
     assert panel.due_label.text().endswith("· ⚠ 3 cannot be read as they are")
     panel.select("never")
     settle(qloop, ctx)
