@@ -113,17 +113,6 @@ def _checked(conn: apsw.Connection, path: Path, busy_timeout_ms: int) -> apsw.Co
     return conn
 
 
-def connect(
-    path: str | os.PathLike[str],
-    *,
-    read_only: bool = False,
-    create: bool = True,
-    busy_timeout_ms: int = BUSY_TIMEOUT_MS,
-) -> apsw.Connection:
-    """Open ``path`` and check that it is a readable SQLite database (see :func:`open_connection`)."""
-    return open_connection(path, read_only=read_only, create=create, busy_timeout_ms=busy_timeout_ms)[0]
-
-
 def open_connection(
     path: str | os.PathLike[str],
     *,

@@ -112,20 +112,22 @@ def test_bulk_delete_and_undo_refuse_notes_changed_elsewhere(make_window, qloop)
     assert stored_notes(qloop, ctx)[saved.note_id].content == AGENT_TEXT  # undo did not overwrite the agent
 
 
-def briefing(panel):
-    return next(s for s in panel.schedules if s.name == "Morning briefing")
+def open_briefing(window, ctx, qloop):
+    """The schedules panel with the demo's "Morning briefing" selected; returns the panel and the row as loaded."""
+    panel = window.schedules
+    window.show_panel("schedules")
+    panel.reload()
+    settle(qloop, ctx)
+    loaded = next(s for s in panel.schedules if s.name == "Morning briefing")
+    panel.select(loaded.schedule_id)
+    return panel, loaded
 
 
 @pytest.mark.parametrize("answer", ["mine", "theirs"])
 def test_schedule_edited_while_the_agent_runs_it(make_window, qloop, answer):
     window, ctx, dialogs = make_window()
-    panel = window.schedules
-    window.show_panel("schedules")
-    panel.reload()
-    settle(qloop, ctx)
-    loaded = briefing(panel)
+    panel, loaded = open_briefing(window, ctx, qloop)
     runs_before = qloop.run_until_complete(ctx.store.schedules.run_count(loaded.schedule_id))
-    panel.select(loaded.schedule_id)
     dialog = panel.make_dialog(loaded)
     dialog.goal.setText("Briefing with the weather first")
     dialog.setResult(dialog.DialogCode.Accepted)
@@ -147,12 +149,7 @@ def test_schedule_edited_while_the_agent_runs_it(make_window, qloop, answer):
 
 def test_pause_after_the_cli_deleted_the_schedule_says_so(make_window, qloop):
     window, ctx, dialogs = make_window()
-    panel = window.schedules
-    window.show_panel("schedules")
-    panel.reload()
-    settle(qloop, ctx)
-    loaded = briefing(panel)
-    panel.select(loaded.schedule_id)
+    panel, loaded = open_briefing(window, ctx, qloop)
     assert oxmem("--db", str(ctx.store.path), "schedules", "delete", loaded.schedule_id).returncode == 0
     panel.set_status("paused")
     settle(qloop, ctx)
