@@ -19,7 +19,7 @@ import apsw
 from .database import Database
 from .errors import DamagedError, OxmemError
 from .migrations import REQUIRED_TABLES, available_migrations, missing_schema, recorded_versions
-from .schedules import get_schedule
+from .schedules import search_schedules
 
 OK, WARNING, PROBLEM = "ok", "warning", "problem"
 
@@ -230,16 +230,18 @@ def _sequences(conn: apsw.Connection) -> Finding:
 
 
 def _schedules(conn: apsw.Connection, report: CheckReport) -> Finding:
-    ids = [r[0] for r in conn.execute("SELECT schedule_id FROM schedules")]
-    report.counts["schedules"] = len(ids)
+    rows = search_schedules(conn, limit=-1)  # SQLite: no limit
+    report.counts["schedules"] = len(rows)
     report.counts["runs"] = _one(conn, "SELECT count(*) FROM schedule_runs")
-    flagged = [(sid, problem) for sid in ids if (problem := get_schedule(conn, sid).problem)]
+    flagged = [s for s in rows if s.problem]
     if flagged:
-        sid, problem = flagged[0]
+        first = flagged[0]
         return Finding(
-            "schedules", WARNING, f"{len(flagged):,} rows cannot be used as they are (first: {sid}: {problem})"
+            "schedules",
+            WARNING,
+            f"{len(flagged):,} rows cannot be used as they are (first: {first.schedule_id}: {first.problem})",
         )
-    return Finding("schedules", OK, f"{len(ids):,} schedules readable")
+    return Finding("schedules", OK, f"{len(rows):,} schedules readable")
 
 
 async def check_store(path: str | os.PathLike[str], quick: bool = False) -> CheckReport:

@@ -15,6 +15,7 @@ import json
 from typing import Any
 
 from .errors import InvalidInputError
+from .indexing import dumps
 
 INT64_MIN = -(2**63)
 INT64_MAX = 2**63 - 1
@@ -87,7 +88,7 @@ def check_json(value: Any, what: str) -> str:
     if json_depth_exceeds(value):
         raise InvalidInputError(f"{what} is nested more than {MAX_JSON_DEPTH} levels deep")
     try:
-        text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+        text = dumps(value)
     except ValueError as exc:  # NaN / Infinity, or an integer beyond Python's digit limit
         if "Out of range" in str(exc):
             raise InvalidInputError(f"{what} holds NaN or Infinity, which JSON cannot represent") from None

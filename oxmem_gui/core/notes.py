@@ -173,7 +173,7 @@ def update_note(
     embed_prepared([event], backend)
     now = utc_now()
     with write_transaction(conn):
-        old = get_note(conn, user, note_id) if expected is None else check_unchanged(conn, user, note_id, expected)
+        old = _current(conn, user, note_id, expected)
         created = old.created_at or now
         event.extra_metadata = _note_metadata(note_id, "memory_update", tag_list, created, now)
         _delete_note_rows(conn, event.session_id, note_id)
@@ -234,11 +234,12 @@ def _expected_by_id(note_ids: Sequence[str], expected: Sequence[Note] | None) ->
     return by_id
 
 
-def _current(conn: apsw.Connection, user: str, note_id: str, expected: dict[str, Note] | None) -> Note:
-    if expected is None:
+def _current(conn: apsw.Connection, user: str, note_id: str, loaded: Note | None) -> Note:
+    """The note as it is now: checked against ``loaded`` when given (:func:`check_unchanged`), else just read."""
+    if loaded is None:
         return get_note(conn, user, note_id)
-    note = check_unchanged(conn, user, note_id, expected[note_id])
-    assert note is not None
+    note = check_unchanged(conn, user, note_id, loaded)
+    assert note is not None  # equal to ``loaded``, which is a note
     return note
 
 
@@ -259,7 +260,7 @@ def set_note_tags(
     loaded = _expected_by_id(note_ids, expected)
     with write_transaction(conn):
         for note_id in note_ids:
-            old = _current(conn, user, note_id, loaded)
+            old = _current(conn, user, note_id, loaded and loaded[note_id])
             tags = normalize_tags([t for t in old.tags if t not in remove_tags] + add_tags)
             if tags == old.tags:
                 continue
@@ -280,7 +281,7 @@ def delete_notes(
     loaded = _expected_by_id(note_ids, expected)
     with write_transaction(conn):
         for note_id in note_ids:
-            _current(conn, user, note_id, loaded)
+            _current(conn, user, note_id, loaded and loaded[note_id])
             _delete_note_rows(conn, session, note_id)
     return len(note_ids)
 

@@ -8,6 +8,7 @@ whose ``consecutive_failures`` reaches ``max_consecutive_failures`` (5 by defaul
 
 from __future__ import annotations
 
+import functools
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -71,10 +72,11 @@ class Schedule:
         """The parsed cadence; :class:`InvalidInputError` for a row another program wrote badly."""
         return parse_cadence(self.cadence_json)
 
-    @property
+    @functools.cached_property
     def problem(self) -> str | None:
         """Why this row — written by another program — cannot be used as it is (shown flagged, never fatal):
-        a cadence that does not parse or never fires, an unknown status, a time that is not RFC 3339."""
+        a cadence that does not parse or never fires, an unknown status, a time that is not RFC 3339. Computed
+        once per row object (views ask for it on every paint)."""
         try:
             cadence = self.cadence
             if isinstance(cadence, CronCadence):

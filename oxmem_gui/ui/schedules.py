@@ -357,7 +357,13 @@ class SchedulesPanel(QWidget):
             self.reload_calendar()
             self._buttons()
 
-        self.ctx.run(lambda: store.schedules.search(**filters), on_done=got)
+        async def load() -> list[Schedule]:
+            found = await store.schedules.search(**filters)
+            # each row's problem parses its cadence and asks croniter for a fire: worked out here, not while painting
+            await asyncio.to_thread(lambda: [s.problem for s in found])
+            return found
+
+        self.ctx.run(load, on_done=got)
 
     def window(self) -> tuple[datetime, datetime]:
         start, end = self.current_view().range()
