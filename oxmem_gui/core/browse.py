@@ -6,7 +6,7 @@ with a million events opens as fast as a small one.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +24,8 @@ class SessionRow:
     agent_identity: str | None
     created_at: str
     updated_at: str
+    #: what another agent's format keeps per session (a conversation's status, channel, sender, summary)
+    details: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass

@@ -117,12 +117,20 @@ def _run_integrity(conn: apsw.Connection, objects: dict, full: bool, pragma: str
         rows = [r[0] for r in conn.execute(f"PRAGMA {pragma}(100)")]
         what = "tables, indexes and the FTS5 index"
     else:
+        # a table indexed by libSQL's vector index cannot be checked without the libSQL engine
+        libsql = {
+            r[0]
+            for r in conn.execute(
+                "SELECT tbl_name FROM sqlite_master WHERE type = 'index' AND sql LIKE ?", ("%libsql_vector_idx%",)
+            )
+        }
         rows = []
         for name, (kind, sql) in objects.items():
-            if kind == "table" and not sql.upper().startswith("CREATE VIRTUAL"):
+            if kind == "table" and not sql.upper().startswith("CREATE VIRTUAL") and name not in libsql:
                 rows += [r[0] for r in conn.execute(f"PRAGMA {pragma}({_quoted(name)})") if r[0] != "ok"]
         rows = rows or ["ok"]
-        what = "each table and its indexes (the FTS index of another program's file is not checked)"
+        what = "each table and its indexes (the FTS index of another program's file is not checked"
+        what += f"; nor {', '.join(sorted(libsql))}, whose index needs the libSQL engine)" if libsql else ")"
     if rows == ["ok"]:
         return Finding("integrity", OK, f"SQLite {pragma}: ok — {what}")
     shown = "; ".join(rows[:3]) + (f"; … {len(rows) - 3} more" if len(rows) > 3 else "")
@@ -161,7 +169,7 @@ def _index_sync(conn: apsw.Connection, report: CheckReport) -> list[Finding]:
         ("events", "SELECT count(*) FROM conversation_events"),
         ("chunks", "SELECT count(*) FROM chunks"),
         ("fts rows", "SELECT count(*) FROM chunks_fts"),
-        ("vectors", "SELECT count(*) FROM chunks_vec"),
+        ("vectors", "SELECT count(*) FROM chunks_vec NOT INDEXED"),
         (
             "notes",
             "SELECT count(*) FROM chunks WHERE json_valid(metadata_json) AND "

@@ -322,6 +322,9 @@ class Database:
         self.busy_timeout_ms = busy_timeout_ms
         self._executor = executor
         self._release_on_close = release_on_close
+        #: the file this in-memory copy was made from (a decrypted snapshot), or None for a file opened as is
+        self.adopted: Path | None = None
+        self._closed = False
 
     @classmethod
     async def open(
@@ -362,6 +365,20 @@ class Database:
             release_on_close=read_only and notice is None and not wal_existed,
         )
 
+    @classmethod
+    async def adopt(cls, make: Callable[[], apsw.Connection], path: Path, *, notice: str | None = None) -> Database:
+        """A read-only database around a connection ``make()`` builds on the new worker thread (an in-memory
+        copy of ``path``, such as a decrypted snapshot)."""
+        executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"oxmem-db:{path.name}")
+        try:
+            conn = await asyncio.get_running_loop().run_in_executor(executor, make)
+        except BaseException:
+            executor.shutdown(wait=False)
+            raise
+        db = cls(conn, path, True, executor, notice=notice)
+        db.adopted = path
+        return db
+
     def _guarded(self, fn: Callable[..., T], snapshot: bool, *args: Any, **kwargs: Any) -> T:
         try:
             if snapshot:
@@ -390,6 +407,10 @@ class Database:
         return self._executor.submit(self._guarded, fn, False, *args, **kwargs).result()
 
     def close(self) -> None:
+        """Close the connection and its thread (again: nothing)."""
+        if self._closed:
+            return
+        self._closed = True
         self._executor.submit(self.conn.close).result()
         self._executor.shutdown(wait=True)
         if self._release_on_close:

@@ -25,6 +25,10 @@ class StoreOpenError(OxmemError):
     """The file cannot be opened as a memory store (not SQLite, corrupt, unknown schema, missing)."""
 
 
+class KeyRequiredError(StoreOpenError):
+    """The file is encrypted and no key was given (or the key was wrong): ask for one."""
+
+
 class DamagedError(StoreOpenError):
     """SQLite found the file corrupt (a bad page, a missing table of a store that records its schema)."""
 

@@ -83,6 +83,8 @@ def tie_break(result: QueryResult, hit: Hit) -> str | None:
 
 def explain(result: QueryResult, hit: Hit) -> str:
     """The whole derivation of one hit's rank, in words and numbers."""
+    if hit.notes:  # another agent's ranking explains itself step by step
+        return explain_agent(result, hit)
     v, f = contributions(result, hit)
     lines = [
         f"Rank {hit.rank} of {len(result.hits)} — score {hit.score:.6f}",
@@ -103,6 +105,30 @@ def explain(result: QueryResult, hit: Hit) -> str:
         lines += [f"  ⚠ {flag}" for flag in leg_flags(leg, stats) if stats.candidates]
     if hit.embedding_model:
         lines.append(f"vector from {hit.embedding_model}")
+    if result.skipped_models:
+        lines += [f"skipped vectors of {m}: {why}" for m, why in result.skipped_models.items()]
+    if result.steps:
+        lines += ["", f"Ranking {result.retriever}:"] + [f"  · {step}" for step in result.steps]
+    return "\n".join(lines)
+
+
+def explain_agent(result: QueryResult, hit: Hit) -> str:
+    """Another agent's ranking of one hit: its steps, the hit's numbers per leg, and the notes of each step."""
+    lines = [f"Rank {hit.rank} of {len(result.hits)} — score {hit.score:.6f} ({result.retriever})"]
+    for leg, raw, score, rank in (
+        ("vector", hit.vector_raw, hit.vector_score, hit.vector_rank),
+        ("fts", hit.fts_raw, hit.fts_score, hit.fts_rank),
+    ):
+        if raw is not None:
+            lines.append(f"{LEG_NAMES[leg]}: raw {raw:.6f} → {score:.6f} (rank {rank} in its leg)")
+    lines += [f"  · {note}" for note in hit.notes]
+    for name, ids in result.lists.items():
+        if hit.chunk_id in ids:
+            lines.append(f"in list {name} at position {ids.index(hit.chunk_id) + 1}")
+    lines.append("")
+    if result.fts_expression:
+        lines.append(f"FTS expression: {result.fts_expression}")
+    lines += [f"  · {step}" for step in result.steps]
     if result.skipped_models:
         lines += [f"skipped vectors of {m}: {why}" for m, why in result.skipped_models.items()]
     return "\n".join(lines)

@@ -54,12 +54,12 @@ def available_migrations() -> tuple[tuple[str, str], ...]:
     return tuple((f.stem, f.read_text(encoding="utf-8")) for f in files)
 
 
-def _table_names(conn: apsw.Connection) -> set[str]:
+def table_names(conn: apsw.Connection) -> set[str]:
     return {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type IN ('table', 'view')")}
 
 
 def recorded_versions(conn: apsw.Connection) -> list[str]:
-    if "memory_migrations" not in _table_names(conn):
+    if "memory_migrations" not in table_names(conn):
         return []
     return [r[0] for r in conn.execute("SELECT version FROM memory_migrations ORDER BY version")]
 
@@ -127,7 +127,7 @@ def migrate(conn: apsw.Connection, path: object = "the file", create: bool = Tru
     A non-empty file without ``memory_migrations`` is another program's database: nothing is added to it;
     it opens as is when it has the memory tables, else :class:`StoreOpenError`.
     """
-    tables = _table_names(conn)
+    tables = table_names(conn)
     created = not tables
     if created and not create:
         raise StoreOpenError(f"{path} is empty, not a memory store (`oxmem init` makes it one)")
@@ -154,7 +154,7 @@ def migrate(conn: apsw.Connection, path: object = "the file", create: bool = Tru
 
 def check_required_tables(conn: apsw.Connection, path: object) -> None:
     """The tables the core reads must exist; a store that records its migrations must also have all they made."""
-    tables = _table_names(conn)
+    tables = table_names(conn)
     if "memory_migrations" in tables:
         check_recorded_schema(conn, path)
     missing = [t for t in REQUIRED_TABLES if t not in tables]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
@@ -47,6 +47,9 @@ class Note:
     created_at: str | None
     updated_at: str | None
     sequence: int
+    #: what another agent's format adds (a fact's key, a memory's scope and expiry, superseded versions);
+    #: empty for the store's own notes
+    details: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass

@@ -63,6 +63,9 @@ class Hit:
     sequence_end: int | None
     metadata: Any
     embedding_model: str | None
+    #: steps of another agent's ranking that this hit went through, in words (a list it came from, a score
+    #: transform); empty for the store's own hybrid
+    notes: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -83,6 +86,12 @@ class QueryResult:
     vector_errors: list[tuple[str, str]] = field(default_factory=list)
     #: every candidate of either leg, with its leg scores (``hits`` are the best ``top_k`` of these)
     pool: list[Hit] = field(default_factory=list, repr=False)
+    #: which ranking made this result (:class:`~oxmem_gui.core.formats.base.Retriever` name)
+    retriever: str = "oxmem"
+    #: how that ranking works, step by step, in words (shown above the hits)
+    steps: list[str] = field(default_factory=list)
+    #: rankings that return several lists (aidaemon): each list's name and its chunk ids in order
+    lists: dict[str, list[str]] = field(default_factory=dict)
 
 
 def fts_terms(query: str) -> list[str]:

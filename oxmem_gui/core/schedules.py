@@ -66,6 +66,8 @@ class Schedule:
     consecutive_failures: int
     channel_id: str | None
     channel_context_id: str | None
+    #: a remark on how this row is shown (another agent's cron numbering), for the user; never an error
+    note: str | None = None
 
     @property
     def cadence(self) -> Cadence:

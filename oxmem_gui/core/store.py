@@ -8,6 +8,8 @@ transaction.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
+import json
 import os
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -21,8 +23,27 @@ from . import browse, events, importing, notes, retrieval, schedules, summary
 from .bm25 import Bm25Index
 from .database import BUSY_TIMEOUT_MS, Database, data_version
 from .embeddings import DETERMINISTIC_MODEL, BackendChoice, DeterministicEmbedding, EmbeddingBackend, choose_backend
-from .errors import EmbeddingError, ReadOnlyError
-from .migrations import MigrationReport, check_required_tables, inspect_schema, migrate
+from .errors import EmbeddingError, InvalidInputError, ReadOnlyError
+from .formats.base import Capabilities, Retriever
+from .formats.detect import LABELS
+from .formats.info import DatabaseInfo, EmbeddingInfo, gather_info, real_dimensions
+from .formats.oxydra import (
+    LIBSQL_REASON,
+    NUMERIC_WEEKDAY_WARNING,
+    WEEKDAY_NUMBERINGS,
+    has_numeric_weekday,
+    sunday_one_to_standard,
+)
+from .formats.tables import PAGE as TABLE_PAGE
+from .formats.tables import TableInfo, TablePage, list_tables, table_page
+from .migrations import (
+    MigrationReport,
+    check_required_tables,
+    inspect_schema,
+    migrate,
+    recorded_versions,
+    table_names,
+)
 from .model_files import MODEL_NAME
 from .reindex import ReindexResult
 from .reindex import reindex as reindex_chunks
@@ -42,7 +63,10 @@ class MemoryStore:
         self.migration_report = report
         self._vectors = VectorIndex(vector_cache_bytes)
         self._bm25 = Bm25Index()
-        self.schedules = ScheduleStore(db, self._writable)
+        self.format = "oxmem"
+        #: how numeric cron weekdays are read (``sunday-1``: as newer Oxydra counts them, see :mod:`.formats.oxydra`)
+        self.weekday_numbering = "standard"
+        self.schedules = ScheduleStore(db, self._writable, self)
 
     @classmethod
     async def open(
@@ -55,6 +79,7 @@ class MemoryStore:
         create: bool = True,
         vector_cache_bytes: int = DEFAULT_MAX_BYTES,
         busy_timeout_ms: int = BUSY_TIMEOUT_MS,
+        database: Database | None = None,
     ) -> MemoryStore:
         """Open (and, read-write, create or migrate) the store at ``path``.
 
@@ -66,14 +91,15 @@ class MemoryStore:
         ``migration_report.unknown`` and tolerated. ``vector_cache_bytes`` bounds the in-memory vector matrices
         (least recently used sessions are dropped first; 2 GiB by default). ``busy_timeout_ms`` is how long a
         write waits for another program's write lock before :class:`StoreBusyError` (30 s by default).
-        ``open_notice`` says when the file could only be opened as a snapshot.
+        ``open_notice`` says when the file could only be opened as a snapshot. ``database``: a connection to
+        ``path`` already open (read-only) to use instead of opening another.
         """
         if isinstance(embedding, str):
             choice = await asyncio.to_thread(choose_backend, embedding, model_path)
         else:
             choice = BackendChoice(embedding, {DETERMINISTIC_MODEL: DeterministicEmbedding()})
             choice.available[embedding.model_name] = embedding
-        db = await Database.open(path, read_only=read_only, create=create, busy_timeout_ms=busy_timeout_ms)
+        db = database or await Database.open(path, read_only=read_only, create=create, busy_timeout_ms=busy_timeout_ms)
         try:
             report = await db.run(_prepare_schema, read_only, db.path, create)
         except BaseException:
@@ -94,6 +120,56 @@ class MemoryStore:
         """A line for the user about how the file is open (a snapshot of a file in an unwritable folder)."""
         return self._db.notice
 
+    @property
+    def capabilities(self) -> Capabilities:
+        libsql = self.format == "oxydra-libsql"
+        refusals = {"events": LIBSQL_REASON, "notes": LIBSQL_REASON} if libsql else {}
+        if self.weekday_numbering != "standard":
+            refusals["schedules"] = "schedules are shown in the agent's weekday numbering; switch back to edit them"
+        return Capabilities(self.format, LABELS[self.format], refusals=refusals, weekday_choice=libsql)
+
+    def set_weekday_numbering(self, numbering: str) -> None:
+        """``standard`` or ``sunday-1`` (how newer Oxydra numbers cron weekdays); only for such files."""
+        if numbering not in WEEKDAY_NUMBERINGS:
+            raise InvalidInputError(f"weekday numbering must be one of {', '.join(WEEKDAY_NUMBERINGS)}")
+        if numbering != "standard" and not self.capabilities.weekday_choice:
+            raise InvalidInputError(f"{LABELS[self.format]} files number cron weekdays the standard way")
+        self.weekday_numbering = numbering
+
+    async def info(self) -> DatabaseInfo:
+        return await self._db.read(native_info, self.path, self.format, self.capabilities)
+
+    async def tables(self) -> list[TableInfo]:
+        return await self._db.read(list_tables, True)
+
+    async def table_page(self, name: str, offset: int = 0, limit: int = TABLE_PAGE) -> TablePage:
+        return await self._db.read(table_page, name, offset, limit)
+
+    def retrievers(self) -> list[Retriever]:
+        return list(NATIVE_RETRIEVERS)
+
+    async def search(
+        self, retriever: str, scope: str, query: str, top_k: int = 8, **options: Any
+    ) -> retrieval.QueryResult:
+        """A ranking of :meth:`retrievers` over a session: ``oxmem`` (SPEC §6 with ``options``) or ``oxydra``
+        (the agent's own: phrase FTS, 0.7 vector / 0.3 FTS; tuning options do not apply)."""
+        if retriever == "oxmem":
+            return await self.hybrid_query(scope, query, top_k, **options)
+        if retriever != "oxydra":
+            known = ", ".join(r.name for r in NATIVE_RETRIEVERS)
+            raise InvalidInputError(f"no ranking {retriever!r} for this store (known: {known})")
+        fixed = {k: v for k, v in options.items() if k in ("query_embedding", "query_embedding_model", "models")}
+        result = await self.hybrid_query(
+            scope, query, top_k, vector_weight=0.7, fts_weight=0.3, fts_mode="phrase", **fixed
+        )
+        result.retriever = "oxydra"
+        result.steps = list(OXYDRA_STEPS)
+        return result
+
+    async def eviction_preview(self, now: datetime | None = None, **limits: Any) -> None:
+        """The store deletes nothing on its own: no eviction to preview."""
+        return None
+
     async def aclose(self) -> None:
         self._db.close()
 
@@ -103,7 +179,10 @@ class MemoryStore:
     async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
 
-    def _writable(self) -> None:
+    def _writable(self, kind: str = "events") -> None:
+        refusal = self.capabilities.refusal(kind)
+        if refusal:
+            raise ReadOnlyError(f"{self.path.name}: {refusal}; nothing was changed")
         if self.read_only:
             raise ReadOnlyError(f"{self.path} is open read-only; enable editing to change it")
 
@@ -259,7 +338,7 @@ class MemoryStore:
     # -- notes --------------------------------------------------------------------------------------
 
     async def save_note(self, user: str, content: str, tags: Sequence[str] = ()) -> notes.Note:
-        self._writable()
+        self._writable("notes")
         note = await self._db.run(notes.save_note, self.backend, user, content, tags)
         self._touched(notes.notes_session(user))
         return note
@@ -269,14 +348,14 @@ class MemoryStore:
     ) -> notes.Note:
         """Replace a note's content and tags (one transaction). ``expected``: the note as loaded; if another
         program changed it since, :class:`ConflictError` (with the current note) and nothing is written."""
-        self._writable()
+        self._writable("notes")
         try:
             return await self._db.run(notes.update_note, self.backend, user, note_id, content, tags, expected)
         finally:
             self._touched(notes.notes_session(user))
 
     async def delete_note(self, user: str, note_id: str) -> None:
-        self._writable()
+        self._writable("notes")
         await self._db.run(notes.delete_note, user, note_id)
         self._touched(notes.notes_session(user))
 
@@ -336,13 +415,13 @@ class MemoryStore:
         *,
         expected: Sequence[notes.Note] | None = None,
     ) -> list[notes.Note]:
-        self._writable()
+        self._writable("notes")
         return await self._db.run(notes.set_note_tags, user, list(note_ids), add, remove, expected)
 
     async def delete_notes(
         self, user: str, note_ids: Sequence[str], *, expected: Sequence[notes.Note] | None = None
     ) -> int:
-        self._writable()
+        self._writable("notes")
         try:
             return await self._db.run(notes.delete_notes, user, list(note_ids), expected)
         finally:
@@ -353,7 +432,7 @@ class MemoryStore:
     ) -> list[notes.Note]:
         """Write notes back exactly as given (id, content, tags, dates), in one transaction: undo, and import.
         ``expected`` maps ids to what they must hold now (None: absent), else :class:`ConflictError`."""
-        self._writable()
+        self._writable("notes")
         try:
             return await self._db.run(
                 notes.restore_notes, self.backend, list(items), dict(expected) if expected is not None else None
@@ -409,7 +488,7 @@ class MemoryStore:
         expected_epoch: int,
         metadata: Mapping[str, Any] | None = None,
     ) -> summary.CasResult:
-        self._writable()
+        self._writable("summary")
         return await self._db.run(
             summary.write_summary_state, session_id, summary_text, upper_sequence, expected_epoch, metadata
         )
@@ -417,7 +496,7 @@ class MemoryStore:
     async def summarize(
         self, session_id: str, budget_tokens: int, config: summary.SummaryConfig | None = None
     ) -> summary.SummaryOutcome:
-        self._writable()
+        self._writable("summary")
         return await self._db.run(summary.summarize, session_id, budget_tokens, config)
 
     async def context_preview(self, session_id: str, budget_tokens: int) -> summary.ContextPreview:
@@ -425,21 +504,44 @@ class MemoryStore:
 
 
 class ScheduleStore:
-    """The async face of :mod:`.schedules` on a store's connection: ``store.schedules.create(...)``."""
+    """The async face of :mod:`.schedules` on a store's connection: ``store.schedules.create(...)``.
 
-    def __init__(self, db: Database, writable: Callable[[], None]) -> None:
+    Rows are shown as the store's agent reads them: in a newer Oxydra file a cron with numeric weekdays gets a
+    ``note`` (or, with its weekday numbering switched on, the expression in standard numbering)."""
+
+    def __init__(self, db: Database, writable: Callable[[str], None], store: MemoryStore) -> None:
         self._db = db
-        self._writable = writable
+        self._writable = lambda: writable("schedules")
+        self._store = store
+
+    def _shown(self, row: schedules.Schedule) -> schedules.Schedule:
+        if not self._store.capabilities.weekday_choice or not row.cadence_json:
+            return row
+        try:
+            cadence = json.loads(row.cadence_json)
+            expression = cadence.get("expression") if cadence.get("type") == "cron" else None
+        except (ValueError, AttributeError):
+            return row
+        if not isinstance(expression, str) or not has_numeric_weekday(expression):
+            return row
+        if self._store.weekday_numbering == "standard":
+            return dataclasses.replace(row, note=NUMERIC_WEEKDAY_WARNING)
+        shown = {**cadence, "expression": sunday_one_to_standard(expression)}
+        return dataclasses.replace(
+            row,
+            cadence_json=json.dumps(shown, sort_keys=True, separators=(",", ":")),
+            note=f"stored as {expression!r}, weekdays counted from Sunday = 1 as the agent does",
+        )
 
     async def create(self, user_id: str, goal: str, cadence: Any, **options: Any) -> schedules.Schedule:
         self._writable()
         return await self._db.run(schedules.create_schedule, user_id, goal, cadence, **options)
 
     async def get(self, schedule_id: str) -> schedules.Schedule:
-        return await self._db.read(schedules.get_schedule, schedule_id)
+        return self._shown(await self._db.read(schedules.get_schedule, schedule_id))
 
     async def search(self, **filters: Any) -> list[schedules.Schedule]:
-        return await self._db.read(schedules.search_schedules, **filters)
+        return [self._shown(r) for r in await self._db.read(schedules.search_schedules, **filters)]
 
     async def count(self, **filters: Any) -> int:
         return await self._db.read(schedules.count_schedules, **filters)
@@ -455,7 +557,7 @@ class ScheduleStore:
         """Apply a patch; ``expected`` (the row as loaded) turns a change by another program since into
         :class:`ConflictError` with the current row, nothing written."""
         self._writable()
-        return await self._db.run(schedules.update_schedule, schedule_id, patch, now, expected)
+        return self._shown(await self._db.run(schedules.update_schedule, schedule_id, patch, now, expected))
 
     async def pause(self, schedule_id: str, *, expected: schedules.Schedule | None = None) -> schedules.Schedule:
         return await self.update(schedule_id, {"status": "paused"}, expected=expected)
@@ -469,7 +571,7 @@ class ScheduleStore:
         return await self._db.run(schedules.delete_schedule, schedule_id, expected)
 
     async def due(self, now: datetime | None = None, limit: int = 100) -> list[schedules.Schedule]:
-        return await self._db.read(schedules.due_schedules, now, limit)
+        return [self._shown(r) for r in await self._db.read(schedules.due_schedules, now, limit)]
 
     async def record_run(self, schedule_id: str, **run: Any) -> tuple[schedules.ScheduleRun, schedules.Schedule]:
         """``record_run_and_reschedule``: one transaction."""
@@ -491,6 +593,48 @@ class ScheduleStore:
 
     async def run_count(self, schedule_id: str) -> int:
         return await self._db.read(schedules.run_count, schedule_id)
+
+
+NATIVE_RETRIEVERS = (
+    Retriever(
+        "oxmem",
+        "oxmem hybrid",
+        "session",
+        True,
+        "vector cosine and FTS5 BM25, each min–max normalized, weighted (SPEC §6); weights, FTS mode and tags "
+        "can be changed",
+    ),
+    Retriever(
+        "oxydra",
+        "Oxydra agent's own",
+        "session",
+        False,
+        "what the Oxydra agent runs: the whole query as one FTS phrase, 0.7 vector + 0.3 FTS, min–max normalized",
+    ),
+)
+OXYDRA_STEPS = (
+    "FTS leg: the whole query as one quoted phrase (the agent's phrase mode)",
+    "vector leg: cosine similarity (the agent stores cosine − 1; min–max normalizing makes that the same score)",
+    "each leg min–max normalized to 0…1, then 0.7 × vector + 0.3 × FTS",
+    "the agent's ANN index picks vector candidates over all sessions before filtering by session, so it can miss "
+    "some that this exact search finds",
+)
+
+
+def native_info(conn: apsw.Connection, path: Path, fmt: str, capabilities: Capabilities) -> DatabaseInfo:
+    """:func:`gather_info` with the store's markers (recorded migrations) and its vectors per model."""
+    versions = recorded_versions(conn) if "memory_migrations" in table_names(conn) else []
+    markers = [f"memory_migrations: {len(versions)} recorded, latest {versions[-1]}"] if versions else []
+    if fmt == "oxydra-libsql":
+        markers.append("libSQL vector index idx_chunks_vec_embedding_ann (libsql_vector_idx)")
+    embeddings = []
+    for model, size, rows, blob in conn.execute(
+        "SELECT embedding_model, length(embedding_blob), count(*), embedding_blob FROM chunks_vec "
+        "GROUP BY embedding_model, length(embedding_blob) ORDER BY embedding_model"
+    ):
+        embeddings.append(EmbeddingInfo("chunks_vec", model, size // 4, real_dimensions(blob), rows))
+    editing = "; ".join(sorted(set(capabilities.refusals.values())))
+    return gather_info(conn, path, fmt, markers, embeddings, editing)
 
 
 def _prepare_schema(conn: apsw.Connection, read_only: bool, path: Path, create: bool) -> MigrationReport:

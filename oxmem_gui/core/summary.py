@@ -7,7 +7,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -198,19 +198,30 @@ def summarize(
 def context_preview(
     conn: apsw.Connection, session_id: str, budget_tokens: int, count: TokenCounter = estimate_tokens
 ) -> ContextPreview:
+    """What the agent would see of a session of this store (:func:`preview_events`)."""
+    return preview_events(recall(conn, session_id), read_summary_state(conn, session_id), budget_tokens, count)
+
+
+def preview_events(
+    events: Sequence[Event],
+    state: Mapping[str, Any] | None,
+    budget_tokens: int,
+    count: TokenCounter = estimate_tokens,
+) -> ContextPreview:
     """What the agent would see: the summary message, then the newest unsummarized messages that fit.
 
-    Messages covered by the summary are ``summarized``; unsummarized ones are taken newest first while they
-    fit the budget (``included``); the first that does not fit, and every older one, is ``dropped``.
+    Messages covered by the summary (``upper_sequence``) are ``summarized``; unsummarized ones are taken newest
+    first while they fit the budget (``included``); the first that does not fit, and every older one, is
+    ``dropped``.
     """
     if isinstance(budget_tokens, bool) or not isinstance(budget_tokens, int) or budget_tokens <= 0:
         raise InvalidInputError(f"token budget must be a positive integer, got {budget_tokens!r}")
-    state = read_summary_state(conn, session_id) or {}
+    state = state or {}
     upper = state.get("upper_sequence") or 0
     message = summary_message(state["summary"]) if state.get("summary") else None
     used = summary_tokens = count(message) if message else 0
     items = []
-    for event in recall(conn, session_id):
+    for event in events:
         role, text = message_text(event)
         status = "summarized" if event.sequence <= upper else "pending"
         items.append(ContextItem(event.sequence, role, text, count(text), status))

@@ -1,0 +1,577 @@
+"""The one interface every panel and command reads a memory database through, and the read-only base of the
+readers of other agents' formats.
+
+A *reader* answers the same calls as :class:`~oxmem_gui.core.store.MemoryStore` (sessions and their events,
+notes, search with a score breakdown, schedules, summary state, context preview) with the same result types,
+plus what every database has: :meth:`info`, :meth:`tables`, :meth:`table_page`. The native store is one
+implementation; :class:`ForeignReader` is the base of the others. A front end never asks which format it has:
+it asks :attr:`capabilities` what there is (``has_sessions``…), how the agent names it (``Conversations``,
+``Facts``, ``Scope``), and which edits are refused and why, and :meth:`retrievers` which rankings can be run.
+
+Foreign formats are read-only: a write method raises :class:`ReadOnlyError` with the format's reason, before
+touching the file. Each read runs in one read transaction (:meth:`Database.read`), so an agent committing
+meanwhile is never seen half-way.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any, TypeVar
+
+import apsw
+import numpy as np
+
+from .. import browse, summary
+from ..database import Database
+from ..embeddings import DETERMINISTIC_MODEL, DeterministicEmbedding, EmbeddingBackend, choose_backend
+from ..errors import EmbeddingError, InvalidInputError, NotFoundError, ReadOnlyError
+from ..events import Event, SessionInfo
+from ..indexing import normalize
+from ..inputs import check_positive, check_text
+from ..migrations import MigrationReport
+from ..model_files import MODEL_NAME
+from ..notes import Note, NoteHit
+from ..retrieval import MAX_TOP_K, Hit, QueryResult
+from ..schedules import Schedule, ScheduleRun
+from . import tables as table_browser
+from .detect import article
+from .info import DatabaseInfo, EmbeddingInfo, gather_info
+
+T = TypeVar("T")
+
+#: kinds of edits a capability may refuse
+EDIT_KINDS = ("events", "notes", "schedules", "summary")
+
+
+@dataclass(frozen=True)
+class Retriever:
+    """A ranking a reader can run: the store's own hybrid, or another agent's recall reproduced exactly.
+
+    ``scope`` names what the search runs over — ``"session"`` (a session id) or ``"notes"`` (a notes group);
+    ``tunable`` says whether it takes the hybrid's weights, FTS mode and tags (the agents' own rankings
+    are fixed)."""
+
+    name: str
+    label: str
+    scope: str
+    tunable: bool
+    description: str
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    """What a database holds and what may be done with it, for front ends that must not branch on the format."""
+
+    format: str
+    label: str
+    has_sessions: bool = True
+    has_notes: bool = True
+    has_schedules: bool = True
+    has_search: bool = True
+    sessions_label: str = "Sessions"
+    notes_label: str = "Notes"
+    #: what a notes group is called (the store's notes belong to a user; Omega's facts to a sender…)
+    group_label: str = "User"
+    #: edit kind (:data:`EDIT_KINDS`) → why it is refused; a kind not here may be edited once editing is enabled
+    refusals: Mapping[str, str] = field(default_factory=dict)
+    #: cron expressions whose numeric weekdays the agent counts from Sunday = 1 (Oxydra's newer versions)
+    weekday_choice: bool = False
+    #: the agent deletes rows on its own (TTL, caps): :meth:`ForeignReader.eviction_preview` lists what it would
+    has_eviction: bool = False
+
+    def refusal(self, kind: str) -> str | None:
+        return self.refusals.get(kind)
+
+    @property
+    def editable(self) -> bool:
+        """Whether enabling editing makes any kind of edit possible."""
+        return any(k not in self.refusals for k in EDIT_KINDS)
+
+
+@dataclass
+class Eviction:
+    """One row an agent's own clean-up would delete now, and the rule that would delete it."""
+
+    id: str
+    group: str
+    rule: str
+    text: str
+    created_at: str | None
+    last_used_at: str | None
+
+
+@dataclass
+class EvictionPreview:
+    """What the agent's clean-up would delete if it ran at ``now`` — computed, never done."""
+
+    now: str
+    rules: list[str]
+    items: list[Eviction]
+
+    def lines(self) -> list[str]:
+        """As text: the rules, then each row with the rule that deletes it."""
+        out = [f"As of {self.now}, the agent's clean-up would delete {len(self.items):,} rows (nothing is deleted)."]
+        out += [f"rule: {r}" for r in self.rules]
+        for e in self.items:
+            used = e.last_used_at or e.created_at or "—"
+            out.append(f"{e.id}  [{e.group}]  {e.rule}  last used {used}  {' '.join(e.text.split())[:80]}")
+        return out
+
+
+class ForeignReader:
+    """The read-only reader of another agent's file: subclasses fill in what their format has.
+
+    Every method of the shared interface is here with the answer for a format that lacks that part (no
+    sessions, no notes…), so a subclass overrides only what its agent keeps. ``FORMAT`` / ``LABEL`` name the
+    format; ``REASON`` says why it is read-only (shown where an edit would be).
+    """
+
+    FORMAT = "sqlite-unknown"
+    LABEL = "SQLite database"
+    REASON = "oxmem opens other programs' databases read-only"
+
+    def __init__(self, db: Database, fmt: str | None = None) -> None:
+        self._db = db
+        self.format = fmt or self.FORMAT
+        self.backend: EmbeddingBackend = DeterministicEmbedding()
+        self.backend_notice: str | None = None
+        self.migration_report = MigrationReport()
+        self.schedules = ForeignSchedules(self)
+        self._semantic: EmbeddingBackend | None = None
+
+    # -- the file -----------------------------------------------------------------------------------
+
+    @property
+    def path(self) -> Path:
+        return self._db.path
+
+    @property
+    def read_only(self) -> bool:
+        return True
+
+    @property
+    def open_notice(self) -> str | None:
+        return self._db.notice
+
+    @property
+    def capabilities(self) -> Capabilities:
+        return Capabilities(
+            self.format,
+            self.LABEL,
+            has_sessions=False,
+            has_notes=False,
+            has_schedules=False,
+            has_search=False,
+            refusals={k: self.REASON for k in EDIT_KINDS},
+        )
+
+    def set_weekday_numbering(self, numbering: str) -> None:
+        if numbering != "standard":
+            raise InvalidInputError(f"{self.LABEL} files have no cron weekdays to renumber")
+
+    async def aclose(self) -> None:
+        self._db.close()
+
+    async def __aenter__(self) -> ForeignReader:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    def refuse(self, kind: str = "events") -> ReadOnlyError:
+        return ReadOnlyError(
+            f"{self.path.name} is {article(self.LABEL)} {self.LABEL} file: "
+            f"{self.capabilities.refusal(kind) or self.REASON}; nothing was changed"
+        )
+
+    async def read(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        return await self._db.read(fn, *args, **kwargs)
+
+    async def info(self) -> DatabaseInfo:
+        return await self._db.read(self._info)
+
+    def _info(self, conn: apsw.Connection) -> DatabaseInfo:
+        return gather_info(conn, self.path, self.format, self._markers(conn), self._embeddings(conn), self.REASON)
+
+    def _markers(self, conn: apsw.Connection) -> list[str]:
+        """Version markers of the format (migration names, which tables of which version exist)."""
+        return []
+
+    def _embeddings(self, conn: apsw.Connection) -> list[EmbeddingInfo]:
+        return []
+
+    def query_vector(self, model: str, query: str, options: Mapping[str, Any]) -> tuple[np.ndarray | None, str | None]:
+        """The query embedded by ``model`` (the model that made the vectors it is compared with), or None and
+        the reason. ``options["query_embedding"]`` (a precomputed vector) wins; the deterministic model is
+        always here; the semantic model when installed; any other model cannot be run here."""
+        given = options.get("query_embedding")
+        if given is not None:
+            return np.asarray(given, dtype=np.float32), None
+        if model == DETERMINISTIC_MODEL:
+            return self.backend.embed([normalize(query)])[0], None
+        if model == MODEL_NAME:
+            if self._semantic is None:
+                try:
+                    self._semantic = choose_backend("semantic", None).backend
+                except EmbeddingError as exc:
+                    return None, f"the vectors were made by {model}; {exc}"
+            return self._semantic.embed([normalize(query)])[0], None
+        return None, (
+            f"the vectors were made by {model}, which oxmem cannot run here (no network); the vector part is left out"
+        )
+
+    async def tables(self) -> list[table_browser.TableInfo]:
+        return await self._db.read(table_browser.list_tables, True)
+
+    async def table_page(self, name: str, offset: int = 0, limit: int = table_browser.PAGE) -> table_browser.TablePage:
+        return await self._db.read(table_browser.table_page, name, offset, limit)
+
+    async def data_version(self) -> int:
+        from ..database import data_version
+
+        return await self._db.run(data_version)
+
+    async def backup_to(self, target: str | os.PathLike[str]) -> Path:
+        if self._db.adopted is not None:
+            raise ReadOnlyError(
+                f"{self.path.name} is encrypted: a backup from here would be decrypted; copy the file itself instead"
+            )
+        return await self._db.run(browse.backup_to, target)
+
+    # -- sessions -----------------------------------------------------------------------------------
+
+    def _sessions(self, conn: apsw.Connection, contains: str | None) -> list[browse.SessionRow]:
+        """Every session, newest first (``updated_at`` desc, id asc); a subclass with sessions overrides this."""
+        return []
+
+    def _events(self, conn: apsw.Connection, session_id: str) -> list[Event]:
+        raise NotFoundError(f"no session {session_id!r}")
+
+    def _summary(self, conn: apsw.Connection, session_id: str) -> dict[str, Any] | None:
+        return None
+
+    def _session_page(
+        self, conn: apsw.Connection, after: tuple[str, str] | None, limit: int, contains: str | None
+    ) -> list[browse.SessionRow]:
+        rows = self._sessions(conn, contains)
+        if after is not None:
+            rows = [
+                r for r in rows if (r.updated_at < after[0]) or (r.updated_at == after[0] and r.session_id > after[1])
+            ]
+        return rows[:limit]
+
+    async def sessions_page(
+        self, after: tuple[str, str] | None = None, limit: int = browse.PAGE, contains: str | None = None
+    ) -> list[browse.SessionRow]:
+        return await self._db.read(self._session_page, after, limit, contains)
+
+    async def list_sessions(self, with_counts: bool = True) -> list[SessionInfo]:
+        def listing(conn: apsw.Connection) -> list[SessionInfo]:
+            out = []
+            for row in self._sessions(conn, None):
+                evs = self._events(conn, row.session_id) if with_counts else []
+                last = evs[-1].sequence if evs else None
+                out.append(
+                    SessionInfo(
+                        row.session_id,
+                        row.agent_identity,
+                        row.created_at,
+                        row.updated_at,
+                        last,
+                        len(evs) if with_counts else None,
+                    )
+                )
+            return out
+
+        return await self._db.read(listing)
+
+    async def session_stats(self, session_ids: Sequence[str]) -> dict[str, browse.SessionStats]:
+        def stats(conn: apsw.Connection) -> dict[str, browse.SessionStats]:
+            out = {}
+            for sid in session_ids:
+                evs = self._events(conn, sid)
+                out[sid] = browse.SessionStats(len(evs), evs[-1].sequence if evs else None, 0)
+            return out
+
+        return await self._db.read(stats)
+
+    async def events_page(
+        self, session_id: str, after_sequence: int | None = None, limit: int = browse.PAGE
+    ) -> list[Event]:
+        def page(conn: apsw.Connection) -> list[Event]:
+            evs = self._events(conn, session_id)
+            return [e for e in evs if after_sequence is None or e.sequence > after_sequence][:limit]
+
+        return await self._db.read(page)
+
+    async def recall(self, session_id: str, limit: int | None = None) -> list[Event]:
+        evs = await self._db.read(self._events, session_id)
+        return evs[-limit:] if limit else evs
+
+    async def chunks_page(
+        self, session_id: str, after_rowid: int | None = None, limit: int = browse.PAGE
+    ) -> list[browse.ChunkRow]:
+        return []
+
+    async def session_models(self, session_id: str) -> list[str]:
+        return []
+
+    async def read_summary_state(self, session_id: str) -> dict[str, Any] | None:
+        def read(conn: apsw.Connection) -> dict[str, Any] | None:
+            self._events(conn, session_id)  # an unknown session is not-found, as in the store
+            return self._summary(conn, session_id)
+
+        return await self._db.read(read)
+
+    async def context_preview(self, session_id: str, budget_tokens: int) -> summary.ContextPreview:
+        def preview(conn: apsw.Connection) -> summary.ContextPreview:
+            return summary.preview_events(
+                self._events(conn, session_id), self._summary(conn, session_id), budget_tokens
+            )
+
+        return await self._db.read(preview)
+
+    # -- notes --------------------------------------------------------------------------------------
+
+    def _notes(self, conn: apsw.Connection, group: str) -> list[Note]:
+        """A group's notes, newest first; a subclass with notes overrides this and :meth:`_groups`."""
+        return []
+
+    def _groups(self, conn: apsw.Connection) -> list[str]:
+        return []
+
+    async def note_users(self) -> list[str]:
+        return await self._db.read(self._groups)
+
+    async def note_tags(self, user: str) -> list[tuple[str, int]]:
+        notes = await self._db.read(self._notes, user)
+        counts: dict[str, int] = {}
+        for n in notes:
+            for t in n.tags:
+                counts[t] = counts.get(t, 0) + 1
+        return sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+
+    async def list_notes(
+        self, user: str, tags: Sequence[str] = (), tag_mode: str = "any", contains: str | None = None
+    ) -> list[Note]:
+        notes = await self._db.read(self._notes, user)
+        wanted = [t.lower() for t in tags]
+        if wanted:
+            test = all if tag_mode == "all" else any
+            notes = [n for n in notes if test(t in n.tags for t in wanted)]
+        if contains:
+            needle = contains.casefold()
+            notes = [n for n in notes if needle in n.content.casefold()]
+        return notes
+
+    async def get_note(self, user: str, note_id: str) -> Note:
+        for note in await self._db.read(self._notes, user):
+            if note.note_id == note_id:
+                return note
+        raise NotFoundError(f"no entry {note_id!r} among the {self.capabilities.notes_label.lower()} of {user!r}")
+
+    async def search_notes(self, user: str, query: str, top_k: int = 8, **options: Any) -> list[NoteHit]:
+        """The agent's own ranking over a notes group, one hit per note."""
+        for r in self.retrievers():
+            if r.scope == "notes":
+                result = await self.search(r.name, user, query, top_k, **_fixed(options))
+                return [
+                    NoteHit(
+                        h.chunk_id,
+                        h.text,
+                        h.score,
+                        list((h.metadata or {}).get("tags") or []),
+                        (h.metadata or {}).get("created_at"),
+                        (h.metadata or {}).get("updated_at"),
+                        h,
+                    )
+                    for h in result.hits
+                ]
+        raise InvalidInputError(f"{self.LABEL} files have no ranking over {self.capabilities.notes_label.lower()}")
+
+    # -- search -------------------------------------------------------------------------------------
+
+    def retrievers(self) -> list[Retriever]:
+        return []
+
+    async def search(self, retriever: str, scope: str, query: str, top_k: int = 8, **options: Any) -> QueryResult:
+        """Run the ranking ``retriever`` over ``scope`` (a session id or notes group, per its ``scope``)."""
+        method = self._retriever_method(retriever)
+        check_text(query, "query")
+        if not query.strip():
+            raise InvalidInputError("query is empty")
+        check_positive(top_k, "top_k", MAX_TOP_K)
+        return await self._db.read(method, scope, query, top_k, **options)
+
+    def _retriever_method(self, name: str) -> Callable[..., QueryResult]:
+        known = [r.name for r in self.retrievers()]
+        if name not in known:
+            raise InvalidInputError(
+                f"{self.LABEL} files have no ranking {name!r}" + (f" (known: {', '.join(known)})" if known else "")
+            )
+        return getattr(self, "_rank_" + name.replace("-", "_"))
+
+    async def hybrid_query(self, session_id: str, query: str, top_k: int = 8, **options: Any) -> QueryResult:
+        """The agent's own ranking of a session (its first session retriever); the hybrid's tuning options do
+        not apply to it and are ignored."""
+        for r in self.retrievers():
+            if r.scope == "session":
+                return await self.search(r.name, session_id, query, top_k, **_fixed(options))
+        raise InvalidInputError(f"{self.LABEL} files have no search over sessions")
+
+    async def eviction_preview(self, now: datetime | None = None, **limits: Any) -> EvictionPreview | None:
+        """What the agent's own clean-up would delete now (None: it has none). Nothing is deleted."""
+        return None
+
+    # -- writes: refused ----------------------------------------------------------------------------
+
+    async def store(self, *args: Any, **kwargs: Any) -> Any:
+        raise self.refuse("events")
+
+    store_many = import_events = forget = reindex = store
+
+    async def save_note(self, *args: Any, **kwargs: Any) -> Any:
+        raise self.refuse("notes")
+
+    update_note = delete_note = set_note_tags = delete_notes = restore_notes = save_note
+
+    async def write_summary_state(self, *args: Any, **kwargs: Any) -> Any:
+        raise self.refuse("summary")
+
+    summarize = write_summary_state
+
+    # -- schedules ----------------------------------------------------------------------------------
+
+    def _schedule_rows(self, conn: apsw.Connection) -> list[Schedule]:
+        return []
+
+    def _runs(self, conn: apsw.Connection, schedule_id: str) -> list[ScheduleRun]:
+        return []
+
+
+class ForeignSchedules:
+    """``reader.schedules``: the schedule calls of :class:`~oxmem_gui.core.store.ScheduleStore`, read-only."""
+
+    def __init__(self, reader: ForeignReader) -> None:
+        self._reader = reader
+
+    async def _rows(self) -> list[Schedule]:
+        return await self._reader.read(self._reader._schedule_rows)
+
+    async def search(
+        self,
+        user_id: str | None = None,
+        status: str | None = None,
+        cadence_type: str | None = None,
+        name_contains: str | None = None,
+        limit: int = 100,
+        offset: int = 0,
+    ) -> list[Schedule]:
+        rows = [
+            s
+            for s in await self._rows()
+            if (user_id is None or s.user_id == user_id)
+            and (status is None or s.status == status)
+            and (cadence_type is None or _cadence_type(s) == cadence_type)
+            and (not name_contains or name_contains.casefold() in (s.name or "").casefold())
+        ]
+        rows.sort(key=lambda s: (s.created_at, s.schedule_id), reverse=True)
+        return rows[offset : offset + limit]
+
+    async def count(self, **filters: Any) -> int:
+        return len(await self.search(limit=1 << 62, **filters))
+
+    async def get(self, schedule_id: str) -> Schedule:
+        for s in await self._rows():
+            if s.schedule_id == schedule_id:
+                return s
+        raise NotFoundError(f"no schedule {schedule_id!r}")
+
+    async def due(self, now: datetime | None = None, limit: int = 100) -> list[Schedule]:
+        return []
+
+    async def runs(self, schedule_id: str, limit: int = 50, offset: int = 0) -> list[ScheduleRun]:
+        await self.get(schedule_id)
+        runs = await self._reader.read(self._reader._runs, schedule_id)
+        return runs[offset : offset + limit]
+
+    async def run_count(self, schedule_id: str) -> int:
+        return len(await self._reader.read(self._reader._runs, schedule_id))
+
+    async def run(self, run_id: str) -> ScheduleRun:
+        for s in await self._rows():
+            for r in await self._reader.read(self._reader._runs, s.schedule_id):
+                if r.run_id == run_id:
+                    return r
+        raise NotFoundError(f"no run {run_id!r}")
+
+    async def runs_between(self, start: datetime, end: datetime) -> list[ScheduleRun]:
+        return []
+
+    async def _refused(self, *args: Any, **kwargs: Any) -> Any:
+        raise self._reader.refuse("schedules")
+
+    create = update = pause = resume = delete = record_run = prune_run_history = _refused
+
+
+def _cadence_type(schedule: Schedule) -> str | None:
+    try:
+        return schedule.cadence.type
+    except InvalidInputError:
+        return None
+
+
+def _fixed(options: Mapping[str, Any]) -> dict[str, Any]:
+    """The options an agent's own ranking takes (a precomputed query vector); the hybrid's tuning is dropped."""
+    return {k: v for k, v in options.items() if k in ("query_embedding", "query_embedding_model")}
+
+
+def hit(
+    rank: int,
+    hit_id: str,
+    session_id: str,
+    text: str,
+    score: float,
+    *,
+    vector: tuple[float, float | None, int | None] = (0.0, None, None),
+    fts: tuple[float, float | None, int | None] = (0.0, None, None),
+    sequence: int | None = None,
+    metadata: Any = None,
+    model: str | None = None,
+    notes: Sequence[str] = (),
+) -> Hit:
+    """A :class:`Hit` of another agent's ranking: each leg as ``(score, raw, rank)``."""
+    return Hit(
+        rank,
+        hit_id,
+        session_id,
+        text,
+        score,
+        vector[0],
+        fts[0],
+        vector[1],
+        fts[1],
+        vector[2],
+        fts[2],
+        sequence,
+        sequence,
+        metadata,
+        model,
+        list(notes),
+    )
+
+
+__all__ = [
+    "DETERMINISTIC_MODEL",
+    "Capabilities",
+    "Eviction",
+    "EvictionPreview",
+    "ForeignReader",
+    "ForeignSchedules",
+    "Retriever",
+    "hit",
+]

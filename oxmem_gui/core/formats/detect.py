@@ -1,0 +1,107 @@
+"""Which agent wrote a database: decided from the file's first bytes and its ``sqlite_master``, never its name.
+
+Formats (their names are what ``oxmem info`` prints): ``oxmem`` (this project's store), ``oxydra`` (the Oxydra
+agent's own file: the same tables plus its gateway tables or migrations this project does not know),
+``oxydra-libsql`` (newer Oxydra, with libSQL's vector index), ``omega``, ``zeke``, ``aidaemon``,
+``aidaemon-legacy`` (before v0.9: ``messages`` and ``scheduled_tasks``, no ``events``), ``sqlite-unknown``
+(readable SQLite of some other program), ``encrypted`` (not SQLite's header, bytes that look random: SQLCipher),
+``not-sqlite``.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections import Counter
+from pathlib import Path
+
+import apsw
+
+from ..migrations import available_migrations
+
+SQLITE_HEADER = b"SQLite format 3\x00"
+
+LABELS = {
+    "oxmem": "oxmem store",
+    "oxydra": "Oxydra memory",
+    "oxydra-libsql": "Oxydra memory (libSQL vector index)",
+    "omega": "Omega memory",
+    "zeke": "ZEKE memory",
+    "aidaemon": "aidaemon memory",
+    "aidaemon-legacy": "aidaemon memory (before v0.9)",
+    "sqlite-unknown": "SQLite database",
+    "encrypted": "encrypted database",
+    "not-sqlite": "not a SQLite database",
+}
+NATIVE_TABLES = ("sessions", "conversation_events", "session_state", "chunks", "chunks_vec", "chunks_fts")
+
+
+def article(label: str) -> str:
+    """``a`` or ``an`` before a format's label."""
+    return "an" if label[:1].lower() in "aeiou" else "a"
+
+
+def sniff_file(path: str | os.PathLike[str]) -> str | None:
+    """``"not-sqlite"`` or ``"encrypted"`` from the first bytes; None for SQLite, an empty or a missing file."""
+    p = Path(path).expanduser()
+    try:
+        with open(p, "rb") as f:
+            head = f.read(1024)
+        size = p.stat().st_size
+    except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+        return None
+    except OSError:
+        return None
+    if not head or head.startswith(SQLITE_HEADER):
+        return None
+    # SQLCipher encrypts every page, header included: whole pages of bytes that look random
+    if size >= 1024 and size % 512 == 0 and _entropy(head) > 7.0:
+        return "encrypted"
+    return "not-sqlite"
+
+
+def _entropy(data: bytes) -> float:
+    """Shannon entropy in bits per byte (8.0 for random bytes; text is under 5)."""
+    counts = Counter(data)
+    n = len(data)
+    return -sum(c / n * math.log2(c / n) for c in counts.values())
+
+
+def _columns(conn: apsw.Connection, table: str) -> set[str]:
+    quoted = '"' + table.replace('"', '""') + '"'
+    return {r[1] for r in conn.execute(f"PRAGMA table_info({quoted})").fetchall()}
+
+
+def detect_schema(conn: apsw.Connection) -> str:
+    """The format of an open SQLite database, from its tables and their columns."""
+    rows = conn.execute("SELECT type, name, coalesce(sql, '') FROM sqlite_master").fetchall()
+    tables = {name for kind, name, _ in rows if kind == "table"}
+
+    def has(table: str, *columns: str) -> bool:
+        return table in tables and set(columns) <= _columns(conn, table)
+
+    if set(NATIVE_TABLES) <= tables or "memory_migrations" in tables:  # a store missing a table is damaged
+        libsql = "libsql_vector_meta_shadow" in tables or any("libsql_vector_idx" in sql for _, _, sql in rows)
+        if libsql:
+            return "oxydra-libsql"
+        return "oxydra" if _oxydra_marks(conn, tables) else "oxmem"
+    if has("conversations", "channel", "sender_id") and has("messages", "conversation_id") and "facts" in tables:
+        return "omega"
+    if has("memories", "scope", "ttl_seconds", "text"):
+        return "zeke"
+    if has("events", "session_id", "event_type", "data"):
+        return "aidaemon"
+    if has("messages", "session_id", "role", "content") and ("scheduled_tasks" in tables or "facts" in tables):
+        return "aidaemon-legacy"
+    return "sqlite-unknown"
+
+
+def _oxydra_marks(conn: apsw.Connection, tables: set[str]) -> bool:
+    """The agent's own file rather than one this project made: its gateway tables, or migrations it recorded
+    that this project does not have."""
+    if {"gateway_sessions", "channel_session_mappings"} & tables:
+        return True
+    if "memory_migrations" not in tables:
+        return True
+    recorded = {r[0] for r in conn.execute("SELECT version FROM memory_migrations").fetchall()}
+    return bool(recorded - {version for version, _ in available_migrations()})

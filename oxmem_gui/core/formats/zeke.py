@@ -1,0 +1,648 @@
+"""ZEKE memory files (FORMATS.md §C): read-only reader.
+
+ZEKE (a Python assistant) keeps one table, ``memories(id, text, scope, tags, created_at, last_accessed_at,
+ttl_seconds, embedding)``, with ``memories_fts`` (FTS5 over ``id, text, scope, tags``, external content, kept by
+triggers). There are no conversations and no schedules.
+
+Mapping
+=======
+* Memories are *notes* (``notes_label`` "Memories"); a notes group is a *scope* (``group_label`` "Scope"): the
+  groups are the distinct scopes, sorted. ``Note.note_id`` is the memory id, ``user`` its scope, ``content`` its
+  text, ``tags`` the JSON list (NULL → ``[]``; unreadable JSON → ``[]`` and ``details["tags_error"]``),
+  ``sequence`` its rowid. ``created_at`` is shown in RFC 3339 UTC (ZEKE writes naive UTC); ``updated_at`` is
+  ``last_accessed_at`` or, when never accessed, ``created_at`` — ZEKE has no modification time, and an upsert
+  resets ``last_accessed_at``, so the last access is the closest thing to "last touched". Notes are listed
+  newest first by that ``updated_at`` (then rowid), as the store lists its own notes.
+* ``details``: ``ttl_seconds``, ``expires_at`` (``created_at + ttl_seconds`` in RFC 3339, None without a TTL),
+  ``expired`` (at the current UTC time), ``last_accessed_at`` (None: never), ``embedding_dims`` (blob length / 4,
+  or ``"none"``).
+
+Search (retriever ``zeke``, over a scope *prefix*)
+=================================================
+ZEKE's ``MemoryStore.search`` reproduced: the FTS leg matches each whitespace-separated word reduced to
+letters, digits, ``-`` and ``_``, double-quoted, joined with `` OR `` (ZEKE's own words — so a word also
+matches the ``id``, ``scope`` and ``tags`` columns), ``scope LIKE prefix || '%'``, ``ORDER BY bm25 LIMIT k*2``,
+fts score ``1/(1+|bm25|)``. FTS5's bm25 is negative and *more* negative for a better match, so this makes a
+better keyword match score **lower** — ZEKE's behaviour, kept and explained in every hit. The vector leg is
+cosine between the query vector and every memory **of the scope prefix** that has an embedding (FORMATS says
+"cosine over all rows with embeddings" within the search's "scope prefix filter"; ZEKE's ``_search_vector``
+filters by the same ``scope LIKE``), best ``k*2``. Per memory ``0.4 × fts + 0.6 × cosine`` summed (a leg that
+did not return it adds 0), ``match_type`` fts | vector | hybrid, sorted by score (stable: FTS order, then
+vector order, for ties), top ``k``.
+
+Exactness notes: the LIKE prefix is escaped (``%``, ``_`` and ``\\`` are literal here; ZEKE would treat ``%``
+and ``_`` as wildcards — identical for every normal scope), and LIKE stays ASCII case-insensitive as in ZEKE.
+A memory whose vector has other dimensions than the query gets cosine 0.0 (ZEKE's ``cosine_similarity``
+returns 0.0 for different lengths) and is listed in ``vector_errors``. A row ZEKE cannot load (tags that are
+not a JSON list of strings, an unparsable time, a blob whose length is no multiple of 4) makes ZEKE's whole
+leg fail (the FTS leg returns nothing, the vector leg is dropped); that is reproduced and said in ``steps``.
+ZEKE's search then sets ``last_accessed_at`` of what it returned; oxmem never does.
+
+The model of the vectors is guessed from their dimensions: 1536 → OpenAI ``text-embedding-3-small`` (ZEKE's
+default, which cannot be run here: the result is the FTS part only, as ZEKE does when embedding fails), 384 →
+all-MiniLM-L6-v2 (oxmem's own semantic model, run when installed).
+
+Eviction (:meth:`ZekeReader.eviction_preview`)
+==============================================
+ZEKE's ``evict_stale_and_lru`` computed, never done: (1) TTL — rows with ``ttl_seconds`` whose ``created_at +
+ttl_seconds < now``. ZEKE applies a scope's default TTL (90 days for ``task:``/``ops:``/``calendar:``) when it
+*stores* a memory, and its eviction only looks at ``ttl_seconds IS NOT NULL``: a NULL TTL never expires, so no
+default is applied here unless ``default_ttls`` asks for it (a what-if). (2) per-prefix caps over the rows
+left (``persona:`` 5000; ``task:``, ``ops:``, ``calendar:``, ``notes`` 10000; ZEKE matches ``scope LIKE
+'prefix%'``), deleting the least recently used beyond the cap; (3) a global cap of 20000 over what is left.
+LRU order is ZEKE's ``COALESCE(last_accessed_at, created_at) ASC, created_at ASC`` on the stored text (its naive
+ISO times sort as time), then rowid for rows equal in both (ZEKE leaves that tie to SQLite's scan, which is
+rowid order).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from datetime import datetime, timedelta, timezone
+from typing import Any
+
+import apsw
+import numpy as np
+
+from ..errors import InvalidInputError
+from ..model_files import MODEL_NAME
+from ..notes import Note
+from ..retrieval import Hit, LegStats, QueryResult
+from .base import EDIT_KINDS, Capabilities, Eviction, EvictionPreview, ForeignReader, Retriever, hit
+from .info import EmbeddingInfo
+from .times import parse_when, rfc3339, shown_time
+
+#: ZEKE's default embedding model (1536 dimensions); it needs OpenAI, so oxmem cannot run it
+OPENAI_MODEL = "text-embedding-3-small (OpenAI, ZEKE's default)"
+FTS_WEIGHT = 0.4
+VECTOR_WEIGHT = 0.6
+#: ZEKE's scope prefixes (as its eviction matches them, ``scope LIKE 'prefix%'``) and their row caps
+DEFAULT_CAPS: dict[str, int] = {"persona:": 5000, "task:": 10000, "ops:": 10000, "calendar:": 10000, "notes": 10000}
+GLOBAL_CAP = 20000
+#: ZEKE's default TTL per scope prefix, applied when it stores a memory (given here only as a what-if)
+DEFAULT_TTLS: dict[str, int] = {"task:": 90 * 86400, "ops:": 90 * 86400, "calendar:": 90 * 86400}
+_ASCII_FOLD = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+_COLUMNS = "rowid, id, text, scope, tags, created_at, last_accessed_at, ttl_seconds"
+
+
+def guess_model(dims: int) -> str:
+    """The model that makes vectors of ``dims`` dimensions in ZEKE."""
+    if dims == 1536:
+        return OPENAI_MODEL
+    if dims == 384:
+        return MODEL_NAME
+    return f"unknown model ({dims} dimensions)"
+
+
+def fts_query(query: str) -> str | None:
+    """ZEKE's MATCH string: each whitespace-separated word reduced to alphanumerics, ``-`` and ``_``, empty ones
+    dropped, each double-quoted, joined with `` OR `` (None: no words, the FTS leg returns nothing)."""
+    words = ["".join(c for c in word if c.isalnum() or c in "-_") for word in query.split()]
+    quoted = [f'"{w}"' for w in words if w]
+    return " OR ".join(quoted) if quoted else None
+
+
+def like_prefix(prefix: str) -> str:
+    """``prefix%`` for ``LIKE … ESCAPE '\\'`` with the prefix's own ``%``, ``_`` and ``\\`` taken literally."""
+    return prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+
+
+def prefix_matches(scope: object, prefix: str) -> bool:
+    """``scope LIKE 'prefix%'`` as SQLite decides it (ASCII letters case-insensitive), prefix taken literally."""
+    if not isinstance(scope, str):
+        return False
+    return scope.translate(_ASCII_FOLD).startswith(prefix.translate(_ASCII_FOLD))
+
+
+def cap_prefix(name: str) -> str:
+    """A cap's name as ZEKE's prefix: ``persona`` → ``persona:``, ``notes`` → ``notes`` (ZEKE's own spelling),
+    any other name without a colon gets one."""
+    if name == "notes" or name.endswith(":"):
+        return name
+    return name + ":"
+
+
+def parse_tags(raw: object) -> tuple[list[str], str | None]:
+    """The tags of a row and, when its JSON cannot be read, why (the tags are then ``[]``)."""
+    if raw is None or raw == "":
+        return [], None
+    try:
+        value = json.loads(raw)
+    except (TypeError, ValueError) as exc:
+        return [], f"unreadable tags JSON ({exc}): {str(raw)[:80]}"
+    if not isinstance(value, list):
+        return [], f"tags are not a JSON list: {str(raw)[:80]}"
+    return [str(t) for t in value], None
+
+
+def _unloadable(tags: object, created_at: object, accessed: object, embedding: object) -> str | None:
+    """Why ZEKE's ``_row_to_item`` raises on this row (None: it loads). Such a row makes its whole leg fail."""
+    if tags:
+        try:
+            value = json.loads(tags)  # type: ignore[arg-type]
+        except (TypeError, ValueError):
+            return "its tags are not JSON"
+        if not isinstance(value, list) or not all(isinstance(t, str) for t in value):
+            return "its tags are not a JSON list of strings"
+    for label, text in (("created_at", created_at), ("last_accessed_at", accessed)):
+        if label == "last_accessed_at" and not text:
+            continue
+        try:
+            datetime.fromisoformat(text)  # type: ignore[arg-type]
+        except (TypeError, ValueError):
+            return f"its {label} {text!r} is not an ISO time"
+    if embedding is not None:
+        if not isinstance(embedding, bytes):
+            return "its embedding is not a BLOB"
+        if len(embedding) % 4:
+            return f"its embedding has {len(embedding)} bytes, not a whole number of float32 values"
+    return None
+
+
+def _sqlite_order(value: object) -> tuple[int, Any]:
+    """A sort key that orders values as SQLite's ``ORDER BY`` does (NULL, numbers, text, blobs)."""
+    if value is None:
+        return (0, 0)
+    if isinstance(value, (int, float)):
+        return (1, value)
+    if isinstance(value, str):
+        return (2, value)
+    return (3, bytes(value))  # type: ignore[arg-type]
+
+
+def _utc(now: datetime | None) -> datetime:
+    if now is None:
+        return datetime.now(timezone.utc)
+    if now.tzinfo is None:
+        return now.replace(tzinfo=timezone.utc)
+    return now.astimezone(timezone.utc)
+
+
+def _expires(created_at: object, ttl: object) -> datetime | None:
+    """``created_at + ttl_seconds`` (None: no TTL, or values ZEKE could not add either)."""
+    when = parse_when(created_at)
+    if when is None or ttl is None or isinstance(ttl, (str, bytes)):
+        return None
+    try:
+        return when + timedelta(seconds=ttl)  # type: ignore[arg-type]
+    except (OverflowError, TypeError):
+        return None
+
+
+class ZekeReader(ForeignReader):
+    FORMAT = "zeke"
+    LABEL = "ZEKE memory"
+    REASON = (
+        "oxmem opens ZEKE's memory files read-only: ZEKE keeps its full-text index by triggers and evicts by "
+        "TTL and least-recent use, so an edit from here would change what it recalls and deletes"
+    )
+
+    def _now(self) -> datetime:
+        """The current UTC time (``expired`` in a memory's details; replaceable in tests)."""
+        return datetime.now(timezone.utc)
+
+    @property
+    def capabilities(self) -> Capabilities:
+        return Capabilities(
+            self.format,
+            self.LABEL,
+            has_sessions=False,
+            has_notes=True,
+            has_schedules=False,
+            has_search=True,
+            has_eviction=True,
+            notes_label="Memories",
+            group_label="Scope",
+            refusals={k: self.REASON for k in EDIT_KINDS},
+        )
+
+    # -- info -----------------------------------------------------------------------------------------
+
+    def _markers(self, conn: apsw.Connection) -> list[str]:
+        names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master").fetchall()}
+        mode = str(conn.execute("PRAGMA journal_mode").fetchall()[0][0])
+        out = ["no migration table (ZEKE keeps none)", f"journal mode {mode}"]
+        if "memories_fts" not in names:
+            out.append("no memories_fts: ZEKE's keyword search finds nothing")
+        elif not {"memories_ai", "memories_ad", "memories_au"} <= names:
+            out.append("memories_fts without all three triggers: the index may lag the table")
+        scopes = conn.execute("SELECT scope, count(*) FROM memories GROUP BY scope").fetchall()
+        other = 0
+        counts = dict.fromkeys(DEFAULT_CAPS, 0)
+        for scope, n in scopes:
+            prefix = next((p for p in DEFAULT_CAPS if prefix_matches(scope, p)), None)
+            if prefix is None:
+                other += n
+            else:
+                counts[prefix] += n
+        out += [f"{p} {n:,} rows" for p, n in counts.items()]
+        out.append(f"other scopes: {other:,} rows")
+        return out
+
+    def _embeddings(self, conn: apsw.Connection) -> list[EmbeddingInfo]:
+        out = []
+        rows = conn.execute(
+            "SELECT length(embedding), count(*) FROM memories WHERE embedding IS NOT NULL GROUP BY 1 ORDER BY 2 DESC, 1"
+        ).fetchall()
+        for size, n in rows:
+            dims = size // 4
+            model = guess_model(dims) if size % 4 == 0 else f"unreadable ({size} bytes: not float32 values)"
+            out.append(EmbeddingInfo("memories", model, dims, dims, n))
+        (missing,) = conn.execute("SELECT count(*) FROM memories WHERE embedding IS NULL").fetchall()[0]
+        if missing:
+            out.append(EmbeddingInfo("memories", "none (NULL: embedding failed when stored)", 0, 0, missing, "NULL"))
+        return out
+
+    # -- notes ----------------------------------------------------------------------------------------
+
+    def _groups(self, conn: apsw.Connection) -> list[str]:
+        return [r[0] for r in conn.execute("SELECT DISTINCT scope FROM memories WHERE scope IS NOT NULL ORDER BY 1")]
+
+    def _notes(self, conn: apsw.Connection, group: str) -> list[Note]:
+        now = _utc(self._now())
+        notes = []
+        for rowid, mid, text, scope, tags, created, accessed, ttl, blob in conn.execute(
+            f"SELECT {_COLUMNS}, embedding FROM memories WHERE scope = ?", (group,)
+        ):
+            tag_list, tag_error = parse_tags(tags)
+            expires = _expires(created, ttl)
+            details: dict[str, Any] = {
+                "ttl_seconds": ttl,
+                "expires_at": rfc3339(expires) if expires else None,
+                "expired": bool(expires and now > expires),
+                "last_accessed_at": shown_time(accessed) if accessed else None,
+                "embedding_dims": len(blob) // 4 if isinstance(blob, bytes) else "none",
+            }
+            if tag_error:
+                details["tags_error"] = tag_error
+            notes.append(
+                Note(
+                    str(mid),
+                    scope,
+                    "" if text is None else str(text),
+                    tag_list,
+                    shown_time(created),
+                    shown_time(accessed or created),
+                    rowid,
+                    details,
+                )
+            )
+        notes.sort(key=lambda n: (n.updated_at or "", n.sequence), reverse=True)
+        return notes
+
+    # -- search ---------------------------------------------------------------------------------------
+
+    def retrievers(self) -> list[Retriever]:
+        return [
+            Retriever(
+                "zeke",
+                "ZEKE's hybrid recall",
+                "notes",
+                False,
+                "ZEKE's MemoryStore.search over memories whose scope starts with the given prefix: "
+                "0.4 × 1/(1+|bm25|) + 0.6 × cosine, summed per memory; best k",
+            )
+        ]
+
+    def _rank_zeke(self, conn: apsw.Connection, scope: str, query: str, top_k: int, **options: Any) -> QueryResult:
+        pattern = like_prefix(scope)
+        limit = top_k * 2
+        expression = fts_query(query)
+        result = QueryResult(
+            query, scope, top_k, VECTOR_WEIGHT, FTS_WEIGHT, "terms", [], "any", expression, {}, [], retriever="zeke"
+        )
+        steps = result.steps
+        steps.append(
+            f"scope: memories whose scope starts with {scope!r} (scope LIKE {pattern!r} ESCAPE '\\': ASCII letters "
+            "case-insensitive as in ZEKE; '%' and '_' of the prefix taken literally)"
+        )
+        rows: dict[str, tuple] = {}  # id -> (rowid, text, scope, tags, created, accessed)
+
+        # -- FTS leg
+        fts: list[tuple[str, float, float]] = []  # (id, bm25, 1/(1+|bm25|)) in ZEKE's order
+        if expression is None:
+            steps.append("FTS: no word of the query has a letter or digit left: the keyword part is empty")
+        else:
+            steps.append(
+                f"FTS: each word reduced to letters, digits, '-' and '_', quoted, joined with OR: {expression} — "
+                "matched against memories_fts's columns id, text, scope and tags; best "
+                f"k×2 = {limit} by bm25 ascending"
+            )
+            try:
+                found = conn.execute(
+                    "SELECT m.rowid, m.id, m.text, m.scope, m.tags, m.created_at, m.last_accessed_at, m.embedding, "
+                    "bm25(memories_fts) AS rank FROM memories m JOIN memories_fts ON m.id = memories_fts.id "
+                    "WHERE memories_fts MATCH ? AND m.scope LIKE ? ESCAPE '\\' ORDER BY rank LIMIT ?",
+                    (expression, pattern, limit),
+                ).fetchall()
+            except apsw.Error as exc:
+                found = []
+                steps.append(f"FTS failed ({exc}); ZEKE returns no keyword matches then")
+            broken = next(
+                ((r[1], why) for r in found if (why := _unloadable(r[4], r[5], r[6], r[7])) is not None), None
+            )
+            if broken is not None:
+                steps.append(
+                    f"FTS: memory {broken[0]} cannot be loaded by ZEKE ({broken[1]}): its whole keyword search fails "
+                    "and returns nothing"
+                )
+                found = []
+            for rowid, mid, text, mscope, tags, created, accessed, _blob, bm25 in found:
+                rows[mid] = (rowid, text, mscope, tags, created, accessed)
+                fts.append((mid, bm25, 1.0 / (1.0 + abs(bm25))))
+            steps.append(
+                "fts score = 1/(1+|bm25|): FTS5's bm25 is negative, more negative for a better match, so a better "
+                "keyword match has a larger |bm25| and gets a LOWER fts score in ZEKE (reproduced as ZEKE does it)"
+            )
+        if fts:
+            raws = [b for _, b, _ in fts]
+            result.legs["fts"] = LegStats(len(fts), min(raws), max(raws))
+        else:
+            result.legs["fts"] = LegStats()
+
+        # -- vector leg
+        vec = self._vector_leg(conn, pattern, query, limit, options, result, rows)
+        if vec:
+            raws = [c for _, c in vec]
+            result.legs["vector"] = LegStats(len(vec), min(raws), max(raws))
+        else:
+            result.legs["vector"] = LegStats()
+
+        # -- combined, as ZEKE sums it
+        scores: dict[str, float] = {}
+        kinds: dict[str, str] = {}
+        fts_of = {mid: (bm25, s, i) for i, (mid, bm25, s) in enumerate(fts, 1)}
+        vec_of = {mid: (c, i) for i, (mid, c) in enumerate(vec, 1)}
+        for mid, _bm25, s in fts:
+            if mid not in scores:
+                scores[mid], kinds[mid] = 0, "fts"
+            scores[mid] += s * FTS_WEIGHT
+        for mid, c in vec:
+            if mid not in scores:
+                scores[mid], kinds[mid] = 0, "vector"
+            else:
+                kinds[mid] = "hybrid"
+            scores[mid] += c * VECTOR_WEIGHT
+        ordered = sorted(scores, key=lambda m: scores[m], reverse=True)
+        steps.append(
+            "combined per memory: 0.4 × fts score + 0.6 × cosine, summed (a leg that did not return it adds 0); "
+            f"match_type fts, vector or hybrid; sorted by the sum, highest first; the best k = {top_k} returned"
+        )
+        steps.append(
+            "ZEKE's own search then sets last_accessed_at of the memories it returns to now (moving them back in its "
+            "LRU eviction order); oxmem's searches never write: last_accessed_at is unchanged"
+        )
+        model = result.models[0] if result.models else None
+        n_fts, n_vec = len(fts), len(vec)
+        for rank, mid in enumerate(ordered, 1):
+            rowid, text, mscope, tags, created, accessed = rows[mid]
+            notes: list[str] = []
+            fts_leg: tuple[float, float | None, int | None] = (0.0, None, None)
+            vec_leg: tuple[float, float | None, int | None] = (0.0, None, None)
+            if mid in fts_of:
+                bm25, s, i = fts_of[mid]
+                fts_leg = (s, bm25, i)
+                notes.append(
+                    f"FTS rank {i} of {n_fts}: bm25 {bm25:.6g} → 1/(1+|bm25|) = {s:.6g}, × 0.4 = {s * FTS_WEIGHT:.6g} "
+                    "(a better keyword match has a more negative bm25, so a lower fts score in ZEKE)"
+                )
+            else:
+                notes.append("FTS: not among the keyword matches (adds 0)")
+            if mid in vec_of:
+                c, i = vec_of[mid]
+                vec_leg = (c, c, i)
+                notes.append(f"vector rank {i} of {n_vec}: cosine {c:.6g}, × 0.6 = {c * VECTOR_WEIGHT:.6g}")
+            elif result.models:
+                notes.append("vector: not among the nearest (adds 0)")
+            notes.append(f"match_type {kinds[mid]}: score {scores[mid]:.6g}")
+            tag_list, _ = parse_tags(tags)
+            metadata = {
+                "scope": mscope,
+                "tags": tag_list,
+                "created_at": shown_time(created),
+                "updated_at": shown_time(accessed or created),
+                "match_type": kinds[mid],
+            }
+            entry: Hit = hit(
+                rank,
+                mid,
+                mscope,
+                "" if text is None else str(text),
+                scores[mid],
+                vector=vec_leg,
+                fts=fts_leg,
+                metadata=metadata,
+                model=model if mid in vec_of else None,
+                notes=notes,
+            )
+            result.pool.append(entry)
+        result.hits = result.pool[:top_k]
+        return result
+
+    def _vector_leg(
+        self,
+        conn: apsw.Connection,
+        pattern: str,
+        query: str,
+        limit: int,
+        options: Mapping[str, Any],
+        result: QueryResult,
+        rows: dict[str, tuple],
+    ) -> list[tuple[str, float]]:
+        """ZEKE's ``_search_vector``: cosine with every memory of the scope prefix that has an embedding, best
+        ``limit`` (stable sort over rowid order). Empty when the query cannot be embedded."""
+        steps = result.steps
+        given = options.get("query_embedding")
+        if given is not None:
+            dims = int(np.asarray(given).size)
+        else:
+            sizes = conn.execute(
+                "SELECT length(embedding) AS n, count(*) FROM memories WHERE embedding IS NOT NULL "
+                "AND length(embedding) % 4 = 0 AND length(embedding) > 0 GROUP BY n ORDER BY 2 DESC, 1 DESC LIMIT 1"
+            ).fetchall()
+            if not sizes:
+                steps.append("vector: no memory has an embedding: the vector part is empty")
+                return []
+            dims = sizes[0][0] // 4
+        model = str(options.get("query_embedding_model") or guess_model(dims))
+        vector, why = self.query_vector(model, query, options)
+        if vector is None:
+            result.skipped_models[model] = why or "the query could not be embedded"
+            steps.append(
+                f"vector: {why or 'the query could not be embedded'} — as ZEKE does when embedding fails, the result "
+                "is the keyword part only"
+            )
+            return []
+        q = np.asarray(given if given is not None else vector, dtype=np.float64).ravel()
+        result.models.append(model)
+        candidates = conn.execute(
+            f"SELECT {_COLUMNS}, embedding FROM memories WHERE scope LIKE ? ESCAPE '\\' AND embedding IS NOT NULL "
+            "ORDER BY rowid",
+            (pattern,),
+        ).fetchall()
+        for _rowid, mid, _text, _scope, tags, created, accessed, _ttl, blob in candidates:
+            why = _unloadable(tags, created, accessed, blob)
+            if why is not None:
+                result.vector_errors.append((mid, f"ZEKE cannot load this memory: {why}"))
+                steps.append(
+                    f"vector: memory {mid} cannot be loaded by ZEKE ({why}): its vector search fails and is left out "
+                    "(the result is the keyword part only)"
+                )
+                return []
+        qnorm = float(np.sqrt(np.dot(q, q)))
+        scored: list[tuple[str, float]] = []
+        loaded: dict[str, tuple] = {}
+        for rowid, mid, text, mscope, tags, created, accessed, _ttl, blob in candidates:
+            if not blob:  # ZEKE: an empty vector is skipped
+                result.vector_errors.append((mid, "empty embedding: ZEKE skips it"))
+                continue
+            v = np.frombuffer(blob, dtype="<f4").astype(np.float64)
+            if v.size != q.size:
+                result.vector_errors.append(
+                    (mid, f"{v.size} dimensions, the query has {q.size}: ZEKE's cosine_similarity gives 0.0")
+                )
+                cos = 0.0
+            else:
+                vnorm = float(np.sqrt(np.dot(v, v)))
+                cos = 0.0 if qnorm == 0 or vnorm == 0 else float(np.dot(q, v)) / (qnorm * vnorm)
+            scored.append((mid, cos))
+            loaded[mid] = (rowid, text, mscope, tags, created, accessed)
+        scored.sort(key=lambda x: x[1], reverse=True)
+        steps.append(
+            f"vector: the query embedded by {model} ({q.size} dimensions); cosine with each of the {len(scored)} "
+            f"memories of the scope that have an embedding; best k×2 = {limit} by cosine"
+        )
+        top = scored[:limit]
+        for mid, _ in top:
+            rows.setdefault(mid, loaded[mid])
+        return top
+
+    # -- eviction -------------------------------------------------------------------------------------
+
+    async def eviction_preview(
+        self,
+        now: datetime | None = None,
+        *,
+        scope_caps: Mapping[str, int | None] | None = None,
+        global_cap: int | None = GLOBAL_CAP,
+        default_ttls: Mapping[str, int] | None = None,
+        **limits: Any,
+    ) -> EvictionPreview:
+        """Exactly what ZEKE's ``evict_stale_and_lru`` would delete at ``now`` (default: the current UTC time; a
+        naive time is UTC). Nothing is deleted.
+
+        ``scope_caps`` changes caps by name (``{"task": 2}``; ``persona`` → ``persona:``, ``notes`` stays ``notes``
+        as ZEKE spells it; None removes a cap); ``global_cap`` None removes the global cap. ``default_ttls``
+        (``{"task": seconds}``) gives NULL-TTL rows of those prefixes a TTL — ZEKE itself does not (it applies
+        defaults when storing), so this is a what-if, off by default."""
+        if limits:
+            raise InvalidInputError(f"unknown eviction options: {', '.join(sorted(limits))}")
+        caps: dict[str, int | None] = dict(DEFAULT_CAPS)
+        for name, cap in (scope_caps or {}).items():
+            caps[cap_prefix(name)] = _check_cap(cap, f"cap of {name!r}")
+        global_cap = _check_cap(global_cap, "global_cap")
+        ttls = {
+            cap_prefix(name): _check_cap(ttl, f"default TTL of {name!r}") for name, ttl in (default_ttls or {}).items()
+        }
+        at = _utc(now)
+        return await self._db.read(self._evictions, at, caps, global_cap, ttls)
+
+    def _evictions(
+        self,
+        conn: apsw.Connection,
+        at: datetime,
+        caps: dict[str, int | None],
+        global_cap: int | None,
+        ttls: dict[str, int | None],
+    ) -> EvictionPreview:
+        rows = conn.execute(f"SELECT {_COLUMNS} FROM memories ORDER BY rowid").fetchall()
+        shown_now = rfc3339(at)
+        rules = [
+            f"ttl: memories with ttl_seconds whose created_at + ttl_seconds is before {shown_now} (a NULL ttl_seconds "
+            "never expires: ZEKE applies a scope's default TTL when it stores a memory, not when it evicts)"
+        ]
+        items: list[Eviction] = []
+
+        def evict(row: tuple, rule: str) -> None:
+            _rowid, mid, text, scope, _tags, created, accessed, _ttl = row
+            items.append(
+                Eviction(
+                    str(mid),
+                    scope,
+                    rule,
+                    "" if text is None else str(text),
+                    shown_time(created) if created is not None else None,
+                    shown_time(accessed) if accessed else None,
+                )
+            )
+
+        # 1) TTL
+        live = []
+        for row in rows:
+            _rowid, mid, _text, scope, _tags, created, _accessed, ttl = row
+            rule = "ttl"
+            if ttl is None:
+                prefix = next((p for p in ttls if ttls[p] is not None and prefix_matches(scope, p)), None)
+                if prefix is None:
+                    live.append(row)
+                    continue
+                ttl, rule = ttls[prefix], f"default ttl {prefix}"
+            expires = _expires(created, ttl)
+            if expires is None:
+                rules.append(
+                    f"⚠ memory {mid}: created_at {created!r} + ttl_seconds {ttl!r} cannot be computed; ZEKE's eviction "
+                    "would stop with an error here (kept in this preview)"
+                )
+                live.append(row)
+            elif at > expires:
+                evict(row, rule)
+            else:
+                live.append(row)
+        for prefix, ttl in ttls.items():
+            if ttl is not None:
+                rules.append(
+                    f"default ttl {prefix}: what-if — memories of {prefix}* with a NULL ttl_seconds given {ttl:,} s "
+                    "(ZEKE itself does not do this)"
+                )
+
+        def lru(row: tuple) -> tuple:
+            rowid, _mid, _text, _scope, _tags, created, accessed, _ttl = row
+            return (_sqlite_order(accessed if accessed is not None else created), _sqlite_order(created), rowid)
+
+        # 2) per-prefix caps, in ZEKE's order, each over what is left
+        for prefix, cap in caps.items():
+            if cap is None:
+                continue
+            rule = f"cap {prefix} {cap}"
+            rules.append(
+                f"{rule}: beyond {cap:,} memories whose scope starts with {prefix!r}, the least recently used go "
+                "(COALESCE(last_accessed_at, created_at) ascending, then created_at, then rowid)"
+            )
+            group = [r for r in live if prefix_matches(r[3], prefix)]
+            if len(group) > cap:
+                excess = sorted(group, key=lru)[: len(group) - cap]
+                for r in excess:
+                    evict(r, rule)
+                gone = {r[0] for r in excess}
+                live = [r for r in live if r[0] not in gone]
+
+        # 3) global cap
+        if global_cap is not None:
+            rule = f"global cap {global_cap}"
+            rules.append(f"{rule}: beyond {global_cap:,} memories in all, the least recently used go (same order)")
+            if len(live) > global_cap:
+                for r in sorted(live, key=lru)[: len(live) - global_cap]:
+                    evict(r, rule)
+        return EvictionPreview(shown_now, rules, items)
+
+
+def _check_cap(value: Any, what: str) -> Any:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise InvalidInputError(f"{what} must be a whole number ≥ 0 (or None), not {value!r}")
+    return value
+
+
+__all__ = ["OPENAI_MODEL", "ZekeReader", "fts_query", "guess_model"]

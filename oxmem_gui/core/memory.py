@@ -1,0 +1,145 @@
+"""Opening any memory database through the one reader interface (see :mod:`.formats.base`).
+
+:func:`open_memory` is how every front end opens a file: it detects the format from the file itself
+(:mod:`.formats.detect`) and returns the reader for it — :class:`~oxmem_gui.core.store.MemoryStore` for the store's own
+schema (this project's, Oxydra's, Oxydra's with libSQL's vector index), or a read-only
+:class:`~.formats.base.ForeignReader` for Omega, ZEKE, aidaemon (plaintext, legacy, or encrypted with a key) and any
+other SQLite file (a table browser). :func:`inspect_database` is ``oxmem info``.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Union
+
+from .database import BUSY_TIMEOUT_MS, Database
+from .errors import KeyRequiredError, ReadOnlyError, StoreOpenError
+from .formats.aidaemon import AidaemonReader
+from .formats.base import Capabilities, ForeignReader, Retriever
+from .formats.detect import LABELS, article, detect_schema, sniff_file
+from .formats.encrypted import KEY_ENV, decrypt_to_memory, need_key_message
+from .formats.info import DatabaseInfo, file_info
+from .formats.omega import OmegaReader
+from .formats.zeke import ZekeReader
+from .store import MemoryStore
+
+#: formats read by the store itself (the tables of SPEC §3)
+NATIVE_FORMATS = ("oxmem", "oxydra", "oxydra-libsql")
+READERS: dict[str, type[ForeignReader]] = {
+    "omega": OmegaReader,
+    "zeke": ZekeReader,
+    "aidaemon": AidaemonReader,
+    "aidaemon-legacy": AidaemonReader,
+    "sqlite-unknown": ForeignReader,
+}
+Memory = Union[MemoryStore, ForeignReader]  # noqa: UP007 - a runtime alias
+
+
+async def open_memory(
+    path: str | os.PathLike[str],
+    *,
+    read_only: bool = True,
+    create: bool = True,
+    key: str | None = None,
+    embedding: Any = "auto",
+    model_path: str | os.PathLike[str] | None = None,
+    busy_timeout_ms: int = BUSY_TIMEOUT_MS,
+    **store_options: Any,
+) -> Memory:
+    """Open ``path`` with the reader for its format.
+
+    A missing or empty file is the store's own (created when ``create`` and not ``read_only``). Another agent's
+    file opens read-only; asking for read-write raises :class:`ReadOnlyError` saying why. An encrypted file
+    needs ``key`` (else :class:`StoreOpenError` "encrypted — provide the key"); it opens as a decrypted
+    snapshot.
+    """
+    p = Path(path).expanduser()
+    options = dict(embedding=embedding, model_path=model_path, busy_timeout_ms=busy_timeout_ms, **store_options)
+    sniffed = sniff_file(p)
+    if sniffed == "encrypted":
+        if not key:
+            raise KeyRequiredError(need_key_message(p))
+        db = await Database.adopt(lambda: decrypt_to_memory(p, key), p, notice=_snapshot_notice(p))
+        return await _reader(db, read_only, options)
+    if sniffed is not None or not p.is_file() or p.stat().st_size == 0:
+        return await MemoryStore.open(p, read_only=read_only, create=create, **options)
+    db = await Database.open(p, read_only=True, create=False, busy_timeout_ms=busy_timeout_ms)
+    return await _reader(db, read_only, options, create=create)
+
+
+async def _reader(db: Database, read_only: bool, options: dict[str, Any], create: bool = False) -> Memory:
+    try:
+        fmt = await db.read(detect_schema)
+    except BaseException:
+        db.close()
+        raise
+    if fmt in NATIVE_FORMATS and db.adopted is None:
+        if read_only:
+            try:
+                store = await MemoryStore.open(db.path, read_only=True, database=db, **options)
+            except BaseException:
+                db.close()
+                raise
+        else:
+            db.close()
+            store = await MemoryStore.open(db.path, read_only=False, create=create, **options)
+        store.format = fmt
+        return store
+    reader = READERS.get(fmt, ForeignReader)(db, fmt)
+    if not read_only:
+        db.close()
+        raise ReadOnlyError(
+            f"{db.path.name} is {article(LABELS[fmt])} {LABELS[fmt]} file: {reader.REASON}; nothing was changed"
+        )
+    return reader
+
+
+def _snapshot_notice(path: Path) -> str:
+    return f"{path.name} is encrypted: this is a decrypted snapshot in memory (open it again to see new writes)"
+
+
+async def detect(path: str | os.PathLike[str], key: str | None = None) -> str:
+    """The format name of a file (:mod:`.formats.detect`)."""
+    return (await inspect_database(path, key)).format
+
+
+async def inspect_database(path: str | os.PathLike[str], key: str | None = None) -> DatabaseInfo:
+    """``oxmem info``: format, version markers, tables with row counts, journal mode, embeddings. Encrypted
+    files without ``key`` and files that are not SQLite are described without being opened."""
+    p = Path(path).expanduser()
+    if not p.exists():
+        raise StoreOpenError(f"{p} does not exist")
+    if p.is_dir():
+        raise StoreOpenError(f"{p} is a directory, not a SQLite database file")
+    sniffed = sniff_file(p)
+    if p.stat().st_size == 0:
+        info = file_info(p, "sqlite-unknown")
+        info.markers = ["an empty file: SQLite reads it as a database without tables (`oxmem init` makes it a store)"]
+        return info
+    if sniffed == "not-sqlite":
+        info = file_info(p, "not-sqlite")
+        info.markers = ["its first bytes are not SQLite's header: nothing to open"]
+        return info
+    if sniffed == "encrypted" and not key:
+        info = file_info(p, "encrypted")
+        info.markers = [need_key_message(p)]
+        return info
+    memory = await open_memory(p, read_only=True, create=False, key=key, embedding="deterministic")
+    async with memory:
+        return await memory.info()
+
+
+__all__ = [
+    "KEY_ENV",
+    "LABELS",
+    "NATIVE_FORMATS",
+    "Capabilities",
+    "DatabaseInfo",
+    "ForeignReader",
+    "Memory",
+    "Retriever",
+    "detect",
+    "inspect_database",
+    "open_memory",
+]
