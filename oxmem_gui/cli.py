@@ -1,4 +1,5 @@
-"""The ``oxmem`` command line: argument parsing and printing over :class:`oxmem_gui.core.MemoryStore`.
+"""The ``oxmem`` command line: argument parsing and printing over the core's reader interface (the store, or
+another agent's file opened by :func:`oxmem_gui.core.memory.open_memory`).
 
 Global options (``--db``, ``--embedding``, ``--json``) are accepted before or after the command. Errors print
 one line ``oxmem: error: …`` on stderr and exit with status 2. Commands that only read open the store
@@ -18,7 +19,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
-from .core import MemoryStore, OxmemError
+from .core import OxmemError
 from .core.cadence import (
     CADENCE_TYPES,
     MAX_NEXT_RUNS,
@@ -26,6 +27,7 @@ from .core.cadence import (
     describe,
     format_in_timezone,
     next_runs,
+    parse_time,
     to_rfc3339,
     utc_now,
 )
@@ -34,8 +36,16 @@ from .core.database import BUSY_TIMEOUT_MS
 from .core.demo import fill_demo
 from .core.embeddings import BACKEND_NAMES
 from .core.errors import EmbeddingError
+from .core.formats.base import Retriever
+from .core.formats.detect import article
+from .core.formats.encrypted import KEY_ENV
+from .core.formats.info import DatabaseInfo, info_lines
+from .core.formats.oxydra import WEEKDAY_NUMBERINGS
+from .core.formats.tables import MAX_PAGE as TABLE_MAX_PAGE
+from .core.formats.tables import shown_value
 from .core.inputs import INT64_MAX
 from .core.jsonl import read_jsonl
+from .core.memory import Memory, inspect_database, open_memory
 from .core.model_files import (
     MODEL_DIMS,
     MODEL_LICENSE,
@@ -45,7 +55,7 @@ from .core.model_files import (
     prepare_model,
     verify_prepared,
 )
-from .core.retrieval import FTS_MODES, MAX_TOP_K, TAG_MODES, QueryResult
+from .core.retrieval import FTS_MODES, MAX_TOP_K, TAG_MODES, LegStats, QueryResult
 from .core.schedules import POLICIES, STATUSES, Schedule
 from .core.summary import message_text
 from .paths import default_db_path
@@ -175,7 +185,22 @@ def _global_options(parser: argparse.ArgumentParser, suppress: bool) -> None:
         type=_seconds,
         default=default(BUSY_TIMEOUT_MS / 1000),
         metavar="SECONDS",
-        help="how long a write waits for another program's lock on the store (default: %(default)s)",
+        help=f"how long a write waits for another program's lock on the store (default: {BUSY_TIMEOUT_MS / 1000:g})",
+    )
+    parser.add_argument(
+        "--key",
+        type=_text,
+        default=default(None),
+        metavar="KEY",
+        help=f"key of an encrypted (SQLCipher) database (default: ${KEY_ENV}; prefer the variable: "
+        "arguments are visible to other users)",
+    )
+    parser.add_argument(
+        "--cron-weekdays",
+        choices=WEEKDAY_NUMBERINGS,
+        default=default("standard"),
+        help="how numeric cron weekdays are read in newer Oxydra files: standard (Sunday = 0) or sunday-1 "
+        "(Sunday = 1, as that agent counts; default: standard)",
     )
 
 
@@ -183,9 +208,17 @@ def _search_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--top-k", type=_int_in(1, MAX_TOP_K), default=8)
     parser.add_argument("--vector-weight", type=float, default=None)
     parser.add_argument("--fts-weight", type=float, default=None)
-    parser.add_argument("--fts-mode", choices=FTS_MODES, default="terms")
+    parser.add_argument("--fts-mode", choices=FTS_MODES, default=None, help="terms (default) or phrase")
     parser.add_argument("--tag", action="append", type=_text, default=[], dest="tags", metavar="T")
     parser.add_argument("--tag-mode", choices=TAG_MODES, default="any")
+    parser.add_argument(
+        "--ranking",
+        type=_text,
+        default=None,
+        metavar="NAME",
+        help="which ranking to run (see `oxmem rankings`; default: the store's hybrid, or the agent's own for "
+        "another agent's file)",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -224,6 +257,14 @@ def build_parser() -> argparse.ArgumentParser:
     p = command("context", "preview what the agent would see under a token budget")
     p.add_argument("session", type=_text)
     p.add_argument("--budget", type=_int_in(1, INT64_MAX), default=2000, help="token budget (default: %(default)s)")
+    command("info", "what the file is: format, version markers, tables with row counts, journal mode, embeddings")
+    p = command("tables", "browse any table of the file read-only: the tables, or one table's rows")
+    p.add_argument("table", nargs="?", type=_text, default=None)
+    p.add_argument("--limit", type=_int_in(1, TABLE_MAX_PAGE), default=20, help="rows per page (default: 20)")
+    p.add_argument("--offset", type=_int_in(0, INT64_MAX), default=0, help="rows to skip (default: 0)")
+    command("rankings", "the rankings this file can be searched with: the store's hybrid, the agent's own")
+    p = command("evictions", "what the agent's own clean-up (TTL, caps) would delete now; nothing is deleted")
+    p.add_argument("--at", type=_text, default=None, metavar="TIME", help="as of this time (RFC 3339; default: now)")
     p = command("check", "is the file healthy? integrity, schema, index sync and counts (read-only)")
     p.add_argument("--quick", action="store_true", help="SQLite's quick_check instead of the full integrity_check")
 
@@ -351,7 +392,43 @@ def _weights(args: argparse.Namespace) -> tuple[float, float]:
 
 def _search_kwargs(args: argparse.Namespace) -> dict[str, Any]:
     vw, fw = _weights(args)
-    return dict(vector_weight=vw, fts_weight=fw, fts_mode=args.fts_mode, tags=args.tags, tag_mode=args.tag_mode)
+    return dict(
+        vector_weight=vw, fts_weight=fw, fts_mode=args.fts_mode or "terms", tags=args.tags, tag_mode=args.tag_mode
+    )
+
+
+def _ranking(store: Memory, args: argparse.Namespace, scope: str) -> Retriever:
+    """The ranking asked for, else the first over ``scope`` (the store's hybrid; another agent's own recall)."""
+    found = store.retrievers()
+    if not found:
+        raise OxmemError(f"{store.path.name} ({store.capabilities.label}) has no ranking to search with")
+    if args.ranking is None:
+        return next((r for r in found if r.scope == scope), found[0])
+    for r in found:
+        if r.name == args.ranking:
+            return r
+    raise OxmemError(f"no ranking {args.ranking!r} here (known: {', '.join(r.name for r in found)})")
+
+
+def _ranking_kwargs(ranking: Retriever, args: argparse.Namespace) -> dict[str, Any]:
+    """The hybrid's options for a tunable ranking; an agent's own ranking takes none (saying so if some were given)."""
+    if ranking.tunable:
+        return _search_kwargs(args)
+    given = [
+        flag
+        for flag, value in (
+            ("--vector-weight", args.vector_weight),
+            ("--fts-weight", args.fts_weight),
+            ("--fts-mode", args.fts_mode),
+            ("--tag", args.tags or None),
+        )
+        if value is not None
+    ]
+    if given:
+        raise OxmemError(
+            f"ranking {ranking.name!r} is the agent's own and fixed: {', '.join(given)} do not apply to it"
+        )
+    return {}
 
 
 def _query_json(result: QueryResult) -> dict[str, Any]:
@@ -360,8 +437,8 @@ def _query_json(result: QueryResult) -> dict[str, Any]:
     return doc
 
 
-def _print_query(result: QueryResult) -> None:
-    v, f = result.legs["vector"], result.legs["fts"]
+def _print_query(result: QueryResult, ranking: Retriever) -> None:
+    v, f = result.legs.get("vector", LegStats()), result.legs.get("fts", LegStats())
 
     def leg(name: str, stats: Any) -> str:
         if not stats.candidates:
@@ -369,12 +446,19 @@ def _print_query(result: QueryResult) -> None:
         flag = "  (range collapsed: every score 1.0)" if stats.collapsed else ""
         return f"{name}: {stats.candidates} candidates, raw {stats.min:.6g} … {stats.max:.6g}{flag}"
 
-    print(
-        safe(
-            f"query {result.query!r}  weights vector {result.vector_weight:g} / fts {result.fts_weight:g}  "
-            f"fts {result.fts_mode}: {result.fts_expression or '(no terms)'}"
+    if ranking.tunable:
+        print(
+            safe(
+                f"query {result.query!r}  weights vector {result.vector_weight:g} / fts {result.fts_weight:g}  "
+                f"fts {result.fts_mode}: {result.fts_expression or '(no terms)'}"
+            )
         )
-    )
+    else:
+        print(safe(f"query {result.query!r}  ranking {ranking.name}: {ranking.label}"))
+        if result.fts_expression:
+            print(safe(f"fts expression: {result.fts_expression}"))
+    for step in result.steps:
+        print(safe(f"  · {step}"))
     print(leg("vector", v) + (f"  models {', '.join(result.models)}" if result.models else ""))
     print(leg("fts", f))
     for model, why in result.skipped_models.items():
@@ -394,11 +478,16 @@ def _print_query(result: QueryResult) -> None:
         for h in result.hits
     ]
     print(_table(["rank", "score", "vector raw→norm", "fts raw→norm", "seq", "text"], rows))
+    for name, ids in result.lists.items():
+        print(safe(f"list {name}: {', '.join(ids) if ids else '(empty)'}"))
+    for h in result.hits:
+        for note in h.notes:
+            print(safe(f"  #{h.rank} {note}"))
 
 
 # -- commands -------------------------------------------------------------------------------------------
 
-READ_ONLY_COMMANDS = {"sessions", "events", "search", "summary", "context", "check"}
+READ_ONLY_COMMANDS = {"sessions", "events", "search", "summary", "context", "check", "tables", "rankings", "evictions"}
 READ_ONLY_ACTIONS = {
     ("notes", "list"),
     ("notes", "search"),
@@ -409,6 +498,17 @@ READ_ONLY_ACTIONS = {
 #: Commands that may create the store (a path that does not exist yet, an empty file): those that add data.
 CREATING_COMMANDS = {"init", "demo", "import-jsonl"}
 CREATING_ACTIONS = {("notes", "add"), ("schedules", "add")}
+#: What a command needs the file to have (a capability), so a format without it gets one line, not an empty list.
+NEEDS = {
+    "sessions": "sessions",
+    "events": "sessions",
+    "summary": "sessions",
+    "context": "sessions",
+    "forget": "sessions",
+    "search": "search",
+    "notes": "notes",
+    "schedules": "schedules",
+}
 #: Commands that embed text, so the backend in use matters (its notice is shown).
 EMBEDDING_COMMANDS = {"demo", "import-jsonl", "search", "reindex", "notes"}
 
@@ -417,14 +517,18 @@ async def _run(args: argparse.Namespace) -> int:
     if args.command == "model":
         return await asyncio.to_thread(_model_command, args)
     db = args.db or default_db_path()
+    key = args.key or os.environ.get(KEY_ENV) or None
     if args.command == "check":
         return _print_check(await check_store(db, args.quick), args.json)
+    if args.command == "info":
+        return _print_info(await inspect_database(db, key), args.json)
     action = getattr(args, "notes_command", None) or getattr(args, "schedules_command", None)
     read_only = args.command in READ_ONLY_COMMANDS or (args.command, action) in READ_ONLY_ACTIONS
     if args.command == "import-jsonl":  # a bad file is refused before any store is opened (or created)
         args.records = await asyncio.to_thread(read_jsonl, args.file)
-    store = await MemoryStore.open(
+    store = await open_memory(
         db,
+        key=key,
         read_only=read_only,
         create=args.command in CREATING_COMMANDS or (args.command, action) in CREATING_ACTIONS,
         embedding=args.embedding,
@@ -436,7 +540,45 @@ async def _run(args: argparse.Namespace) -> int:
             sys.stderr.write(f"oxmem: notice: {store.backend_notice}\n")
         if store.open_notice:
             sys.stderr.write(f"oxmem: notice: {safe(store.open_notice)}\n")
+        store.set_weekday_numbering(args.cron_weekdays)
+        _require(store, args.command)
         return await _dispatch(store, args)
+
+
+def _require(store: Memory, command: str) -> None:
+    """One line when the file's format has no such thing (ZEKE keeps no sessions; an unknown file no notes)."""
+    need = NEEDS.get(command)
+    caps = store.capabilities
+    if need is None or getattr(caps, f"has_{need}"):
+        return
+    raise OxmemError(
+        f"{store.path.name} is {article(caps.label)} {caps.label}: it has no {need} "
+        f"(`oxmem --db {store.path} info` says what it holds; `oxmem tables` browses any table)"
+    )
+
+
+def _print_info(info: DatabaseInfo, as_json: bool) -> int:
+    if as_json:
+        _print_json(info)
+    else:
+        print("\n".join(safe(line) for line in info_lines(info)))
+    return 0
+    print(safe(f"{info.path}: {info.format} ({info.label}), {info.size_bytes:,} bytes"))
+    if info.journal_mode is not None:
+        print(f"journal {info.journal_mode}, page size {info.page_size:,}, user_version {info.user_version}")
+    for marker in info.markers:
+        print(safe(f"marker: {marker}"))
+    if info.editing:
+        print(safe(f"editing: {info.editing}"))
+    if info.tables:
+        rows = [(t.name, t.kind, "?" if t.rows is None else f"{t.rows:,}", len(t.columns)) for t in info.tables]
+        print(_table(["table", "kind", "rows", "columns"], rows))
+    for e in info.embeddings:
+        padded = f" (stored {e.stored_dimensions}, zero-padded)" if e.stored_dimensions != e.dimensions else ""
+        print(
+            safe(f"embeddings: {e.table}: {e.model}, {e.dimensions} dimensions{padded}, {e.rows:,} rows, {e.encoding}")
+        )
+    return 0
 
 
 def _print_check(report: CheckReport, as_json: bool) -> int:
@@ -479,7 +621,7 @@ def _model_command(args: argparse.Namespace) -> int:
     return 0
 
 
-async def _dispatch(store: MemoryStore, args: argparse.Namespace) -> int:
+async def _dispatch(store: Memory, args: argparse.Namespace) -> int:
     out_json = args.json
     cmd = args.command
     if cmd == "init":
@@ -550,8 +692,11 @@ async def _dispatch(store: MemoryStore, args: argparse.Namespace) -> int:
                 rows.append((e.sequence, e.created_at, role, _preview(text)))
             print(_table(["seq", "created", "role", "text"], rows))
     elif cmd == "search":
-        result = await store.hybrid_query(args.session, args.query, args.top_k, **_search_kwargs(args))
-        _print_json(_query_json(result)) if out_json else _print_query(result)
+        ranking = _ranking(store, args, "session")
+        result = await store.search(
+            ranking.name, args.session, args.query, args.top_k, **_ranking_kwargs(ranking, args)
+        )
+        _print_json(_query_json(result)) if out_json else _print_query(result, ranking)
     elif cmd == "reindex":
         show = _progress_printer()
         result = await store.reindex(args.session, args.model, (lambda d, t: show("embedding", d, t)) if show else None)
@@ -597,6 +742,44 @@ async def _dispatch(store: MemoryStore, args: argparse.Namespace) -> int:
                     [(i.sequence, i.status, i.tokens, i.role, _preview(i.text, 60)) for i in preview.items],
                 )
             )
+    elif cmd == "tables":
+        await _tables(store, args)
+    elif cmd == "rankings":
+        found = store.retrievers()
+        if out_json:
+            _print_json(found)
+        else:
+            print(
+                _table(
+                    ["ranking", "over", "tunable", "what it does"],
+                    [(r.name, r.scope, "yes" if r.tunable else "no", r.description) for r in found],
+                )
+            )
+    elif cmd == "evictions":
+        at = parse_time(args.at) if args.at else None
+        preview = await store.eviction_preview(at)
+        if out_json:
+            _print_json(preview)
+        elif preview is None:
+            print(
+                safe(
+                    f"{store.path.name} ({store.capabilities.label}) has no clean-up of its own: "
+                    "nothing would be deleted"
+                )
+            )
+        else:
+            print(safe(f"as of {preview.now}, the agent's clean-up would delete {len(preview.items):,} rows"))
+            for rule in preview.rules:
+                print(safe(f"rule: {rule}"))
+            print(
+                _table(
+                    ["id", "group", "rule", "last used", "text"],
+                    [
+                        (e.id, e.group, e.rule, e.last_used_at or e.created_at or "", _preview(e.text, 50))
+                        for e in preview.items
+                    ],
+                )
+            )
     elif cmd == "notes":
         return await _notes(store, args)
     elif cmd == "schedules":
@@ -604,13 +787,42 @@ async def _dispatch(store: MemoryStore, args: argparse.Namespace) -> int:
     return 0
 
 
+async def _tables(store: Memory, args: argparse.Namespace) -> None:
+    if args.table is None:
+        found = await store.tables()
+        if args.json:
+            _print_json(found)
+        else:
+            print(
+                _table(
+                    ["table", "kind", "rows", "columns"],
+                    [(t.name, t.kind, "?" if t.rows is None else f"{t.rows:,}", ", ".join(t.columns)) for t in found],
+                )
+            )
+        return
+    page = await store.table_page(args.table, args.offset, args.limit)
+    if args.json:
+        _print_json({**dataclasses.asdict(page), "rows": [[_cell_json(v) for v in r] for r in page.rows]})
+        return
+    print(_table(page.columns, [[shown_value(v, 40) for v in r] for r in page.rows]))
+    end = page.offset + len(page.rows)
+    more = f"; more with --offset {end}" if page.more else ""
+    print(f"rows {page.offset + 1 if page.rows else 0}–{end}{more}")
+
+
+def _cell_json(value: Any) -> Any:
+    """A cell for JSON: a BLOB as its hex (JSON has no bytes)."""
+    return {"blob_hex": value.hex()} if isinstance(value, bytes) else value
+
+
 def _cadence_words(schedule: Schedule) -> str:
-    """The cadence in words, or the row's problem flagged with ⚠ (a foreign row is listed, never fatal)."""
+    """The cadence in words, or the row's problem flagged with ⚠ (a foreign row is listed, never fatal); ⓘ marks
+    a row with a note on how it is read (listed under the table)."""
     problem = schedule.problem
-    return f"⚠ {problem}" if problem else describe(schedule.cadence)
+    return f"⚠ {problem}" if problem else describe(schedule.cadence) + (" ⓘ" if schedule.note else "")
 
 
-async def _schedules(store: MemoryStore, args: argparse.Namespace) -> int:
+async def _schedules(store: Memory, args: argparse.Namespace) -> int:
     action, s = args.schedules_command, store.schedules
     if action == "list":
         rows = await s.search(
@@ -641,6 +853,9 @@ async def _schedules(store: MemoryStore, args: argparse.Namespace) -> int:
                     ],
                 )
             )
+            for r in rows:
+                if r.note and not r.problem:
+                    print(safe(f"ⓘ {r.schedule_id}: {r.note}"))
     elif action == "add":
         if args.cron is not None:
             cadence = {"type": "cron", "expression": args.cron, "timezone": args.tz}
@@ -697,7 +912,7 @@ async def _schedules(store: MemoryStore, args: argparse.Namespace) -> int:
     return 0
 
 
-async def _notes(store: MemoryStore, args: argparse.Namespace) -> int:
+async def _notes(store: Memory, args: argparse.Namespace) -> int:
     action = args.notes_command
     if action == "list":
         notes = await store.list_notes(args.user, args.tags, args.tag_mode, args.contains)
@@ -720,7 +935,11 @@ async def _notes(store: MemoryStore, args: argparse.Namespace) -> int:
         await store.delete_note(args.user, args.note_id)
         _print_json({"deleted": args.note_id}) if args.json else print(safe(f"deleted {args.note_id}"))
     elif action == "search":
-        hits = await store.search_notes(args.user, args.query, args.top_k, **_search_kwargs(args))
+        if args.ranking is None and any(r.scope == "notes" for r in store.retrievers()):
+            ranking = _ranking(store, args, "notes")
+            hits = await store.search_notes(args.user, args.query, args.top_k, **_ranking_kwargs(ranking, args))
+        else:
+            hits = await store.search_notes(args.user, args.query, args.top_k, **_search_kwargs(args))
         if args.json:
             _print_json(hits)
         else:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import sys
 import tempfile
 from collections.abc import Sequence
@@ -13,6 +14,7 @@ from PySide6.QtWidgets import QApplication
 
 from ..core import MemoryStore, OxmemError
 from ..core.demo import fill_demo
+from ..core.formats.encrypted import KEY_ENV
 from ..paths import default_db_path
 from .context import StoreContext
 from .main_window import PANELS, MainWindow
@@ -44,7 +46,7 @@ async def open_initial(args: argparse.Namespace, ctx: StoreContext) -> None:
     path = Path(args.db).expanduser() if args.db else default_db_path()
     if not args.db and not path.exists():
         await (await MemoryStore.open(path, embedding="deterministic")).aclose()
-    await ctx.open(path, read_only=True, embedding=args.embedding)
+    await ctx.open(path, read_only=True, embedding=args.embedding, key=os.environ.get(KEY_ENV) or None)
 
 
 async def run_window(args: argparse.Namespace, ctx: StoreContext, window: MainWindow) -> int:

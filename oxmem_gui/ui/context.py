@@ -20,7 +20,8 @@ from typing import Any
 import platformdirs
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from ..core import MemoryStore, NotFoundError, OperationCancelled, OxmemError
+from ..core import NotFoundError, OperationCancelled, OxmemError
+from ..core.memory import Memory, open_memory
 
 log = logging.getLogger(__name__)
 
@@ -73,7 +74,7 @@ class StoreContext(QObject):
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self.store: MemoryStore | None = None
+        self.store: Memory | None = None
         self.backup_path: Path | None = None
         self._version: int | None = None
         self._ops: list[Operation] = []  # labelled: shown in the status bar
@@ -98,13 +99,16 @@ class StoreContext(QObject):
     def running(self) -> list[Operation]:
         return list(self._ops)
 
-    async def open(self, path: str | Path, *, read_only: bool = True, embedding: str = "auto") -> MemoryStore:
-        """Open ``path`` (closing the current store); refresh everything."""
-        store = await MemoryStore.open(path, read_only=read_only, embedding=embedding)
+    async def open(
+        self, path: str | Path, *, read_only: bool = True, embedding: str = "auto", key: str | None = None
+    ) -> Memory:
+        """Open ``path`` with the reader for its format (closing the current one); refresh everything.
+        ``key``: of an encrypted file (:class:`KeyRequiredError` without one)."""
+        store = await open_memory(path, read_only=read_only, embedding=embedding, key=key)
         await self.set_store(store)
         return store
 
-    async def set_store(self, store: MemoryStore) -> None:
+    async def set_store(self, store: Memory) -> None:
         old, self.store = self.store, store
         self.backup_path = None
         if old is not None and old is not store:
@@ -122,19 +126,24 @@ class StoreContext(QObject):
         stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
         target = backups_dir() / f"{store.path.stem}-{stamp}{store.path.suffix or '.db'}"
         backup = await store.backup_to(target)
-        writable = await MemoryStore.open(store.path, read_only=False, embedding=store.backend)
+        writable = await open_memory(store.path, read_only=False, embedding=store.backend)
         await self.set_store(writable)
         self.backup_path = backup
         return backup
 
-    def require(self) -> MemoryStore:
+    def require(self) -> Memory:
         if self.store is None:
             raise OxmemError("no store is open")
         return self.store
 
-    def writable(self) -> MemoryStore | None:
-        """The store if it may be changed; otherwise None, after telling the user why (the ``error`` signal)."""
+    def writable(self, kind: str = "events") -> Memory | None:
+        """The store if it may be changed (``kind`` of edit: events, notes, schedules, summary); otherwise None,
+        after telling the user why (the ``error`` signal)."""
         if self.store is None:
+            return None
+        refusal = self.store.capabilities.refusal(kind)
+        if refusal:
+            self.error.emit(f"{self.store.path.name}: {refusal}.")
             return None
         if self.store.read_only:
             self.error.emit("this store is open read-only; choose Edit ▸ Enable Editing first (a backup is taken)")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -12,9 +13,11 @@ from PySide6.QtWidgets import (
     QGridLayout,
     QInputDialog,
     QLabel,
+    QLineEdit,
     QMessageBox,
     QPlainTextEdit,
     QPushButton,
+    QVBoxLayout,
     QWidget,
 )
 
@@ -92,6 +95,26 @@ class Dialogs:
     def text(self, title: str, label: str, value: str = "") -> str | None:
         text, ok = QInputDialog.getText(self.parent, title, label, text=value)
         return text if ok else None
+
+    def secret(self, title: str, label: str) -> str | None:
+        """A key or passphrase: typed hidden, never stored."""
+        text, ok = QInputDialog.getText(self.parent, title, label, QLineEdit.EchoMode.Password)
+        return text if ok and text else None
+
+    def report(self, title: str, text: str) -> None:
+        """A read-only text to read and copy (what a database holds, a preview), in a fixed-width font."""
+        dialog = QDialog(self.parent)
+        dialog.setWindowTitle(title)
+        view = QPlainTextEdit(text, readOnly=True)
+        view.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        view.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        buttons.rejected.connect(dialog.reject)
+        layout = QVBoxLayout(dialog)
+        layout.addWidget(view)
+        layout.addWidget(buttons)
+        dialog.resize(760, 480)
+        dialog.exec()
 
     def open_file(self, title: str, filters: str) -> Path | None:
         path, _ = QFileDialog.getOpenFileName(self.parent, title, "", filters)

@@ -7,7 +7,7 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QSettings, QSize
+from PySide6.QtCore import QSettings, QSize, Qt
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -22,7 +22,9 @@ from PySide6.QtWidgets import (
 )
 
 from .. import __version__
-from ..core import OperationCancelled
+from ..core import KeyRequiredError, OperationCancelled
+from ..core.formats.base import Capabilities
+from ..core.formats.info import info_lines
 from ..core.importing import ImportResult
 from ..core.jsonl import read_jsonl
 from ..core.judgments import JudgmentStore
@@ -33,8 +35,9 @@ from .resources import icon
 from .schedules import SchedulesPanel
 from .search import SearchPanel
 from .sessions import SessionsPanel
+from .tables import TablesPanel
 
-PANELS = ("sessions", "notes", "search", "schedules")
+PANELS = ("sessions", "notes", "search", "schedules", "tables")
 MAX_RECENT = 8
 
 
@@ -57,11 +60,13 @@ class MainWindow(QMainWindow):
         self.notes = NotesPanel(ctx, self.dialogs)
         self.search = SearchPanel(ctx, self.dialogs, judgments)
         self.schedules = SchedulesPanel(ctx, self.dialogs)
+        self.tables = TablesPanel(ctx, self.dialogs)
         self.stack = QStackedWidget()
         self.nav = QListWidget()
         self.nav.setIconSize(QSize(22, 22))
         self.nav.setFixedWidth(150)
-        for name, widget in zip(PANELS, (self.sessions, self.notes, self.search, self.schedules), strict=True):
+        panels = (self.sessions, self.notes, self.search, self.schedules, self.tables)
+        for name, widget in zip(PANELS, panels, strict=True):
             self.stack.addWidget(widget)
             QListWidgetItem(icon(name), name.capitalize(), self.nav)
         self.nav.currentRowChanged.connect(self.stack.setCurrentIndex)
@@ -135,6 +140,7 @@ class MainWindow(QMainWindow):
         view.addSeparator()
         self._action(view, "&Refresh", self.refresh, QKeySequence.StandardKey.Refresh)
         help_menu = bar.addMenu("&Help")
+        self.info_action = self._action(help_menu, "About This &Database…", self.database_info)
         self._action(help_menu, "&About oxmem", self.about)
         self._fill_recent()
 
@@ -151,7 +157,8 @@ class MainWindow(QMainWindow):
     # -- panels -------------------------------------------------------------------------------------
 
     def show_panel(self, name: str) -> None:
-        self.nav.setCurrentRow(PANELS.index(name))
+        if self.nav.item(PANELS.index(name)).flags() & Qt.ItemFlag.ItemIsEnabled:
+            self.nav.setCurrentRow(PANELS.index(name))
 
     def current_panel(self) -> str:
         return PANELS[self.stack.currentIndex()]
@@ -179,6 +186,7 @@ class MainWindow(QMainWindow):
         self.sessions.refresh()
         self.notes.refresh()
         self.schedules.reload()
+        self.tables.reload()
 
     # -- store --------------------------------------------------------------------------------------
 
@@ -189,10 +197,23 @@ class MainWindow(QMainWindow):
         if path:
             self.open_path(str(path))
 
-    def open_path(self, path: str, read_only: bool = True) -> None:
+    def open_path(self, path: str, read_only: bool = True, key: str | None = None) -> None:
         if not self.notes.guard():
             return
-        self.ctx.run(lambda: self.ctx.open(path, read_only=read_only), label=f"Opening {Path(path).name}")
+
+        def needs_key(exc: Exception) -> bool:  # an encrypted file: ask for its key, and try again with it
+            if not isinstance(exc, KeyRequiredError):
+                return False
+            answer = self.dialogs.secret("Encrypted database", f"{exc}\n\nKey:")
+            if answer:
+                self.open_path(path, read_only, answer)
+            return True
+
+        self.ctx.run(
+            lambda: self.ctx.open(path, read_only=read_only, key=key),
+            label=f"Opening {Path(path).name}",
+            on_error=needs_key,
+        )
 
     def new_store(self) -> None:
         path = self.dialogs.save_file("New memory store", "SQLite databases (*.db)", "memory.db")
@@ -278,13 +299,45 @@ class MainWindow(QMainWindow):
 
     def _opened(self) -> None:
         store = self.ctx.require()
-        self.setWindowTitle(f"{store.path.name} — oxmem")
+        caps = store.capabilities
+        self.setWindowTitle(f"{store.path.name} — {caps.label} — oxmem")
+        self._fit_panels(caps)
         recent = [str(store.path)] + [p for p in self.recent_files() if p != str(store.path)]
         self.settings.setValue("recent", recent[:MAX_RECENT])
         self._fill_recent()
         notice = f" — {store.backend_notice}" if store.backend_notice else ""
         snapshot = f" — {store.open_notice}" if store.open_notice else ""
         self.statusBar().showMessage(f"{store.path}  ·  embeddings: {store.backend.model_name}{notice}{snapshot}")
+
+    def _fit_panels(self, caps: Capabilities) -> None:
+        """Name the panels as the agent does and disable those its format lacks (never branching on the format:
+        the capabilities say it). Stay on the current panel when it still applies, else the first that does."""
+        labels = {
+            "sessions": (caps.sessions_label, caps.has_sessions),
+            "notes": (caps.notes_label, caps.has_notes),
+            "search": ("Search", caps.has_search),
+            "schedules": ("Schedules", caps.has_schedules),
+            "tables": ("Tables", True),
+        }
+        for row, name in enumerate(PANELS):
+            text, available = labels[name]
+            item = self.nav.item(row)
+            item.setText(text)
+            flags = item.flags()
+            item.setFlags(flags | Qt.ItemFlag.ItemIsEnabled if available else flags & ~Qt.ItemFlag.ItemIsEnabled)
+            item.setToolTip("" if available else f"{caps.label} files have no {text.lower()}")
+        if not labels[self.current_panel()][1]:
+            self.show_panel(next(n for n in PANELS if labels[n][1]))
+
+    def database_info(self) -> None:
+        store = self.ctx.store
+        if store is None:
+            return
+        self.ctx.run(
+            store.info,
+            label="Reading what the database holds",
+            on_done=lambda info: self.dialogs.report(f"About {store.path.name}", "\n".join(info_lines(info))),
+        )
 
     def _mode(self, read_only: bool) -> None:
         self.mode_icon.setPixmap(icon("lock" if read_only else "edit").pixmap(16, 16))
@@ -303,7 +356,12 @@ class MainWindow(QMainWindow):
             self.mode_label.setToolTip(
                 f"Changes are written to the file. Backup: {backup}" if backup else "Changes are written to the file."
             )
-        can_edit = read_only and self.ctx.store is not None and not snapshot
+        store = self.ctx.store
+        editable = store is not None and store.capabilities.editable
+        if store is not None and not editable:
+            reason = store.capabilities.refusal("events") or ""
+            self.mode_label.setToolTip(f"{store.capabilities.label}: {reason}.")
+        can_edit = read_only and editable and not snapshot
         self.enable_button.setVisible(can_edit)
         self.enable_action.setEnabled(can_edit)
 

@@ -176,6 +176,16 @@ class NotesPanel(QWidget):
         self.tags = TagEditor()
         self.tags.tags_changed.connect(lambda _: self._update_buttons())
         self.dates = QLabel()
+        self.details = QLabel()
+        self.details.setWordWrap(True)
+        self.details.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.group_label = QLabel("User")
+        self.eviction_button = QPushButton("Eviction preview…")
+        self.eviction_button.setToolTip(
+            "What the agent's own clean-up (TTL, caps, least recently used) would delete now"
+        )
+        self.eviction_button.clicked.connect(self.eviction_preview)
+        self.eviction_button.setVisible(False)
         self.state = QLabel()
         self.new_button = QPushButton("New")
         self.new_button.clicked.connect(self.new_note)
@@ -192,7 +202,7 @@ class NotesPanel(QWidget):
         left_layout = QVBoxLayout(left)
         left_layout.setContentsMargins(0, 0, 0, 0)
         row = QHBoxLayout()
-        row.addWidget(QLabel("User"))
+        row.addWidget(self.group_label)
         row.addWidget(self.user_box, 1)
         left_layout.addLayout(row)
         left_layout.addWidget(self.filter)
@@ -202,7 +212,7 @@ class NotesPanel(QWidget):
         left_layout.addLayout(row)
         left_layout.addWidget(self.view, 1)
         row = QHBoxLayout()
-        for b in (self.bulk_add, self.bulk_remove, self.export_button, self.import_button):
+        for b in (self.bulk_add, self.bulk_remove, self.export_button, self.import_button, self.eviction_button):
             row.addWidget(b)
         row.addStretch(1)
         left_layout.addLayout(row)
@@ -212,6 +222,7 @@ class NotesPanel(QWidget):
         form.addRow("Content", self.content)
         form.addRow("Tags", self.tags)
         form.addRow("", self.dates)
+        form.addRow("", self.details)
         buttons = QHBoxLayout()
         for b in (self.new_button, self.save_button, self.revert_button, self.delete_button, self.undo_button):
             buttons.addWidget(b)
@@ -278,12 +289,19 @@ class NotesPanel(QWidget):
             )
         else:
             self.dates.setText("")
+        self.details.setText("\n".join(detail_lines(note.details)) if note else "")
         self._update_buttons()
 
     # -- loading ------------------------------------------------------------------------------------
 
     def _store_opened(self) -> None:
         store = self.ctx.require()
+        caps = store.capabilities
+        self.group_label.setText(caps.group_label)
+        self.eviction_button.setVisible(caps.has_eviction)
+        editable = caps.refusal("notes") is None
+        for w in (self.new_button, self.save_button, self.delete_button, self.bulk_add, self.bulk_remove):
+            w.setToolTip("" if editable else f"{caps.label}: {caps.refusal('notes')}")
 
         def got(users: list[str]) -> None:
             self.user_box.blockSignals(True)
@@ -386,7 +404,7 @@ class NotesPanel(QWidget):
     def save(self) -> None:
         if not self.dirty():
             return
-        store = self.ctx.writable()
+        store = self.ctx.writable("notes")
         if store is None or not self.user:
             if not self.user:
                 self.dialogs.error("Choose or type a user first.")
@@ -497,7 +515,7 @@ class NotesPanel(QWidget):
         notes = self.selected_notes() or ([self.current] if self.current and not self.is_new else [])
         if not notes:
             return
-        store = self.ctx.writable()
+        store = self.ctx.writable("notes")
         if store is None:
             return
         user = self.user
@@ -529,7 +547,7 @@ class NotesPanel(QWidget):
         notes = self.selected_notes()
         if not notes:
             return
-        store = self.ctx.writable()
+        store = self.ctx.writable("notes")
         if store is None:
             return
         text = self.dialogs.text("Add tag" if add else "Remove tag", "Tag (comma-separated for several):")
@@ -567,7 +585,7 @@ class NotesPanel(QWidget):
         record = self.undo_record
         if record is None:
             return
-        store = self.ctx.writable()
+        store = self.ctx.writable("notes")
         if store is None:
             return
 
@@ -592,6 +610,19 @@ class NotesPanel(QWidget):
 
     # -- export and import --------------------------------------------------------------------------
 
+    def eviction_preview(self) -> None:
+        store = self.ctx.store
+        if store is None:
+            return
+
+        def show(preview: Any) -> None:
+            if preview is None:
+                self.dialogs.info("This file's agent deletes nothing on its own.")
+            else:
+                self.dialogs.report("Eviction preview", "\n".join(preview.lines()))
+
+        self.ctx.run(store.eviction_preview, label="Working out what the agent would delete", on_done=show)
+
     def export(self) -> None:
         notes = self.selected_notes() or list(self.model.notes)
         if not notes:
@@ -610,7 +641,7 @@ class NotesPanel(QWidget):
         )
 
     def import_notes(self) -> None:
-        store = self.ctx.writable()
+        store = self.ctx.writable("notes")
         if store is None:
             return
         path = self.dialogs.open_file("Import notes", "JSON (*.json)")
@@ -626,6 +657,25 @@ class NotesPanel(QWidget):
             self._store_opened()
 
         self.ctx.run(load, label="Importing notes", on_done=done, changes="notes")
+
+
+def detail_lines(details: dict[str, Any]) -> list[str]:
+    """What another agent's format adds to a note, one line each; superseded versions listed newest first."""
+    lines = []
+    for key, value in details.items():
+        if key == "history":
+            continue
+        lines.append(f"{key.replace('_', ' ')}: {value}")
+    history = details.get("history") or []
+    if history:
+        lines.append(f"{len(history)} earlier version{'s' if len(history) != 1 else ''}:")
+        for old in history:
+            if isinstance(old, dict):
+                when = old.get("superseded_at") or old.get("created_at") or ""
+                lines.append(f"  • {old.get('value', old)}  (superseded {when})")
+            else:
+                lines.append(f"  • {old}")
+    return lines
 
 
 def fading(days: float, base: QColor) -> QColor:

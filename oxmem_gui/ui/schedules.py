@@ -15,6 +15,7 @@ from PySide6.QtGui import QBrush
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QButtonGroup,
+    QCheckBox,
     QComboBox,
     QHBoxLayout,
     QLabel,
@@ -113,7 +114,7 @@ class ScheduleListModel(RowsModel):
             return (
                 ("⚠ " if s.problem else "") + (s.name or "(unnamed)"),
                 s.goal,
-                words(s),
+                words(s) + (" ⓘ" if s.note else ""),
                 s.status,
                 countdown(s.next_run_at, self.now()),
                 last,
@@ -131,7 +132,8 @@ class ScheduleListModel(RowsModel):
         if role == Qt.ItemDataRole.ToolTipRole:
             problem = s.problem
             flag = f"\n⚠ written by another program in a form oxmem cannot use: {problem}" if problem else ""
-            return f"{s.schedule_id}\n{s.goal}\n{s.cadence_json}{flag}"
+            note = f"\nⓘ {s.note}" if s.note else ""
+            return f"{s.schedule_id}\n{s.goal}\n{s.cadence_json}{flag}{note}"
         return None
 
 
@@ -253,8 +255,15 @@ class SchedulesPanel(QWidget):
         right = QWidget()
         right_layout = QVBoxLayout(right)
         right_layout.setContentsMargins(0, 0, 0, 0)
+        self.sunday_one = QCheckBox("Weekdays as the agent counts them (Sunday = 1)")
+        self.sunday_one.setToolTip(
+            "Newer Oxydra numbers cron weekdays 1–7 from Sunday: its `0 8 * * 1` runs on Sundays. Shows its "
+            "schedules as it runs them (editing is off meanwhile)."
+        )
+        self.sunday_one.setVisible(False)
+        self.sunday_one.toggled.connect(self._weekday_numbering)
         filters = QHBoxLayout()
-        for w in (self.status_filter, self.type_filter, self.name_filter):
+        for w in (self.status_filter, self.type_filter, self.name_filter, self.sunday_one):
             filters.addWidget(w)
         right_layout.addLayout(filters)
         right_layout.addWidget(self.due_label)
@@ -323,10 +332,22 @@ class SchedulesPanel(QWidget):
 
     def _opened(self) -> None:
         self.undo_move = None
+        caps = self.ctx.require().capabilities
+        self.sunday_one.blockSignals(True)
+        self.sunday_one.setChecked(False)
+        self.sunday_one.blockSignals(False)
+        self.sunday_one.setVisible(caps.weekday_choice)
         self.ctx.run(
             lambda: asyncio.to_thread(lambda: sorted(zoneinfo.available_timezones())),
             on_done=lambda zones: setattr(self, "zones", zones),
         )
+        self.reload()
+
+    def _weekday_numbering(self, on: bool) -> None:
+        store = self.ctx.store
+        if store is None:
+            return
+        store.set_weekday_numbering("sunday-1" if on else "standard")
         self.reload()
 
     def reload(self) -> None:
@@ -434,7 +455,10 @@ class SchedulesPanel(QWidget):
             fires = []
         else:
             cadence = s.cadence
-            self.cadence_view.show_value(cadence_dict(cadence))
+            if s.note:  # how another agent's row is read (its weekday numbering): said beside the cadence
+                self.cadence_view.setPlainText(f"{s.cadence_json}\n\nⓘ {s.note}")
+            else:
+                self.cadence_view.show_value(cadence_dict(cadence))
             fires = next_runs(cadence, self.now(), 10) if s.status == "active" else []
         self.next_fires.setRowCount(len(fires))
         for r, moment in enumerate(fires):
@@ -477,7 +501,7 @@ class SchedulesPanel(QWidget):
         return self.last_dialog
 
     def create(self, dialog: ScheduleDialog | None = None) -> None:
-        store = self.ctx.writable()
+        store = self.ctx.writable("schedules")
         if store is None:
             return
         dialog = dialog or self.make_dialog()
@@ -534,7 +558,7 @@ class SchedulesPanel(QWidget):
 
     def edit(self, dialog: ScheduleDialog | None = None) -> None:
         s = self.selected_schedule()
-        store = self.ctx.writable()
+        store = self.ctx.writable("schedules")
         if s is None or store is None:
             return
         dialog = dialog or self.make_dialog(s)
@@ -558,7 +582,7 @@ class SchedulesPanel(QWidget):
 
     def set_status(self, status: str) -> None:
         s = self.selected_schedule()
-        store = self.ctx.writable()
+        store = self.ctx.writable("schedules")
         if s is None or store is None:
             return
         now = self.now()
@@ -571,7 +595,7 @@ class SchedulesPanel(QWidget):
 
     def delete(self) -> None:
         s = self.selected_schedule()
-        store = self.ctx.writable()
+        store = self.ctx.writable("schedules")
         if s is None or store is None:
             return
 
@@ -594,7 +618,7 @@ class SchedulesPanel(QWidget):
     def move_one_shot(self, schedule_id: str, when: datetime) -> None:
         """A one-shot dragged to another day or time: reschedule it (Undo move puts it back)."""
         s = next((x for x in self.schedules if x.schedule_id == schedule_id), None)
-        store = self.ctx.writable()
+        store = self.ctx.writable("schedules")
         if s is None or store is None or s.problem or not isinstance(s.cadence, OnceCadence):
             return
         previous = json.loads(s.cadence_json)
@@ -614,7 +638,7 @@ class SchedulesPanel(QWidget):
         )
 
     def undo(self) -> None:
-        record, store = self.undo_move, self.ctx.writable()
+        record, store = self.undo_move, self.ctx.writable("schedules")
         if record is None or store is None:
             return
         now = self.now()

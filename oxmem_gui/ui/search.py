@@ -47,8 +47,9 @@ from ..core.evaluation import (
     to_csv,
 )
 from ..core.explain import describe_settings, explain, hit_flags, moves
+from ..core.formats.base import Retriever
 from ..core.judgments import JudgmentStore
-from ..core.retrieval import FTS_MODES, TAG_MODES, Hit, QueryResult, fts_terms, rerank
+from ..core.retrieval import FTS_MODES, TAG_MODES, Hit, LegStats, QueryResult, fts_terms, rerank
 from .context import StoreContext
 from .dialogs import Dialogs
 from .sessions import fit_columns
@@ -372,9 +373,13 @@ class SearchPanel(QWidget):
         self.pinned: QueryResult | None = None
         self.last_dialog: QDialog | None = None
 
+        self.ranking = QComboBox()
+        self.ranking.setToolTip("Which ranking to run: the store's hybrid, or the agent's own reproduced exactly")
+        self.ranking.currentIndexChanged.connect(self._ranking_changed)
         self.session = QComboBox(editable=True)
         self.session.setMinimumWidth(220)
         self.session.lineEdit().setPlaceholderText("session (memory:USER for notes)")
+        self._scope_kind: str | None = None
         self.query = QLineEdit(placeholderText="Query…")
         self.query.returnPressed.connect(self.search)
         self.top_k = QSpinBox(minimum=1, maximum=200, value=8, prefix="top ")
@@ -433,6 +438,7 @@ class SearchPanel(QWidget):
         self.explain_view.setFont(self.view.font())
 
         row1 = QHBoxLayout()
+        row1.addWidget(self.ranking)
         row1.addWidget(self.session)
         row1.addWidget(self.query, 1)
         row1.addWidget(self.top_k)
@@ -494,26 +500,56 @@ class SearchPanel(QWidget):
             b.setEnabled(has)
         self.compare_button.setEnabled(has and self.pinned is not None)
 
+    def current_ranking(self) -> Retriever | None:
+        return self.ranking.currentData()
+
     def _store_opened(self) -> None:
         store = self.ctx.require()
         self.base = self.result = self.pinned = None
         self.model.set_result(None)
         self.explain_view.clear()
         self._update_buttons()
+        self.ranking.blockSignals(True)
+        self.ranking.clear()
+        for r in store.retrievers():
+            self.ranking.addItem(r.label, r)
+            self.ranking.setItemData(self.ranking.count() - 1, r.description, Qt.ItemDataRole.ToolTipRole)
+        self.ranking.blockSignals(False)
+        self._scope_kind = None
+        self._ranking_changed()
+        self.ctx.run(lambda: asyncio.to_thread(self.judgments.sets, store.path), on_done=self._got_sets)
 
-        async def load() -> tuple[list[str], list[str]]:
-            rows = await store.sessions_page(limit=500)
-            return [r.session_id for r in rows], await asyncio.to_thread(self.judgments.sets, store.path)
+    def _got_sets(self, sets: list[str]) -> None:
+        self.set_box.clear()
+        self.set_box.addItems(sets or ["default"])
 
-        def got(found: tuple[list[str], list[str]]) -> None:
-            ids, sets = found
+    def _ranking_changed(self, *_: Any) -> None:
+        """Tuning controls only for a tunable ranking; the scope list holds what the ranking searches over."""
+        ranking = self.current_ranking()
+        tunable = ranking is not None and ranking.tunable
+        for w in (self.weight, self.mode, self.model_box, self.tags, self.tag_mode):
+            w.setEnabled(tunable)
+            w.setToolTip("" if tunable else "The agent's own ranking is fixed: it takes no weights, mode or tags")
+        kind = ranking.scope if ranking is not None else None
+        if kind == self._scope_kind or self.ctx.store is None:
+            return
+        self._scope_kind = kind
+        store = self.ctx.store
+        self.session.lineEdit().setPlaceholderText(
+            store.capabilities.group_label.lower() if kind == "notes" else "session (memory:USER for notes)"
+        )
+
+        async def load() -> list[str]:
+            if kind == "notes":
+                return await store.note_users()
+            return [r.session_id for r in await store.sessions_page(limit=500)] if kind else []
+
+        def got(ids: list[str]) -> None:
             current = self.session.currentText()
             self.session.clear()
             self.session.addItems(ids)
             if current in ids:
                 self.session.setCurrentText(current)
-            self.set_box.clear()
-            self.set_box.addItems(sets or ["default"])
 
         self.ctx.run(load, on_done=got)
 
@@ -522,17 +558,24 @@ class SearchPanel(QWidget):
     def search(self) -> None:
         store = self.ctx.store
         session, query = self.session.currentText().strip(), self.query.text()
-        if store is None or not session:
-            self.dialogs.error("Choose a session to search.")
+        ranking = self.current_ranking()
+        if store is None or ranking is None:
+            self.dialogs.error("This file has no ranking to search with.")
+            return
+        if not session:
+            noun = store.capabilities.group_label.lower() if ranking.scope == "notes" else "session"
+            self.dialogs.error(f"Choose a {noun} to search.")
             return
         w = self.vector_weight()
-        options = dict(
-            vector_weight=w,
-            fts_weight=round(1 - w, 10),
-            fts_mode=self.mode.currentText(),
-            tags=self.tags.tags(),
-            tag_mode=self.tag_mode.currentText(),
-        )
+        options: dict[str, Any] = {}
+        if ranking.tunable:
+            options = dict(
+                vector_weight=w,
+                fts_weight=round(1 - w, 10),
+                fts_mode=self.mode.currentText(),
+                tags=self.tags.tags(),
+                tag_mode=self.tag_mode.currentText(),
+            )
         previous = self.result
 
         def done(result: QueryResult) -> None:
@@ -542,7 +585,7 @@ class SearchPanel(QWidget):
             self._show(result, previous if same else None)
             self._load_grades()
 
-        self.ctx.run(lambda: store.hybrid_query(session, query, self.top_k.value(), **options), on_done=done)
+        self.ctx.run(lambda: store.search(ranking.name, session, query, self.top_k.value(), **options), on_done=done)
 
     def _offer_models(self, models: list[str]) -> None:
         current = self.model_box.currentText()
@@ -554,8 +597,9 @@ class SearchPanel(QWidget):
 
     def _weight_moved(self, _: int) -> None:
         self._weight_label()
-        if self.base is None:
-            return
+        ranking = self.current_ranking()
+        if self.base is None or ranking is None or not ranking.tunable or self.base.retriever != ranking.name:
+            return  # an agent's own ranking is fixed: its scores are not re-weighted
         w = self.vector_weight()
         self._show(rerank(self.base, w, round(1 - w, 10)), self.result)  # from the cached legs: no new query
 
@@ -580,9 +624,16 @@ class SearchPanel(QWidget):
         if dropped:
             text += f" — dropped from the top {result.top_k}: " + ", ".join(f"#{m.before}" for m in dropped)
         self.model_label.setText(text)
+        if result.steps:
+            text += (
+                f" — ranking {result.retriever}: "
+                + "; ".join(result.steps[:2])
+                + (" …" if len(result.steps) > 2 else "")
+            )
+        self.model_label.setText(text)
         legs = []
         for leg, name in (("vector", "vector"), ("fts", "FTS")):
-            s = result.legs[leg]
+            s = result.legs.get(leg) or LegStats()
             span = f" raw {s.min:.4g} … {s.max:.4g}" if s.candidates else ""
             legs.append(f"{name}: {s.candidates} candidates{span}{' (collapsed)' if s.collapsed else ''}")
         self.legs_label.setText(

@@ -56,8 +56,11 @@ class SessionsModel(PagedTableModel):
         return (row.updated_at, row.session_id)
 
     def display(self, row: SessionRow, column: int) -> Any:
-        if column in (0, 1, 5):
-            return {0: row.session_id, 1: row.updated_at[:16], 5: row.created_at[:16]}[column]
+        if column == 0:
+            short = [str(v) for v in row.details.values() if v not in (None, "") and len(str(v)) <= 24]
+            return row.session_id + (f"  · {' · '.join(short)}" if short else "")
+        if column in (1, 5):
+            return {1: row.updated_at[:16], 5: row.created_at[:16]}[column]
         stats = self.stats.get(row.session_id)
         if stats is None:
             return "…"
@@ -69,7 +72,8 @@ class SessionsModel(PagedTableModel):
         if role == Qt.ItemDataRole.TextAlignmentRole and column in (2, 3, 4):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         if role == Qt.ItemDataRole.ToolTipRole and column == 0:
-            return row.session_id + (f"\nagent: {row.agent_identity}" if row.agent_identity else "")
+            details = "".join(f"\n{k}: {v}" for k, v in row.details.items() if v not in (None, ""))
+            return row.session_id + (f"\nagent: {row.agent_identity}" if row.agent_identity else "") + details
         return None
 
     def on_rows_loaded(self, first: int, last: int) -> None:
