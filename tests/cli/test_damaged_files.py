@@ -195,8 +195,12 @@ def expected(kind: str, name: str, path: Path, template: dict):
     if kind == "foreign sqlite":
         if name == "check":
             return "foreign", None
-        # nothing is added to another program's database, not even the migrations table
-        return "error", [f"{path} is not a memory store (missing tables: sessions, conversation_events"]
+        # nothing is added to another program's database, not even the migrations table: it opens read-only as
+        # a table browser, so a read says what it lacks and a write why it is refused
+        if name in READS:
+            what = name.split()[0] if name.startswith(("notes", "schedules", "search")) else "sessions"
+            return "error", [f"{path.name} is a SQLite database: it has no {what} (", "oxmem tables"]
+        return "error", [f"{path.name} is a SQLite database file: oxmem opens other programs' databases read-only"]
     if kind in ("absent", "zero bytes"):
         if name == "check":
             return ("error", [f"oxmem: error: {path} does not exist\n"]) if kind == "absent" else ("empty", None)

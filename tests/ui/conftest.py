@@ -31,6 +31,8 @@ class FakeDialogs:
         self.files: list = []
         self.conflicts: list[dict] = []
         self.conflict_answers: list[str] = []
+        self.secrets: list[str | None] = []
+        self.reports: list[tuple[str, str]] = []
 
     def error(self, message: str) -> None:
         self.errors.append(message)
@@ -53,6 +55,12 @@ class FakeDialogs:
 
     def text(self, title: str, label: str, value: str = "") -> str | None:
         return self.texts.pop(0)
+
+    def secret(self, title: str, label: str) -> str | None:
+        return self.secrets.pop(0) if self.secrets else None
+
+    def report(self, title: str, text: str) -> None:
+        self.reports.append((title, text))
 
     def open_file(self, title: str, filters: str):
         return self.files.pop(0)

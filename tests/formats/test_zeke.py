@@ -1,0 +1,562 @@
+"""The ZEKE reader: memories as notes per scope, ZEKE's hybrid recall reproduced, its eviction previewed.
+
+Expected values are computed here from the raw rows (plain apsw, FTS5's bm25, numpy cosine) following
+FORMATS.md §C, or written out by hand from the fixture's facts (tests/formats/fixtures.py)."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import os
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import apsw
+import numpy as np
+import pytest
+
+from oxmem_gui.core import InvalidInputError, ReadOnlyError
+from oxmem_gui.core.formats.zeke import OPENAI_MODEL, ZekeReader
+from oxmem_gui.core.memory import detect, inspect_database, open_memory
+from oxmem_gui.core.model_files import MODEL_NAME
+
+from .fixtures import ZEKE_EXPIRED, ZEKE_IDS, ZEKE_NOW, ZEKE_SCOPES, make_zeke
+
+NAMES = {v: k for k, v in ZEKE_IDS.items()}
+NOW_TEXT = "2026-03-01T12:00:00.000000+00:00"
+
+
+def run(coro):
+    return asyncio.run(coro)
+
+
+def names(ids):
+    return [NAMES.get(i, i) for i in ids]
+
+
+async def opened(path: Path) -> ZekeReader:
+    reader = await open_memory(path)
+    assert isinstance(reader, ZekeReader)
+    reader._now = lambda: ZEKE_NOW  # the fixture's fixed "now" (naive UTC)
+    return reader
+
+
+def raw(path: Path, sql: str, args=()) -> list[tuple]:
+    conn = apsw.Connection(str(path), flags=apsw.SQLITE_OPEN_READONLY)
+    try:
+        return conn.execute(sql, args).fetchall()
+    finally:
+        conn.close()
+
+
+def write(path: Path, sql: str, args=()) -> None:
+    """Change a fixture copy as ZEKE would (plain SQL; the FTS triggers follow)."""
+    conn = apsw.Connection(str(path))
+    try:
+        with conn:
+            conn.execute(sql, args)
+    finally:
+        conn.close()
+
+
+def vector_of(path: Path, name: str) -> np.ndarray:
+    (blob,) = raw(path, "SELECT embedding FROM memories WHERE id = ?", (ZEKE_IDS[name],))[0]
+    return np.frombuffer(blob, dtype="<f4").astype(np.float64)
+
+
+def expected_hybrid(path: Path, prefix: str, query: str, k: int, q: np.ndarray | None) -> list[tuple]:
+    """ZEKE's search from FORMATS.md §C, independently: (id, score, match_type, bm25|None, cosine|None)."""
+    words = ["".join(c for c in w if c.isalnum() or c in "-_") for w in query.split()]
+    expression = " OR ".join(f'"{w}"' for w in words if w)
+    fts = []
+    if expression:
+        fts = raw(
+            path,
+            "SELECT m.id, bm25(memories_fts) FROM memories_fts JOIN memories m ON m.rowid = memories_fts.rowid "
+            "WHERE memories_fts MATCH ? AND m.scope LIKE ? ORDER BY 2 LIMIT ?",
+            (expression, prefix + "%", k * 2),
+        )
+    vec = []
+    if q is not None:
+        for mid, blob in raw(
+            path, "SELECT id, embedding FROM memories WHERE scope LIKE ? AND embedding IS NOT NULL", (prefix + "%",)
+        ):
+            v = np.frombuffer(blob, dtype="<f4").astype(np.float64)
+            vec.append((mid, float(q @ v / (np.linalg.norm(q) * np.linalg.norm(v)))))
+        vec.sort(key=lambda x: -x[1])
+        vec = vec[: k * 2]
+    out: dict[str, list] = {}
+    for mid, bm25 in fts:
+        out[mid] = [0.4 / (1 + abs(bm25)), "fts", bm25, None]
+    for mid, cos in vec:
+        if mid in out:
+            out[mid][0] += 0.6 * cos
+            out[mid][1] = "hybrid"
+            out[mid][3] = cos
+        else:
+            out[mid] = [0.6 * cos, "vector", None, cos]
+    ranked = sorted(out.items(), key=lambda kv: -kv[1][0])[:k]
+    return [(mid, *vals) for mid, vals in ranked]
+
+
+@pytest.fixture
+def zeke(tmp_path) -> Path:
+    return make_zeke(tmp_path / "memory.db")
+
+
+# -- detection and notes ----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("variant", "model"), [("1536", OPENAI_MODEL), ("384", MODEL_NAME)])
+def test_detects_and_lists_memories_per_scope(tmp_path, variant, model):
+    path = make_zeke(tmp_path / "memory.db", variant)
+    assert run(detect(path)) == "zeke"
+
+    async def go():
+        async with await opened(path) as reader:
+            caps = reader.capabilities
+            assert (caps.has_sessions, caps.has_notes, caps.has_schedules, caps.has_search) == (
+                False,
+                True,
+                False,
+                True,
+            )
+            assert (caps.notes_label, caps.group_label, caps.has_eviction) == ("Memories", "Scope", True)
+            assert caps.refusal("notes") == ZekeReader.REASON
+            assert await reader.note_users() == sorted(ZEKE_SCOPES)
+            return (
+                await reader.list_notes("task:inbox"),
+                await reader.list_notes("persona:zeke"),
+                await reader.note_tags("task:inbox"),
+                await reader.get_note("notes", ZEKE_IDS["n-bike"]),
+                await reader.sessions_page(),
+                await reader.info(),
+            )
+
+    task, persona, tags, bike, sessions, info = run(go())
+    # newest first by updated_at (= last_accessed_at, else created_at)
+    assert names(n.note_id for n in task) == ["t-lunch", "t-newsletter", "t-invoice", "t-passport", "t-invoice-old"]
+    lunch = task[0]
+    assert (lunch.user, lunch.content, lunch.tags) == (
+        "task:inbox",
+        "Answer Priya's lunch invitation for Thursday.",
+        ["email", "social"],
+    )
+    assert (lunch.created_at, lunch.updated_at) == (
+        "2026-03-01T08:30:15.551002+00:00",
+        "2026-03-01T11:02:00.400000+00:00",
+    )
+    assert lunch.sequence == 10  # its rowid
+    newsletter = task[1]  # never accessed, NULL tags, a time without microseconds
+    assert newsletter.tags == []
+    assert newsletter.created_at == newsletter.updated_at == "2026-03-01T09:00:00.000000+00:00"
+    assert newsletter.details == {
+        "ttl_seconds": 3600,
+        "expires_at": "2026-03-01T10:00:00.000000+00:00",
+        "expired": True,
+        "last_accessed_at": None,
+        "embedding_dims": int(variant),
+    }
+    assert tags == [("email", 3), ("finance", 2), ("social", 1), ("travel", 1)]
+    assert names(n.note_id for n in persona) == ["p-timezone", "p-name", "p-style", "p-family", "p-allergy", "p-coffee"]
+    assert persona[0].tags == []  # NULL
+    assert bike.details["embedding_dims"] == "none" and bike.details["ttl_seconds"] is None
+    assert bike.details["expires_at"] is None and bike.details["expired"] is False
+    assert sessions == []
+
+    assert info.format == "zeke" and info.journal_mode == "delete"
+    assert info.markers == [
+        "no migration table (ZEKE keeps none)",
+        "journal mode delete",
+        "persona: 6 rows",
+        "task: 5 rows",
+        "ops: 5 rows",
+        "calendar: 5 rows",
+        "notes 5 rows",
+        "other scopes: 0 rows",
+    ]
+    assert [(e.model, e.dimensions, e.rows) for e in info.embeddings] == [
+        (model, int(variant), 23),
+        ("none (NULL: embedding failed when stored)", 0, 3),
+    ]
+    assert run(inspect_database(path)).format == "zeke"
+
+
+def test_ttl_expiry_shown_at_the_fixture_now(zeke):
+    async def go():
+        async with await opened(zeke) as reader:
+            return [n for scope in await reader.note_users() for n in await reader.list_notes(scope)]
+
+    notes = run(go())
+    assert len(notes) == 26
+    assert sorted(names(n.note_id for n in notes if n.details["expired"])) == sorted(ZEKE_EXPIRED)
+    by_name = {NAMES[n.note_id]: n for n in notes}
+    dentist = by_name["c-dentist"].details  # 3 days: expires at 18:00 on the fixture's day, still live at 12:00
+    assert (dentist["expires_at"], dentist["expired"]) == ("2026-03-01T18:00:00.000500+00:00", False)
+    assert by_name["o-certs"].details["expires_at"] == "2026-03-01T11:50:00.000300+00:00"
+    assert by_name["t-invoice"].details["ttl_seconds"] == 7776000
+    assert all(n.details["expires_at"] is None for n in notes if n.user in ("persona:zeke", "notes"))
+
+
+def test_unreadable_tags_are_flagged_not_fatal(zeke):
+    write(zeke, "UPDATE memories SET tags = '[\"email\", ' WHERE id = ?", (ZEKE_IDS["t-invoice"],))
+
+    q = vector_of(zeke, "t-invoice")
+
+    async def go():
+        async with await opened(zeke) as reader:
+            note = await reader.get_note("task:inbox", ZEKE_IDS["t-invoice"])
+            broken = await reader.search("zeke", "task:", "invoices", 3, query_embedding=q)
+            other = await reader.search("zeke", "ops:", "deploy", 3, query_embedding=q)
+            return note, broken, other
+
+    note, broken, other = run(go())
+    assert note.tags == []
+    assert note.details["tags_error"].startswith("unreadable tags JSON")
+    # ZEKE's _row_to_item raises on that row: its keyword search returns nothing, its vector search is dropped
+    assert broken.hits == [] and broken.legs["fts"].candidates == broken.legs["vector"].candidates == 0
+    assert [c for c, _ in broken.vector_errors] == [ZEKE_IDS["t-invoice"]]
+    assert sum("cannot be loaded by ZEKE" in s for s in broken.steps) == 2
+    assert len(other.hits) == 3 and other.vector_errors == []
+
+
+# -- ZEKE's hybrid ----------------------------------------------------------------------------------------------
+
+
+def _check_hits(result, expected):
+    assert [h.chunk_id for h in result.hits] == [e[0] for e in expected]
+    for h, (_mid, score, kind, bm25, cos) in zip(result.hits, expected, strict=True):
+        assert h.score == pytest.approx(score, abs=1e-6)
+        assert h.metadata["match_type"] == kind
+        assert h.session_id == h.metadata["scope"]
+        if bm25 is None:
+            assert (h.fts_raw, h.fts_score, h.fts_rank) == (None, 0.0, None)
+        else:
+            assert h.fts_raw == pytest.approx(bm25, abs=1e-6)
+            assert h.fts_score == pytest.approx(1 / (1 + abs(bm25)), abs=1e-6)
+        if cos is None:
+            assert (h.vector_raw, h.vector_score, h.vector_rank) == (None, 0.0, None)
+        else:
+            assert h.vector_raw == pytest.approx(cos, abs=1e-6)
+            assert h.vector_score == pytest.approx(cos, abs=1e-6)
+        assert any(n.startswith(f"match_type {kind}") for n in h.notes)
+
+
+@pytest.mark.parametrize(
+    ("prefix", "query", "k", "kinds"),
+    [
+        ("persona:", "Dana prefers coffee", 3, {"hybrid"}),
+        ("persona:zeke", "penicillin allergy?", 4, {"fts", "vector"}),
+        ("", "deploy invoice", 5, {"fts", "hybrid", "vector"}),
+    ],
+)
+def test_hybrid_reproduces_zeke(zeke, prefix, query, k, kinds):
+    q = vector_of(zeke, "p-style") + 0.5 * vector_of(zeke, "p-family") + 0.3 * vector_of(zeke, "o-hotfix")
+    q = q / np.linalg.norm(q)
+    expected = expected_hybrid(zeke, prefix, query, k, q)
+
+    async def go():
+        async with await opened(zeke) as reader:
+            return await reader.search("zeke", prefix, query, k, query_embedding=q.tolist())
+
+    result = run(go())
+    assert result.retriever == "zeke" and result.session_id == prefix and result.top_k == k
+    assert result.models == [OPENAI_MODEL] and result.skipped_models == {}
+    _check_hits(result, expected)
+    assert {h.metadata["match_type"] for h in result.hits} == kinds
+    assert (result.vector_weight, result.fts_weight) == (0.6, 0.4)
+    assert any("LOWER fts score" in s for s in result.steps)
+    assert any("never write" in s for s in result.steps)
+
+
+def test_hybrid_on_the_384_variant_uses_oxmems_minilm_name(tmp_path):
+    path = make_zeke(tmp_path / "memory.db", "384")
+    q = vector_of(path, "n-recipe")
+    expected = expected_hybrid(path, "notes", "shakshuka eggs", 2, q)
+
+    async def go():
+        async with await opened(path) as reader:
+            return await reader.search_notes("notes", "shakshuka eggs", 2, query_embedding=q)
+
+    hits = run(go())
+    assert [h.note_id for h in hits] == [e[0] for e in expected]
+    assert names(h.note_id for h in hits)[0] == "n-recipe"
+    assert hits[0].score == pytest.approx(expected[0][1], abs=1e-6)
+    assert hits[0].tags == ["recipes", "food"] and hits[0].hit.embedding_model == MODEL_NAME
+
+
+def test_better_keyword_match_scores_lower_and_fts_only_without_the_model(zeke):
+    """No query vector and OpenAI's model cannot be run: the FTS part only, as ZEKE does when embedding fails."""
+
+    async def go():
+        async with await opened(zeke) as reader:
+            return await reader.search("zeke", "ops:", "deploy hotfix", 3)
+
+    result = run(go())
+    assert result.skipped_models.keys() == {OPENAI_MODEL}
+    assert result.models == [] and result.legs["vector"].candidates == 0
+    assert result.fts_expression == '"deploy" OR "hotfix"'
+    fts = raw(
+        zeke,
+        "SELECT m.id, bm25(memories_fts) FROM memories_fts JOIN memories m ON m.rowid = memories_fts.rowid "
+        "WHERE memories_fts MATCH '\"deploy\" OR \"hotfix\"' AND m.scope LIKE 'ops:%' ORDER BY 2 LIMIT 6",
+    )
+    assert len(fts) == 5 and names(i for i, _ in fts)[0] == "o-hotfix"  # FTS5's best match: most negative bm25
+    best_id, best_bm25 = fts[0]
+    assert result.legs["fts"].candidates == 5 and result.legs["fts"].min == pytest.approx(best_bm25)
+    # ZEKE's 1/(1+|bm25|) turns the order around: the best keyword match gets the lowest score
+    pool = {h.chunk_id: h for h in result.pool}
+    assert pool[best_id].fts_score == pytest.approx(1 / (1 + abs(best_bm25)), abs=1e-6)
+    assert pool[best_id].fts_score == min(h.fts_score for h in result.pool)
+    assert [h.chunk_id for h in result.pool] == [i for i, _ in reversed(fts)]
+    assert best_id not in [h.chunk_id for h in result.hits]
+    expected = sorted(((i, 0.4 / (1 + abs(b)), "fts", b, None) for i, b in fts), key=lambda e: -e[1])[:3]
+    _check_hits(result, expected)
+    assert any("more negative bm25" in n for n in pool[best_id].notes)
+
+
+def test_vector_of_other_dimensions_goes_to_vector_errors(zeke):
+    odd = "11111111-2222-4333-8444-555555555555"
+    blob = np.full(384, 0.05, dtype="<f4").tobytes()
+    write(
+        zeke,
+        "INSERT INTO memories (id, text, scope, tags, created_at, embedding) VALUES (?, ?, ?, NULL, ?, ?)",
+        (odd, "Dana likes a quiet desk.", "persona:zeke", "2026-02-01T10:00:00.000001", blob),
+    )
+    q = vector_of(zeke, "p-name")
+
+    async def go():
+        async with await opened(zeke) as reader:
+            return await reader.search("zeke", "persona:", "quiet", 3, query_embedding=q)
+
+    result = run(go())
+    assert [c for c, _ in result.vector_errors] == [odd]
+    assert "0.0" in result.vector_errors[0][1]
+    (hit,) = [h for h in result.pool if h.chunk_id == odd]
+    # ZEKE's cosine_similarity gives 0.0 for vectors of different lengths; the word "quiet" matches it
+    assert hit.vector_raw == 0.0 and hit.metadata["match_type"] == "hybrid"
+    assert names(h.chunk_id for h in result.hits)[0] == "p-name"
+
+
+def test_no_words_leaves_the_fts_leg_empty(zeke):
+    q = vector_of(zeke, "c-review")
+
+    async def go():
+        async with await opened(zeke) as reader:
+            return await reader.search("zeke", "calendar:", "?! ...", 2, query_embedding=q)
+
+    result = run(go())
+    assert result.fts_expression is None and result.legs["fts"].candidates == 0
+    assert names(h.chunk_id for h in result.hits)[0] == "c-review"
+    assert all(h.metadata["match_type"] == "vector" for h in result.hits)
+    assert result.hits[0].score == pytest.approx(0.6, abs=1e-6)
+
+
+def test_scope_prefix_is_literal_and_case_insensitive_like_zeke(zeke):
+    for mid, scope in (("a", "task:a_b"), ("b", "task:axb")):
+        write(
+            zeke,
+            "INSERT INTO memories (id, text, scope, created_at) VALUES (?, 'marmalade order', ?, ?)",
+            (mid, scope, "2026-02-01T10:00:00"),
+        )
+
+    async def go():
+        async with await opened(zeke) as reader:
+            literal = await reader.search("zeke", "task:a_", "marmalade", 5, query_embedding=[0.0] * 1536)
+            upper = await reader.search("zeke", "TASK:", "marmalade", 5, query_embedding=[0.0] * 1536)
+            return literal, upper
+
+    literal, upper = run(go())
+    assert [h.chunk_id for h in literal.hits if h.fts_raw is not None] == ["a"]
+    assert sorted(h.chunk_id for h in upper.hits if h.fts_raw is not None) == ["a", "b"]
+
+
+def test_searching_never_updates_last_accessed_at(zeke):
+    before = raw(zeke, "SELECT id, last_accessed_at FROM memories ORDER BY rowid")
+    q = vector_of(zeke, "p-style")
+
+    async def go():
+        async with await opened(zeke) as reader:
+            await reader.search("zeke", "persona:", "Dana prefers", 3, query_embedding=q)
+            await reader.search("zeke", "", "deploy", 8)
+            await reader.search_notes("notes", "book", 2, query_embedding=q)
+
+    run(go())
+    assert raw(zeke, "SELECT id, last_accessed_at FROM memories ORDER BY rowid") == before
+
+
+# -- eviction ---------------------------------------------------------------------------------------------------
+
+
+def test_eviction_with_zeke_defaults_is_the_expired_rows(zeke):
+    async def go():
+        async with await opened(zeke) as reader:
+            naive = await reader.eviction_preview(ZEKE_NOW)
+            aware = await reader.eviction_preview(datetime(2026, 3, 1, 13, 0, tzinfo=timezone(timedelta(hours=1))))
+            edge = await reader.eviction_preview(ZEKE_NOW + timedelta(hours=6, microseconds=500))
+            later = await reader.eviction_preview(ZEKE_NOW + timedelta(hours=6, microseconds=501))
+            return naive, aware, edge, later
+
+    naive, aware, edge, later = run(go())
+    assert naive.now == aware.now == NOW_TEXT
+    assert names(e.id for e in naive.items) == ZEKE_EXPIRED
+    assert {e.rule for e in naive.items} == {"ttl"}
+    assert [e.id for e in aware.items] == [e.id for e in naive.items]
+    first = naive.items[0]
+    assert (first.group, first.text, first.created_at, first.last_used_at) == (
+        "task:inbox",
+        "Reply to the accountant about the Q3 invoice.",
+        "2025-11-02T14:22:10.482913+00:00",
+        "2025-11-03T09:00:12.110000+00:00",
+    )
+    # c-dentist expires at 18:00:00.000500: kept at that instant (created_at + ttl < now is strict), gone 1 µs later
+    assert "c-dentist" not in names(e.id for e in edge.items)
+    assert names(e.id for e in later.items) == [
+        "t-invoice-old",
+        "t-newsletter",
+        "o-rollback",
+        "o-canary",
+        "o-certs",
+        "c-standup",
+        "c-dentist",
+        "c-moved",
+    ]
+    heads = ["ttl:", "cap persona: 5000:", "cap task: 10000:", "cap ops: 10000:", "cap calendar: 10000:"]
+    heads += ["cap notes 10000:", "global cap 20000:"]
+    assert [r[: len(h)] for r, h in zip(naive.rules, heads, strict=True)] == heads
+
+
+def test_eviction_with_small_caps(zeke):
+    async def go():
+        async with await opened(zeke) as reader:
+            return await reader.eviction_preview(
+                ZEKE_NOW, scope_caps={"task": 2, "ops": 1, "calendar": 1, "notes": 3, "persona": 4}, global_cap=9
+            )
+
+    preview = run(go())
+    assert [(NAMES[e.id], e.rule) for e in preview.items] == [
+        *((name, "ttl") for name in ZEKE_EXPIRED),
+        # LRU = COALESCE(last_accessed_at, created_at): p-coffee was never accessed, created 2025-10-11
+        ("p-coffee", "cap persona: 4"),
+        ("p-allergy", "cap persona: 4"),
+        ("t-passport", "cap task: 2"),
+        ("o-freeze", "cap ops: 1"),
+        ("o-hotfix", "cap ops: 1"),
+        ("c-offsite", "cap calendar: 1"),
+        ("c-review", "cap calendar: 1"),
+        ("n-book", "cap notes 3"),
+        ("n-tax", "cap notes 3"),
+        # 11 left: the two least recently used of all go
+        ("n-bike", "global cap 9"),
+        ("n-wifi", "global cap 9"),
+    ]
+    assert any(r.startswith("global cap 9:") for r in preview.rules)
+    # nothing was deleted
+    assert raw(zeke, "SELECT count(*) FROM memories") == [(26,)]
+
+
+def test_eviction_persona_cap_with_default_caps(tmp_path):
+    path = make_zeke(tmp_path / "memory.db", "384", extra_per_scope={"persona:zeke": 4995})
+
+    async def go():
+        async with await opened(path) as reader:
+            return await reader.eviction_preview(ZEKE_NOW)
+
+    preview = run(go())
+    assert [(NAMES[e.id], e.rule) for e in preview.items] == [
+        *((name, "ttl") for name in ZEKE_EXPIRED),
+        ("p-coffee", "cap persona: 5000"),
+    ]
+
+
+def test_eviction_ties_break_by_rowid_and_default_ttls_are_a_what_if(zeke):
+    old = "2025-01-01T00:00:00.000001"
+    for mid in ("zz-first", "aa-second"):  # equal LRU time and created_at: the lower rowid goes first
+        write(
+            zeke,
+            "INSERT INTO memories (id, text, scope, created_at, ttl_seconds) VALUES (?, 'tie', 'task:tie', ?, NULL)",
+            (mid, old),
+        )
+
+    async def go():
+        async with await opened(zeke) as reader:
+            caps = await reader.eviction_preview(ZEKE_NOW, scope_caps={"task": 4})
+            what_if = await reader.eviction_preview(ZEKE_NOW, default_ttls={"task": 90 * 86400})
+            with pytest.raises(InvalidInputError):
+                await reader.eviction_preview(ZEKE_NOW, scope_caps={"task": -1})
+            with pytest.raises(InvalidInputError):
+                await reader.eviction_preview(ZEKE_NOW, max_rows=3)
+            return caps, what_if
+
+    caps, what_if = run(go())
+    # task left after TTL: t-invoice, t-lunch, t-passport, zz-first, aa-second → one beyond the cap of 4
+    assert [(names([e.id])[0], e.rule) for e in caps.items][6:] == [("zz-first", "cap task: 4")]
+    # NULL ttl_seconds never expires in ZEKE (defaults are applied when storing); default_ttls asks "what if"
+    assert [e.id for e in caps.items if e.rule.endswith("ttl")] == [ZEKE_IDS[n] for n in ZEKE_EXPIRED]
+    assert [(names([e.id])[0], e.rule) for e in what_if.items][6:] == [
+        ("zz-first", "default ttl task:"),
+        ("aa-second", "default ttl task:"),
+    ]
+
+
+# -- read-only ---------------------------------------------------------------------------------------------------
+
+
+def test_writes_are_refused(zeke):
+    with pytest.raises(ReadOnlyError, match="read-only"):
+        run(open_memory(zeke, read_only=False))
+
+    async def go():
+        async with await opened(zeke) as reader:
+            with pytest.raises(ReadOnlyError, match="ZEKE"):
+                await reader.save_note("notes", "new memory", ["x"])
+            with pytest.raises(ReadOnlyError):
+                await reader.delete_note("notes", ZEKE_IDS["n-bike"])
+            with pytest.raises(ReadOnlyError):
+                await reader.store("s", None, {"role": "user", "content": "hi"})
+            with pytest.raises(ReadOnlyError):
+                await reader.schedules.create("u", "goal", {"type": "interval", "every_secs": 60})
+
+    run(go())
+    assert raw(zeke, "SELECT count(*) FROM memories") == [(26,)]
+
+
+def _fingerprint(path: Path) -> dict[str, tuple[str, int] | None]:
+    out = {}
+    for suffix in ("", "-journal", "-wal", "-shm"):
+        p = Path(f"{path}{suffix}")
+        out[suffix] = (hashlib.sha256(p.read_bytes()).hexdigest(), os.stat(p).st_mtime_ns) if p.exists() else None
+    return out
+
+
+def test_reading_everything_never_writes(zeke):
+    before = _fingerprint(zeke)
+    assert before["-journal"] is None and before["-wal"] is None
+    q = vector_of(zeke, "p-style")
+
+    async def go():
+        async with await opened(zeke) as reader:
+            await reader.info()
+            await reader.tables()
+            await reader.table_page("memories")
+            await reader.table_page("memories_fts")
+            await reader.data_version()
+            await reader.sessions_page()
+            await reader.list_sessions()
+            for scope in await reader.note_users():
+                await reader.note_tags(scope)
+                for note in await reader.list_notes(scope, contains="a"):
+                    await reader.get_note(scope, note.note_id)
+            await reader.search("zeke", "", "Dana deploy", 8, query_embedding=q)
+            await reader.search("zeke", "persona:", "Dana", 8)
+            await reader.search_notes("notes", "book", 3, query_embedding=q)
+            await reader.eviction_preview()
+            await reader.eviction_preview(ZEKE_NOW, scope_caps={"task": 1}, global_cap=3)
+            await reader.schedules.search()
+            with pytest.raises(InvalidInputError):
+                await reader.hybrid_query("persona:zeke", "Dana")
+            return json.dumps(reader.capabilities.refusals)
+
+    run(go())
+    assert _fingerprint(zeke) == before

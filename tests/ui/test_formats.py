@@ -1,0 +1,148 @@
+"""The inspector on other agents' files: the panels the format has, named as the agent names them; a table
+browser for anything else; the agent's own ranking in the search panel; a key asked for an encrypted file."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+from PySide6.QtCore import Qt
+
+from oxmem_gui.ui.main_window import PANELS
+from tests.formats import fixtures
+from tests.ui.conftest import settle
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    return fixtures.write_all(tmp_path_factory.mktemp("formats"))
+
+
+def open_as_demo(files, name, tmp_path):
+    """The fixture at the path ``make_window`` opens (it keeps an existing file)."""
+    shutil.copy(files[name], tmp_path / "demo.db")
+
+
+def nav(window):
+    """Each panel's label and whether it can be chosen."""
+    return {
+        name: (window.nav.item(i).text(), bool(window.nav.item(i).flags() & Qt.ItemFlag.ItemIsEnabled))
+        for i, name in enumerate(PANELS)
+    }
+
+
+def test_an_unknown_sqlite_file_opens_as_a_table_browser(make_window, qloop, files, tmp_path):
+    open_as_demo(files, "unknown", tmp_path)
+    window, ctx, dialogs = make_window(read_only=True)
+    settle(qloop, ctx)
+    assert nav(window) == {
+        "sessions": ("Sessions", False),
+        "notes": ("Notes", False),
+        "search": ("Search", False),
+        "schedules": ("Schedules", False),
+        "tables": ("Tables", True),
+    }
+    assert window.current_panel() == "tables"
+    assert window.windowTitle() == "demo.db — SQLite database — oxmem"
+    assert not window.enable_button.isVisible() and not window.enable_action.isEnabled()
+    tables = window.tables
+    names = [tables.list.item(i).data(Qt.ItemDataRole.UserRole) for i in range(tables.list.count())]
+    first = names[0]
+    assert tables.current == first and tables.model.columnCount() > 0
+    assert dialogs.errors == []
+
+
+def test_table_rows_load_a_page_at_a_time_and_never_show_another_tables_rows(make_window, qloop, files, tmp_path):
+    open_as_demo(files, "unknown", tmp_path)
+    window, ctx, _ = make_window(read_only=True)
+    settle(qloop, ctx)
+    tables = window.tables
+    infos = qloop.run_until_complete(ctx.store.tables())
+    big = max(infos, key=lambda t: t.rows or 0)
+    assert big.rows > 200
+    assert tables.select_table(big.name)
+    settle(qloop, ctx)
+    assert tables.model.rowCount() == 200 and tables.more.isEnabled()
+    tables.load_more()
+    settle(qloop, ctx)
+    assert tables.model.rowCount() == min(big.rows, 400)
+    assert tables.more.isEnabled() == (big.rows > 400)
+    other = next(t for t in infos if t.name != big.name and t.kind == "table")
+    tables.select_table(other.name)
+    tables.select_table(big.name)  # a quick change back and forth: only the last table's rows are shown
+    settle(qloop, ctx)
+    assert tables.current == big.name and tables.model.rowCount() == 200
+
+
+def test_omega_panels_are_named_as_the_agent_names_them_and_search_runs_its_recall(make_window, qloop, files, tmp_path):
+    open_as_demo(files, "omega", tmp_path)
+    window, ctx, dialogs = make_window(read_only=True)
+    settle(qloop, ctx)
+    labels = nav(window)
+    assert labels["sessions"] == ("Conversations", True)
+    assert labels["notes"] == ("Facts", True)
+    assert window.windowTitle() == "demo.db — Omega memory — oxmem"
+    assert window.sessions.sessions_view.model().rowCount() == 5
+    search = window.search
+    ranking = search.current_ranking()
+    assert ranking is not None and ranking.name == "omega-recall" and not ranking.tunable
+    assert not search.weight.isEnabled() and not search.mode.isEnabled()
+    search.session.setCurrentText(fixtures.OMEGA_CONVERSATIONS["current"])
+    search.query.setText("dentist appointment")
+    search.search()
+    settle(qloop, ctx)
+    assert search.result.retriever == "omega-recall"
+    assert [h.chunk_id for h in search.result.hits] == [fixtures.OMEGA_MESSAGES[1]]
+    assert search.explain_view.toPlainText().startswith("Rank 1 of 1")
+    search.weight.setValue(10)  # the agent's ranking is fixed: nothing is re-weighted
+    assert [h.chunk_id for h in search.result.hits] == [fixtures.OMEGA_MESSAGES[1]]
+    assert dialogs.errors == []
+
+
+def test_about_this_database_describes_the_file(make_window, qloop, files, tmp_path):
+    open_as_demo(files, "zeke", tmp_path)
+    window, ctx, dialogs = make_window(read_only=True)
+    settle(qloop, ctx)
+    window.database_info()
+    settle(qloop, ctx)
+    ((title, text),) = dialogs.reports
+    assert title == "About demo.db"
+    assert "zeke (ZEKE memory)" in text.splitlines()[0]
+    assert any(line.startswith("memories ") and " 26 " in line for line in text.splitlines())
+    assert "journal delete" in text
+
+
+def test_an_encrypted_file_asks_for_its_key(make_window, qloop, files, tmp_path):
+    window, ctx, dialogs = make_window(read_only=True)
+    dialogs.secrets = ["0" * 64, fixtures.AIDAEMON_KEY]  # a wrong key first: asked again
+    window.open_path(str(files["aidaemon-encrypted"]))
+    settle(qloop, ctx)
+    settle(qloop, ctx)
+    assert ctx.store.format == "aidaemon"
+    assert window.windowTitle() == "aidaemon-encrypted.db — aidaemon memory — oxmem"
+    assert window.mode_label.text() == "Read-only snapshot"  # decrypted in memory: it does not follow new writes
+    assert dialogs.errors == []
+
+
+def test_newer_oxydra_schedules_can_be_read_with_its_weekday_numbering(make_window, qloop, files, tmp_path):
+    open_as_demo(files, "oxydra-libsql", tmp_path)
+    window, ctx, dialogs = make_window(read_only=True)
+    settle(qloop, ctx)
+    panel = window.schedules
+    window.show_panel("schedules")
+    settle(qloop, ctx)
+    assert panel.sunday_one.isVisibleTo(window)
+
+    def cadence_of(name):
+        model = panel.list_view.model()
+        for row in range(model.rowCount()):
+            if model.index(row, 0).data().endswith(name):
+                return model.index(row, 2).data()
+        raise AssertionError(name)
+
+    assert cadence_of("Monday plan") == "every Monday at 08:00 Europe/Berlin ⓘ"
+    panel.sunday_one.setChecked(True)
+    settle(qloop, ctx)
+    assert cadence_of("Monday plan") == "every Sunday at 08:00 Europe/Berlin ⓘ"
+    assert cadence_of("Friday wrap-up") == "every Friday at 17:00 Europe/Berlin"
+    assert dialogs.errors == []
