@@ -563,22 +563,6 @@ def _print_info(info: DatabaseInfo, as_json: bool) -> int:
     else:
         print("\n".join(safe(line) for line in info_lines(info)))
     return 0
-    print(safe(f"{info.path}: {info.format} ({info.label}), {info.size_bytes:,} bytes"))
-    if info.journal_mode is not None:
-        print(f"journal {info.journal_mode}, page size {info.page_size:,}, user_version {info.user_version}")
-    for marker in info.markers:
-        print(safe(f"marker: {marker}"))
-    if info.editing:
-        print(safe(f"editing: {info.editing}"))
-    if info.tables:
-        rows = [(t.name, t.kind, "?" if t.rows is None else f"{t.rows:,}", len(t.columns)) for t in info.tables]
-        print(_table(["table", "kind", "rows", "columns"], rows))
-    for e in info.embeddings:
-        padded = f" (stored {e.stored_dimensions}, zero-padded)" if e.stored_dimensions != e.dimensions else ""
-        print(
-            safe(f"embeddings: {e.table}: {e.model}, {e.dimensions} dimensions{padded}, {e.rows:,} rows, {e.encoding}")
-        )
-    return 0
 
 
 def _print_check(report: CheckReport, as_json: bool) -> int:
@@ -807,7 +791,7 @@ async def _tables(store: Memory, args: argparse.Namespace) -> None:
     print(_table(page.columns, [[shown_value(v, 40) for v in r] for r in page.rows]))
     end = page.offset + len(page.rows)
     more = f"; more with --offset {end}" if page.more else ""
-    print(f"rows {page.offset + 1 if page.rows else 0}–{end}{more}")
+    print(f"rows {page.offset + 1}–{end}{more}" if page.rows else f"no rows after row {page.offset:,}")
 
 
 def _cell_json(value: Any) -> Any:

@@ -49,6 +49,7 @@ def decrypt_to_memory(path: Path, key: str) -> apsw.Connection:
     try:
         source = sqlcipher3.connect(f"file:{_quote(path)}?mode=ro", uri=True)
         try:
+            source.execute("PRAGMA cipher_log_level = NONE")  # a wrong key is our one line, not SQLCipher's log
             source.execute("PRAGMA key = '" + key.replace("'", "''") + "'")
             try:
                 source.execute("SELECT count(*) FROM sqlite_master").fetchall()
