@@ -26,7 +26,7 @@ import apsw
 import numpy as np
 
 from .. import browse, summary
-from ..database import Database
+from ..database import Database, data_version
 from ..embeddings import DETERMINISTIC_MODEL, DeterministicEmbedding, EmbeddingBackend, choose_backend
 from ..errors import EmbeddingError, InvalidInputError, NotFoundError, ReadOnlyError
 from ..events import Event, SessionInfo
@@ -231,8 +231,6 @@ class ForeignReader:
         return await self._db.read(table_browser.table_page, name, offset, limit)
 
     async def data_version(self) -> int:
-        from ..database import data_version
-
         return await self._db.run(data_version)
 
     async def backup_to(self, target: str | os.PathLike[str]) -> Path:
