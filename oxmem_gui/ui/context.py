@@ -76,6 +76,9 @@ class StoreContext(QObject):
         super().__init__(parent)
         self.store: Memory | None = None
         self.backup_path: Path | None = None
+        #: True while ``opened`` is emitted for the same file opened again (editing enabled): views keep their
+        #: selection, results and filters and only refresh
+        self.reopened = False
         self._version: int | None = None
         self._ops: list[Operation] = []  # labelled: shown in the status bar
         self._tasks: set[asyncio.Task] = set()  # every running operation
@@ -110,12 +113,18 @@ class StoreContext(QObject):
 
     async def set_store(self, store: Memory) -> None:
         old, self.store = self.store, store
-        self.backup_path = None
+        same = old is not None and old.path == store.path
+        if not same:
+            self.backup_path = None
         if old is not None and old is not store:
             await old.aclose()
         self._version = await store.data_version()
         self._timer.start()
-        self.opened.emit()
+        self.reopened = same
+        try:
+            self.opened.emit()
+        finally:
+            self.reopened = False
         self.mode_changed.emit(store.read_only)
 
     async def enable_editing(self) -> Path:
@@ -135,6 +144,18 @@ class StoreContext(QObject):
         if self.store is None:
             raise OxmemError("no store is open")
         return self.store
+
+    def edit_refusal(self, kind: str = "events") -> str | None:
+        """Why ``kind`` of edit (events, notes, schedules, summary) cannot be made now, as a tooltip for the
+        disabled control — or None when it can."""
+        if self.store is None:
+            return "No store is open."
+        refusal = self.store.capabilities.refusal(kind)
+        if refusal:
+            return f"{self.store.capabilities.label}: {refusal}."
+        if self.store.read_only:
+            return "Read-only: choose Edit ▸ Enable Editing (Ctrl+E) first; a backup is taken."
+        return None
 
     def writable(self, kind: str = "events") -> Memory | None:
         """The store if it may be changed (``kind`` of edit: events, notes, schedules, summary); otherwise None,
