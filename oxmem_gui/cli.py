@@ -862,6 +862,8 @@ async def _schedules(store: Memory, args: argparse.Namespace) -> int:
         else:
             for f in fires:
                 print(f"{to_rfc3339(f)}  ({format_in_timezone(f, schedule.cadence)})")
+            if not fires:  # a one-shot already past: say so rather than print nothing
+                print(safe(f"{schedule.schedule_id}: no future fires ({describe(schedule.cadence)})"))
     elif action in ("pause", "resume"):
         schedule = await (s.pause if action == "pause" else s.resume)(args.schedule_id)
         doc = {"schedule_id": schedule.schedule_id, "status": schedule.status, "next_run_at": schedule.next_run_at}

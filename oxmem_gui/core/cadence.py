@@ -115,8 +115,8 @@ def _cron_iter(expression: str, tz: str, start: datetime) -> croniter:
     fields = expression.split()
     if len(fields) != 5:
         raise InvalidInputError(
-            f"cron expression {_shown(expression)} must have 5 fields (minute hour day-of-month month day-of-week), "
-            f"it has {len(fields)}"
+            f"cron expression {_shown(expression)}: expected 5 fields (minute hour day-of-month month day-of-week), "
+            f"got {len(fields)}"
         )
     tzinfo = zone(tz)
     try:
@@ -126,11 +126,55 @@ def _cron_iter(expression: str, tz: str, start: datetime) -> croniter:
     try:
         it = croniter(expression, local)
     except (CroniterBadCronError, CroniterNotAlphaError, CroniterBadDateError, ValueError, KeyError) as exc:
+        problem = cron_field_problem(fields)
+        if problem:
+            raise InvalidInputError(f"cron expression {_shown(expression)}: {problem}") from None
         raise InvalidInputError(f"cron expression {_shown(expression)} is not valid: {exc}") from None
     impossible = _impossible_days(it.expanded)
     if impossible:
         raise InvalidInputError(f"cron expression {_shown(expression)} never fires: {impossible}")
     return it
+
+
+#: each cron field: its name, its smallest and largest value, and the names it accepts (numbered from the smallest)
+_CRON_FIELDS = (
+    ("minute", 0, 59, ()),
+    ("hour", 0, 23, ()),
+    ("day of month", 1, 31, ()),
+    ("month", 1, 12, ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")),
+    ("day of week", 0, 7, ("sun", "mon", "tue", "wed", "thu", "fri", "sat")),
+)
+
+
+def cron_field_problem(fields: list[str]) -> str | None:
+    """The first value of five cron ``fields`` outside its field's range, in words ("minute must be 0–59, not
+    60", "month must be 1–12 or jan–dec, not 'jam'", "hour step must be a whole number of at least 1, not 0");
+    None when every value is in range."""
+    for text, (name, low, high, names) in zip(fields, _CRON_FIELDS, strict=False):
+        allowed = f"{low}–{high}" + (f" or {names[0]}–{names[-1]}" if names else "")
+        for atom in text.split(","):
+            if not atom:
+                return f"{name} has an empty item in {_short(text)}"
+            base, _, step = atom.partition("/")
+            if step and (not step.isdigit() or int(step) < 1):
+                got = int(step) if step.isdigit() else _short(step)
+                return f"{name} step must be a whole number of at least 1, not {got}"
+            if base in ("*", "?"):
+                continue
+            values = base.split("-", 1)
+            if not all(values):
+                return f"{name} must be {allowed}, not {_short(base)}"
+            for value in values:
+                if value.isdigit():
+                    if not low <= int(value) <= high:
+                        return f"{name} must be {allowed}, not {int(value)}"
+                elif value.lower() not in names:
+                    return f"{name} must be {allowed}, not {_short(value)}"
+    return None
+
+
+def _short(text: str) -> str:
+    return repr(text) if len(text) <= 20 else repr(text[:19] + "…")
 
 
 def _shown(expression: str) -> str:

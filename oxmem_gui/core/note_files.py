@@ -6,7 +6,7 @@ import json
 
 from .errors import InvalidInputError
 from .notes import Note
-from .tags import normalize_tags
+from .tags import tags_to_save
 
 
 def notes_json(notes: list[Note]) -> str:
@@ -52,7 +52,7 @@ def parse_notes_json(text: str) -> list[Note]:
                 item["note_id"],
                 item["user"],
                 item["content"],
-                normalize_tags(tags),
+                tags_to_save(tags),
                 item.get("created_at"),
                 item.get("updated_at"),
                 0,

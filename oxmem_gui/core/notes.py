@@ -22,7 +22,7 @@ from .errors import ConflictError, InvalidInputError, NotFoundError
 from .events import PreparedEvent, embed_prepared, prepare_event, write_event_rows, write_events
 from .inputs import check_text, parse_stored
 from .retrieval import Hit, QueryResult, tag_filter_sql
-from .tags import normalize_tags
+from .tags import normalize_tags, tags_to_save
 
 NOTE_SCHEMA_VERSION = 1
 
@@ -88,7 +88,7 @@ def save_note(
     conn: apsw.Connection, backend: EmbeddingBackend, user: str, content: str, tags: Sequence[str] = ()
 ) -> Note:
     content = _validate_content(content)
-    tag_list = normalize_tags(tags)
+    tag_list = tags_to_save(tags)
     note_id = f"note-{uuid.uuid4()}"
     now = utc_now()
     event = _note_event(user, note_id, content)
@@ -171,7 +171,7 @@ def update_note(
     ``expected`` (the note as loaded), a note changed since is a :class:`ConflictError` (see
     :func:`check_unchanged`)."""
     content = _validate_content(content)
-    tag_list = normalize_tags(tags)
+    tag_list = tags_to_save(tags)
     event = _note_event(user, note_id, content)
     embed_prepared([event], backend)
     now = utc_now()
@@ -257,7 +257,7 @@ def set_note_tags(
     """Add and remove tags on many notes in one transaction (content and vectors are untouched: tags live in
     the chunks' metadata). Each changed note gets a new ``updated_at``. With ``expected`` (the notes as loaded),
     any of them changed since is a :class:`ConflictError` and no note changes."""
-    add_tags, remove_tags = normalize_tags(add), set(normalize_tags(remove))
+    add_tags, remove_tags = tags_to_save(add), set(normalize_tags(remove))
     now = utc_now()
     session = notes_session(user)
     loaded = _expected_by_id(note_ids, expected)

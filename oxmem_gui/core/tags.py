@@ -9,6 +9,9 @@ from .inputs import check_text, shown
 
 MAX_TAG_CHARS = 64
 MAX_TAGS = 16
+#: what separates tags wherever they are typed or listed as text (the tag entry, ``--tag a,b`` lists, exports);
+#: a tag that holds it cannot be written
+TAG_SEPARATOR = ","
 
 
 def normalize_tags(tags: Iterable[str] | None) -> list[str]:
@@ -26,3 +29,17 @@ def normalize_tags(tags: Iterable[str] | None) -> list[str]:
         if t and t not in out:
             out.append(t)
     return out[:MAX_TAGS]
+
+
+def tags_to_save(tags: Iterable[str] | None) -> list[str]:
+    """:func:`normalize_tags` for tags about to be written: a tag holding a comma is an
+    :class:`InvalidInputError` (one line naming it), raised before anything is written."""
+    if tags is None or isinstance(tags, str):
+        return normalize_tags(tags)
+    tags = list(tags)
+    for tag in tags:
+        if isinstance(tag, str) and TAG_SEPARATOR in tag:
+            raise InvalidInputError(
+                f"tag {shown(tag)} contains a comma; commas separate tags, so give each tag on its own"
+            )
+    return normalize_tags(tags)

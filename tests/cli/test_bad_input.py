@@ -422,7 +422,7 @@ def test_one_shot_time_out_of_range(capsys, db, at, message):
 
 
 def test_cron_of_5000_characters(capsys, db):
-    err = refused(capsys, db, [*ADD, "--cron", "x" * 5000], "must have 5 fields")
+    err = refused(capsys, db, [*ADD, "--cron", "x" * 5000], "expected 5 fields")
     assert len(err) < 300
 
 

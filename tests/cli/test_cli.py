@@ -2,6 +2,7 @@
 
 import json
 
+import apsw
 import pytest
 
 from oxmem_gui.cli import main
@@ -267,8 +268,11 @@ def test_schedules_commands(capsys, db):
         (["--at", "2020-01-01T00:00:00Z"], "one-shot time 2020-01-01T00:00:00.000000+00:00 is in the past"),
         (["--at", "next tuesday"], "'next tuesday' is not an RFC 3339 time"),
         (["--cron", "0 8 * * *", "--tz", "Mars/Base"], "unknown time zone 'Mars/Base'"),
-        (["--cron", "0 25 * * *"], "cron expression '0 25 * * *' is not valid"),
-        (["--cron", "0 8 * *"], "must have 5 fields"),
+        (["--cron", "0 25 * * *"], "cron expression '0 25 * * *': hour must be 0–23, not 25"),
+        (
+            ["--cron", "0 8 *"],
+            "cron expression '0 8 *': expected 5 fields (minute hour day-of-month month day-of-week), got 3",
+        ),
         (["--every", "60", "--cron", "* * * * *"], "not allowed with argument"),
     ],
 )
@@ -279,3 +283,20 @@ def test_schedule_errors(capsys, db, argv, message):
     run(capsys, "--db", db, "init")  # every add above failed: no store was created
     code, _, err = run(capsys, "--db", db, "schedules", "pause", "nope")
     assert (code, err) == (2, "oxmem: error: no schedule 'nope'\n")
+
+
+def test_next_of_a_one_shot_that_has_passed_says_so(capsys, tmp_path):
+    db = str(tmp_path / "m.db")
+    made = run_json(
+        capsys, "--db", db, "schedules", "add", "--user", "bob", "--goal", "g", "--at", "2099-01-01T09:00:00Z"
+    )
+    conn = apsw.Connection(db)
+    conn.execute(
+        "UPDATE schedules SET cadence_json = ? WHERE schedule_id = ?",
+        ('{"type":"once","at":"2021-03-04T05:06:07Z"}', made["schedule_id"]),
+    )
+    conn.close()
+    code, out, err = run(capsys, "--db", db, "schedules", "next", made["schedule_id"])
+    assert code == 0 and err == ""
+    assert out == f"{made['schedule_id']}: no future fires (once on 2021-03-04 05:06:07 UTC)\n"
+    assert run_json(capsys, "--db", db, "schedules", "next", made["schedule_id"]) == {"next": []}

@@ -150,9 +150,20 @@ def test_json_round_trip_is_sorted_and_compact():
     ("value", "message"),
     [
         ({"type": "cron", "expression": "0 8 * * *", "timezone": "Mars/Olympus"}, "unknown time zone 'Mars/Olympus'"),
-        ({"type": "cron", "expression": "61 * * * *"}, "cron expression '61 * * * *' is not valid"),
-        ({"type": "cron", "expression": "0 8 * *"}, "must have 5 fields (minute hour day-of-month month day-of-week)"),
-        ({"type": "cron", "expression": "*/10 * * * * *"}, "it has 6"),
+        ({"type": "cron", "expression": "61 * * * *"}, "cron expression '61 * * * *': minute must be 0–59, not 61"),
+        ({"type": "cron", "expression": "0 24 * * *"}, "cron expression '0 24 * * *': hour must be 0–23, not 24"),
+        ({"type": "cron", "expression": "0 8 32 * *"}, "day of month must be 1–31, not 32"),
+        ({"type": "cron", "expression": "0 8 * jam *"}, "month must be 1–12 or jan–dec, not 'jam'"),
+        ({"type": "cron", "expression": "0 8 * * 1-9"}, "day of week must be 0–7 or sun–sat, not 9"),
+        ({"type": "cron", "expression": "*/0 * * * *"}, "minute step must be a whole number of at least 1, not 0"),
+        (
+            {"type": "cron", "expression": "0 8 * *"},
+            "cron expression '0 8 * *': expected 5 fields (minute hour day-of-month month day-of-week), got 4",
+        ),
+        (
+            {"type": "cron", "expression": "*/10 * * * * *"},
+            "expected 5 fields (minute hour day-of-month month day-of-week), got 6",
+        ),
         ({"type": "interval", "every_secs": 30}, "interval of 30 seconds is below the minimum of 60"),
         ({"type": "interval", "every_secs": "3600"}, "a whole number of seconds"),
         ({"type": "once", "at": "tomorrow"}, "'tomorrow' is not an RFC 3339 time"),
