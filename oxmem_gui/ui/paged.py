@@ -3,6 +3,7 @@
 Qt asks ``canFetchMore``/``fetchMore`` as the view scrolls; ``fetchMore`` starts an operation and the rows are
 inserted when it finishes, so a million-row table opens with one page. ``reload`` re-reads the rows loaded so
 far (after another program wrote) and reports back so the view can restore its selection and scroll position.
+``load_until`` loads further pages until a row is found (to select a row that is not on the first page).
 """
 
 from __future__ import annotations
@@ -14,7 +15,10 @@ from PySide6.QtCore import QModelIndex, Qt
 
 from ..core.browse import PAGE
 from .context import StoreContext, gone
-from .table_model import Index, RowsModel
+from .table_model import Index, RowsModel, tip
+
+#: a cell whose text is at least this long gets a tooltip even when shown whole (the column may cut it)
+TIP_FROM = 20
 
 
 class PagedTableModel(RowsModel):
@@ -24,6 +28,8 @@ class PagedTableModel(RowsModel):
         self._exhausted = True
         self._loading = False
         self._generation = 0
+        #: called (in order) each time a load finishes, ok or not; emptied by ``restart``
+        self._waiters: list[Callable[[], None]] = []
 
     # -- to implement -------------------------------------------------------------------------------
 
@@ -44,6 +50,11 @@ class PagedTableModel(RowsModel):
     def extra(self, row: Any, column: int, role: int) -> Any:
         return None
 
+    def full(self, row: Any, column: int) -> str:
+        """The cell's whole text (its tooltip when the cell shows less or may be cut by the column width)."""
+        value = self.display(row, column)
+        return "" if value is None else str(value)
+
     def on_rows_loaded(self, first: int, last: int) -> None:
         """Hook: the rows ``first..last`` were just inserted."""
 
@@ -56,7 +67,13 @@ class PagedTableModel(RowsModel):
         if role == Qt.ItemDataRole.DisplayRole:
             value = self.display(row, index.column())
             return None if value is None else str(value)
-        return self.extra(row, index.column(), role)
+        value = self.extra(row, index.column(), role)
+        if value is None and role == Qt.ItemDataRole.ToolTipRole:
+            shown = self.display(row, index.column())
+            whole = self.full(row, index.column())
+            if whole and (whole != ("" if shown is None else str(shown)) or len(whole) >= TIP_FROM):
+                return tip(whole)
+        return value
 
     def canFetchMore(self, parent: Index = QModelIndex()) -> bool:  # noqa: N802, B008
         return not parent.isValid() and not self._exhausted and not self._loading and self.active()
@@ -68,22 +85,53 @@ class PagedTableModel(RowsModel):
 
     # -- loading ------------------------------------------------------------------------------------
 
-    def restart(self) -> None:
-        """Empty the model and load its first page."""
+    def restart(self, done: Callable[[], None] | None = None) -> None:
+        """Empty the model and load its first page; then call ``done`` (at once when there is nothing to load).
+        Pending ``load_until`` searches are dropped."""
         self._generation += 1
+        self._waiters = []
         self.beginResetModel()
         self.rows = []
         self._loading = False
         self._exhausted = not self.active()
         self.endResetModel()
-        self.fetchMore()
+        if self._exhausted:
+            if done:
+                done()
+            return
+        self._load(None, PAGE, replace=False, done=done)
 
     def reload(self, done: Callable[[], None] | None = None) -> None:
         """Re-read as many rows as are loaded (at least a page), replacing them; then call ``done``."""
         if not self.active():
-            self.restart()
+            self.restart(done)
             return
         self._load(None, max(PAGE, len(self.rows)), replace=True, done=done)
+
+    def load_until(
+        self, found: Callable[[Any], bool], done: Callable[[int | None], None], within: int | None = None
+    ) -> None:
+        """Call ``done(row)`` with the index of the first row for which ``found(row)`` is true, loading further
+        pages as needed (after a load in progress finishes); ``done(None)`` when no row matches — or, with
+        ``within``, when that many rows are loaded without a match. Nothing is called when the model is
+        restarted meanwhile."""
+        generation = self._generation
+
+        def step() -> None:
+            if generation != self._generation:
+                return
+            hit = next((i for i, row in enumerate(self.rows) if found(row)), None)
+            if hit is not None:
+                done(hit)
+            elif self._loading:
+                self._waiters.append(step)
+            elif self._exhausted or not self.active() or (within is not None and len(self.rows) >= within):
+                done(None)
+            else:
+                self._waiters.append(step)
+                self.fetchMore()
+
+        step()
 
     def _load(self, after: Any, limit: int, replace: bool, done: Callable[[], None] | None = None) -> None:
         self._loading = True
@@ -108,11 +156,18 @@ class PagedTableModel(RowsModel):
                 self.on_rows_loaded(first, first + len(rows) - 1)
             if done:
                 done()
+            self._wake()
 
         def failed(exc: Exception) -> bool:
             if generation == self._generation:
                 self._loading = False
                 self._exhausted = True
+                self._wake()
             return gone(exc)
 
         self.ctx.run(lambda: self.page(after, limit), on_done=loaded, on_error=failed)
+
+    def _wake(self) -> None:
+        waiters, self._waiters = self._waiters, []
+        for waiter in waiters:
+            waiter()

@@ -25,15 +25,23 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..core.browse import ChunkRow, SessionRow
+from ..core.browse import PAGE, ChunkRow, SessionRow
 from ..core.events import Event
 from ..core.indexing import PayloadNotIndexable, extract_text, normalize
 from .context import StoreContext, gone
 from .dialogs import Dialogs
 from .paged import PagedTableModel
+from .table_model import tip
+from .widgets import ElidedLabel, escape_clears, plural, show_editable, tab_leaves
 from .widgets.json_view import JsonView
 
 ID_ROLE = Qt.ItemDataRole.UserRole + 1
+#: the tabs of the session browser, by index
+EVENTS_TAB, SUMMARY_TAB, CHUNKS_TAB, CONTEXT_TAB = range(4)
+NO_SESSION = "No session selected"
+NO_EVENT = "Select an event to see it in full"
+WARNING_STYLE = "color: #c0392b; font-weight: bold;"
+DELETE_TIP = "Delete the selected session: its events, chunks, vectors and summary (asks first)"
 
 
 def _preview(text: str, width: int = 160) -> str:
@@ -66,6 +74,11 @@ class SessionsModel(PagedTableModel):
             return "…"
         return {2: f"{stats.event_count:,}", 3: f"{stats.chunk_count:,}", 4: stats.last_sequence}[column]
 
+    def full(self, row: SessionRow, column: int) -> str:
+        if column in (1, 5):
+            return row.updated_at if column == 1 else row.created_at
+        return super().full(row, column)
+
     def extra(self, row: SessionRow, column: int, role: int) -> Any:
         if role == ID_ROLE:
             return row.session_id
@@ -73,7 +86,7 @@ class SessionsModel(PagedTableModel):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         if role == Qt.ItemDataRole.ToolTipRole and column == 0:
             details = "".join(f"\n{k}: {v}" for k, v in row.details.items() if v not in (None, ""))
-            return row.session_id + (f"\nagent: {row.agent_identity}" if row.agent_identity else "") + details
+            return tip(row.session_id + (f"\nagent: {row.agent_identity}" if row.agent_identity else "") + details)
         return None
 
     def on_rows_loaded(self, first: int, last: int) -> None:
@@ -94,16 +107,37 @@ class SessionsModel(PagedTableModel):
         self.filter = text.strip()
         self.restart()
 
+    def hides(self, session_id: str) -> bool:
+        """Whether the filter certainly leaves ``session_id`` out (it keeps ids containing it, ignoring case)."""
+        return bool(self.filter) and self.filter.casefold() not in session_id.casefold()
+
+
+def tool_names(payload: Any) -> list[str]:
+    """The names of the tools a message calls (none when it calls none)."""
+    calls = payload.get("tool_calls") if isinstance(payload, dict) else None
+    return [c["name"] for c in calls or [] if isinstance(c, dict) and isinstance(c.get("name"), str)]
+
 
 def describe_event(event: Event) -> tuple[str, str, str]:
-    """``(role, source, text)`` for the events table; a payload that is not a message says so."""
+    """``(role, source, text)`` for the events table; a payload that is not a message says so.
+
+    A tool call starts with "→ tool NAME": alone, "→ tool NAME arguments {…}"; with text,
+    "→ tool NAME — TEXT" followed by the arguments (names joined by ", " for several calls). A tool's output
+    starts with "← "."""
     try:
         extracted = extract_text(event.payload)
     except PayloadNotIndexable as exc:
         return "?", "not indexed", f"⚠ not indexed: {exc}"
     text = extracted.text
     if extracted.source == "assistant_tool_call":
-        text = "→ " + text
+        names = tool_names(event.payload)
+        content = event.payload.get("content") or ""
+        content = content.strip()
+        if content or len(names) > 1:
+            calls = text[len(content) :].lstrip("\n")
+            text = f"→ tool {', '.join(names)} — " + (f"{content}\n{calls}" if content else calls)
+        else:
+            text = "→ " + text
     elif extracted.source == "tool_output":
         text = "← " + text
     return extracted.role, extracted.source, text
@@ -133,6 +167,13 @@ class EventsModel(PagedTableModel):
         role, source, text = describe_event(row)
         return (role, source, _preview(text))[{1: 0, 2: 1, 4: 2}[column]]
 
+    def full(self, row: Event, column: int) -> str:
+        if column == 3:
+            return row.created_at
+        if column == 4:
+            return describe_event(row)[2]
+        return super().full(row, column)
+
     def extra(self, row: Event, column: int, role: int) -> Any:
         if role == Qt.ItemDataRole.ForegroundRole and column == 4:
             kind = describe_event(row)[1]
@@ -143,6 +184,9 @@ class EventsModel(PagedTableModel):
             font.setItalic(True)
             return font
         return None
+
+    def row_of(self, sequence: int) -> int | None:
+        return next((i for i, e in enumerate(self.rows) if e.sequence == sequence), None)
 
     def set_session(self, session_id: str | None) -> None:
         self.session_id = session_id
@@ -173,10 +217,8 @@ class ChunksModel(PagedTableModel):
         )
         return (row.chunk_id, seq, row.embedding_model or "— no vector", row.dimensions, _preview(row.text))[column]
 
-    def extra(self, row: ChunkRow, column: int, role: int) -> Any:
-        if role == Qt.ItemDataRole.ToolTipRole and column == 4:
-            return row.text
-        return None
+    def full(self, row: ChunkRow, column: int) -> str:
+        return row.text if column == 4 else super().full(row, column)
 
     def set_session(self, session_id: str | None) -> None:
         self.session_id = session_id
@@ -207,11 +249,22 @@ def _table(model: Any) -> QTableView:
     view.verticalHeader().setDefaultSectionSize(view.fontMetrics().height() + 8)
     view.horizontalHeader().setStretchLastSection(True)
     view.setWordWrap(False)
+    tab_leaves(view)
     return view
 
 
+def _pane(*widgets: QWidget) -> QWidget:
+    pane = QWidget()
+    layout = QVBoxLayout(pane)
+    layout.setContentsMargins(0, 0, 0, 0)
+    for widget in widgets:
+        layout.addWidget(widget, 1 if isinstance(widget, QAbstractItemView | QPlainTextEdit | QTabWidget) else 0)
+    return pane
+
+
 class SessionsPanel(QWidget):
-    """Sessions on the left; the selected session's events, summary, chunks and context on the right."""
+    """Sessions on the left; on the right, under a header naming the session they show, its events, summary,
+    chunks and context. The right side only ever shows the session selected on the left (or nothing)."""
 
     def __init__(self, ctx: StoreContext, dialogs: Dialogs, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -220,10 +273,13 @@ class SessionsPanel(QWidget):
         self.sessions = SessionsModel(ctx, self)
         self.events = EventsModel(ctx, self)
         self.chunks = ChunksModel(ctx, self)
+        #: the session whose details the right side shows
+        self._shown: str | None = None
+        #: the pending ``show_event`` request (a later one replaces it)
+        self._request: object | None = None
 
-        self.filter = QLineEdit(placeholderText="Filter sessions by id…")
-        self.filter.setClearButtonEnabled(True)
-        self.filter.textChanged.connect(self.sessions.set_filter)
+        self.filter = escape_clears(QLineEdit(placeholderText="Filter sessions by id…"))
+        self.filter.textChanged.connect(self._filter_changed)
         self.delete_button = QPushButton("Delete session…")
         self.delete_button.clicked.connect(self.delete_selected)
         top = QHBoxLayout()
@@ -235,14 +291,23 @@ class SessionsPanel(QWidget):
         self.sessions_view.horizontalHeader().resizeSection(0, 210)
         fit_columns(self.sessions_view, (1, 2, 3, 4))
         self.sessions_view.selectionModel().currentRowChanged.connect(self._session_changed)
+        self.sessions.dataChanged.connect(lambda *_: self._update_header())
+
+        self.header = ElidedLabel(NO_SESSION)
+        bold = self.header.font()
+        bold.setBold(True)
+        self.header.setFont(bold)
 
         self.events_view = _table(self.events)
         fit_columns(self.events_view, range(4))
         self.events_view.selectionModel().currentRowChanged.connect(self._event_changed)
+        self.events.modelReset.connect(lambda: self._show_event(None))
+        self.event_label = ElidedLabel("")
         self.json_view = JsonView()
         events_split = QSplitter(Qt.Orientation.Vertical)
         events_split.addWidget(self.events_view)
-        events_split.addWidget(self.json_view)
+        events_split.addWidget(_pane(self.event_label, self.json_view))
+        events_split.setChildrenCollapsible(False)
         events_split.setSizes([300, 200])
 
         self.summary_epoch = QLabel("—")
@@ -259,6 +324,10 @@ class SessionsPanel(QWidget):
 
         self.budget = QSpinBox(minimum=50, maximum=1_000_000, singleStep=500, value=2000, suffix=" tokens")
         self.budget.valueChanged.connect(lambda _: self._load_context())
+        self.context_warning = QLabel()
+        self.context_warning.setWordWrap(True)
+        self.context_warning.setStyleSheet(WARNING_STYLE)
+        self.context_warning.setVisible(False)
         self.context_info = QLabel()
         self.context_info.setWordWrap(True)
         self.context_table = QTableWidget(0, 5)
@@ -266,13 +335,19 @@ class SessionsPanel(QWidget):
         self.context_table.verticalHeader().setVisible(False)
         self.context_table.horizontalHeader().setStretchLastSection(True)
         self.context_table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.context_table.setWordWrap(False)
+        self.context_table.verticalHeader().setDefaultSectionSize(self.context_table.fontMetrics().height() + 8)
+        tab_leaves(self.context_table)
         context = QWidget()
         ctx_layout = QVBoxLayout(context)
         row = QHBoxLayout()
-        row.addWidget(QLabel("Token budget"))
+        budget_label = QLabel("&Token budget")
+        budget_label.setBuddy(self.budget)
+        row.addWidget(budget_label)
         row.addWidget(self.budget)
         row.addStretch(1)
         ctx_layout.addLayout(row)
+        ctx_layout.addWidget(self.context_warning)
         ctx_layout.addWidget(self.context_info)
         ctx_layout.addWidget(self.context_table, 1)
 
@@ -290,16 +365,18 @@ class SessionsPanel(QWidget):
         left_layout.addLayout(top)
         left_layout.addWidget(self.sessions_view)
         split.addWidget(left)
-        split.addWidget(self.tabs)
+        split.addWidget(_pane(self.header, self.tabs))
+        split.setChildrenCollapsible(False)
         split.setSizes([520, 640])
         self.splitter = split
         layout = QVBoxLayout(self)
         layout.addWidget(split)
 
-        ctx.opened.connect(self.reset)
+        ctx.opened.connect(self._opened)
         ctx.external_change.connect(self.refresh)
         ctx.changed.connect(lambda kind: self.refresh())
-        ctx.mode_changed.connect(lambda read_only: self.delete_button.setEnabled(not read_only))
+        ctx.mode_changed.connect(lambda _read_only: self._update_actions())
+        self._show_session(None)
 
     # -- state --------------------------------------------------------------------------------------
 
@@ -307,114 +384,288 @@ class SessionsPanel(QWidget):
         index = self.sessions_view.currentIndex()
         return self.sessions.data(index, ID_ROLE) if index.isValid() else None
 
+    def shown_session(self) -> str | None:
+        """The session the right side shows (None: nothing)."""
+        return self._shown
+
     def select_session(self, session_id: str) -> bool:
-        for i, row in enumerate(self.sessions.rows):
-            if row.session_id == session_id:
-                self.sessions_view.selectionModel().setCurrentIndex(
-                    self.sessions.index(i, 0),
-                    QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows,
-                )
-                return True
-        return False
+        """Select ``session_id`` if it is among the rows loaded; whether it is."""
+        row = next((i for i, r in enumerate(self.sessions.rows) if r.session_id == session_id), None)
+        if row is not None:
+            self._select_row(row)
+        return row is not None
+
+    def _select_row(self, row: int) -> None:
+        index = self.sessions.index(row, 0)
+        self.sessions_view.selectionModel().setCurrentIndex(
+            index, QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows
+        )
+        self.sessions_view.scrollTo(index)
 
     def focus_filter(self) -> None:
         self.filter.setFocus()
         self.filter.selectAll()
 
+    def _opened(self) -> None:
+        if self.ctx.reopened:
+            self.refresh()
+        else:
+            self.reset()
+        self._update_actions()
+
     def reset(self) -> None:
+        """Another file: no filter, no selection, the first page of its sessions."""
+        self._request = None
+        self.filter.blockSignals(True)
+        self.filter.clear()
+        self.filter.blockSignals(False)
+        self.sessions.filter = ""
+        self.sessions.stats.clear()
+        self._show_session(None)
         self.sessions.restart()
-        self.events.set_session(None)
-        self.chunks.set_session(None)
-        self._show_summary(None)
 
     def refresh(self) -> None:
-        """Re-read what is shown, keeping the selected session, event and the scroll positions."""
-        current = self.selected_session()
-        event_row = self.events_view.currentIndex().row()
+        """Re-read what is shown, keeping the selected session, event and the scroll positions; when the session
+        is gone (deleted here or by the agent), the right side empties."""
+        current = self._shown
+        within = len(self.sessions.rows) + PAGE
+        event = self.selected_event()
         scroll = self.sessions_view.verticalScrollBar().value()
         events_scroll = self.events_view.verticalScrollBar().value()
 
-        def restore() -> None:
-            if current and self.select_session(current):
-                self.events.reload(lambda: self._restore_event(event_row, events_scroll))
-                self.chunks.reload()
-                self._load_details(current)
+        def restore(row: int | None) -> None:
+            if current is None or self._shown != current:
+                return
+            if row is None:
+                self._show_session(None)
+                return
+            self._select_row(row)
             self.sessions_view.verticalScrollBar().setValue(scroll)
+            self.events.reload(lambda: self._restore_event(event, events_scroll))
+            self.chunks.reload()
+            self._load_details(current)
 
-        self.sessions.reload(restore)
+        def reloaded() -> None:
+            if current is None:
+                self.sessions_view.verticalScrollBar().setValue(scroll)
+            else:
+                self.sessions.load_until(lambda r: r.session_id == current, restore, within)
 
-    def _restore_event(self, row: int, scroll: int) -> None:
-        if 0 <= row < self.events.rowCount():
+        self.sessions.reload(reloaded)
+
+    def selected_event(self) -> int | None:
+        """The sequence of the selected event."""
+        index = self.events_view.currentIndex()
+        event = self.events.row(index.row()) if index.isValid() else None
+        return event.sequence if event is not None else None
+
+    def _restore_event(self, sequence: int | None, scroll: int) -> None:
+        row = self.events.row_of(sequence) if sequence is not None else None
+        if row is not None:
             self.events_view.setCurrentIndex(self.events.index(row, 0))
         self.events_view.verticalScrollBar().setValue(scroll)
 
+    # -- show one event -----------------------------------------------------------------------------
+
+    def show_event(self, session_id: str, sequence: int) -> None:
+        """Select session ``session_id`` (clearing the filter when it hides it) and switch to the Events tab;
+        once its events are loaded (as many pages as it takes), select the event with ``sequence``, scroll to
+        it and focus the events table. Returns at once; the rest happens as the loads finish (at once when
+        they are loaded already). A later call replaces a pending one. A session that is not in the store
+        empties the right side and the header says so; an event that is not in the session leaves no event
+        selected and the label above the JSON view says so."""
+        request = object()
+        self._request = request
+        self.tabs.setCurrentIndex(EVENTS_TAB)
+
+        def is_it(row: SessionRow) -> bool:
+            return row.session_id == session_id
+
+        def event_found(row: int | None) -> None:
+            if self._request is not request:
+                return
+            self._request = None
+            if row is None:
+                self.events_view.setCurrentIndex(QModelIndex())
+                self.event_label.setText(f"Event {sequence} is not in {session_id}")
+                return
+            index = self.events.index(row, 0)
+            self.events_view.setCurrentIndex(index)
+            self.events_view.scrollTo(index, QAbstractItemView.ScrollHint.PositionAtCenter)
+            self.events_view.setFocus()
+
+        def session_found(row: int | None) -> None:
+            if self._request is not request:
+                return
+            if row is None and self.sessions.filter:
+                self.filter.clear()
+                self.sessions.load_until(is_it, session_found)
+                return
+            if row is None:
+                self._request = None
+                self._show_session(None)
+                self.header.setText(f"Session {session_id} is not in this store")
+                return
+            self._select_row(row)
+            self.events.load_until(lambda e: e.sequence == sequence, event_found)
+
+        if self.sessions.hides(session_id):
+            self.filter.clear()
+        self.sessions.load_until(is_it, session_found)
+
     # -- selection ----------------------------------------------------------------------------------
 
-    def _session_changed(self, current: QModelIndex, previous: QModelIndex) -> None:
-        session_id = self.sessions.data(current, ID_ROLE) if current.isValid() else None
-        previous_id = self.sessions.data(previous, ID_ROLE) if previous.isValid() else None
-        if session_id == previous_id and session_id is not None:
+    def _filter_changed(self, text: str) -> None:
+        within = len(self.sessions.rows) + PAGE
+        self.sessions.set_filter(text)
+        shown = self._shown
+        if shown is None:
             return
+        if self.sessions.hides(shown):
+            self._show_session(None)
+            return
+
+        def found(row: int | None) -> None:
+            if self._shown != shown:
+                return
+            if row is None:
+                self._show_session(None)
+            else:
+                self._select_row(row)
+
+        self.sessions.load_until(lambda r: r.session_id == shown, found, within)
+
+    def _session_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
+        session_id = self.sessions.data(current, ID_ROLE) if current.isValid() else None
+        if session_id != self._shown:
+            self._show_session(session_id)
+
+    def _show_session(self, session_id: str | None) -> None:
+        """Show ``session_id`` on the right (None: empty it, and select no session)."""
+        self._shown = session_id
+        if session_id is None and self.sessions_view.currentIndex().isValid():
+            self.sessions_view.selectionModel().clear()
         self.events.set_session(session_id)
         self.chunks.set_session(session_id)
-        self.json_view.clear()
-        self._load_details(session_id)
+        self._show_event(None)
+        self._show_summary(session_id, None)
+        self._clear_context()
+        self._update_header()
+        self._update_actions()
+        if session_id is not None:
+            self._load_details(session_id)
 
-    def _load_details(self, session_id: str | None) -> None:
-        if session_id is None:
-            self._show_summary(None)
+    def _update_header(self) -> None:
+        if self._shown is None:
+            self.header.setText(NO_SESSION)
             return
+        stats = self.sessions.stats.get(self._shown)
+        counts = f" · {plural(stats.event_count, 'event')} · {plural(stats.chunk_count, 'chunk')}" if stats else ""
+        self.header.setText(f"Session {self._shown}{counts}")
+
+    def _update_actions(self) -> None:
+        refusal = self.ctx.edit_refusal("events")
+        if refusal is None and self._shown is None:
+            refusal = "Select a session to delete it."
+        show_editable([self.delete_button], refusal, DELETE_TIP)
+
+    def _load_details(self, session_id: str) -> None:
         store = self.ctx.require()
-        self.ctx.run(lambda: store.read_summary_state(session_id), on_done=self._show_summary, on_error=gone)
+        self.ctx.run(
+            lambda: store.read_summary_state(session_id),
+            on_done=lambda state: self._show_summary(session_id, state),
+            on_error=gone,
+        )
         self._load_context()
 
-    def _event_changed(self, current: QModelIndex, previous: QModelIndex) -> None:
-        if current.isValid() and current.row() < len(self.events.rows):
-            event = self.events.rows[current.row()]
-            self.json_view.show_value(
-                {"sequence": event.sequence, "created_at": event.created_at, "payload": event.payload}
-            )
+    def _event_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
+        self._show_event(self.events.row(current.row()) if current.isValid() else None)
 
-    def _show_summary(self, state: dict | None) -> None:
+    def _show_event(self, event: Event | None) -> None:
+        if event is None:
+            self.json_view.clear()
+            self.event_label.setText(NO_EVENT if self._shown is not None else "")
+            return
+        role = describe_event(event)[0]
+        self.event_label.setText(f"Event {event.sequence} of {self._shown} · {role} · {event.created_at}")
+        self.json_view.show_value(
+            {"sequence": event.sequence, "created_at": event.created_at, "payload": event.payload}
+        )
+
+    def _show_summary(self, session_id: str | None, state: dict | None) -> None:
+        if session_id != self._shown:
+            return
         if not state:
             self.summary_epoch.setText("—")
             self.summary_upper.setText("—")
-            self.summary_text.setPlainText("No rolling summary for this session." if self.selected_session() else "")
+            self.summary_text.setPlainText("No rolling summary for this session." if session_id else "")
             return
         self.summary_epoch.setText(str(state.get("epoch")))
         self.summary_upper.setText(str(state.get("upper_sequence")))
         self.summary_text.setPlainText(str(state.get("summary", "")))
 
+    def _clear_context(self) -> None:
+        self.context_table.setRowCount(0)
+        self.context_info.setText("")
+        self.context_warning.setVisible(False)
+
     def _load_context(self) -> None:
-        session_id = self.selected_session()
-        if session_id is None or self.tabs.currentIndex() != 3:
+        session_id = self._shown
+        if session_id is None or self.tabs.currentIndex() != CONTEXT_TAB:
             return
         store, budget = self.ctx.require(), self.budget.value()
-        self.ctx.run(lambda: store.context_preview(session_id, budget), on_done=self._show_context, on_error=gone)
+
+        def show(preview: Any) -> None:
+            if session_id == self._shown and budget == self.budget.value():
+                self._show_context(preview)
+
+        self.ctx.run(lambda: store.context_preview(session_id, budget), on_done=show, on_error=gone)
 
     def _show_context(self, preview: Any) -> None:
         counts = {s: sum(1 for i in preview.items if i.status == s) for s in ("included", "dropped", "summarized")}
-        summary = f"summary message: {preview.summary_tokens} tokens; " if preview.summary_message else ""
+        summary = f"summary message: {plural(preview.summary_tokens, 'token')}; " if preview.summary_message else ""
         self.context_info.setText(
-            f"{preview.used:,} of {preview.budget:,} tokens — {summary}{counts['included']} messages included, "
-            f"{counts['dropped']} dropped, {counts['summarized']} covered by the summary"
+            f"{preview.used:,} of {plural(preview.budget, 'token')} — {summary}"
+            f"{plural(counts['included'], 'message')} included, {counts['dropped']:,} dropped, "
+            f"{counts['summarized']:,} covered by the summary"
         )
+        over = preview.used - preview.budget
+        if over > 0:
+            alone = (
+                f": the summary message alone takes {plural(preview.summary_tokens, 'token')}"
+                if preview.summary_tokens > preview.budget
+                else ""
+            )
+            self.context_warning.setText(
+                f"⚠ {plural(preview.used, 'token')} — {over:,} over the {preview.budget:,} budget{alone}"
+            )
+        self.context_warning.setVisible(over > 0)
         rows = preview.items
         colors = {"included": None, "dropped": QColor("#9a9a9a"), "summarized": QColor("#2d7fb8")}
         self.context_table.setRowCount(len(rows) + (1 if preview.summary_message else 0))
         offset = 0
         if preview.summary_message:
-            cells = ["—", "summary", str(preview.summary_tokens), "system", _preview(preview.summary_message)]
+            cells = ["—", "summary", str(preview.summary_tokens), "system", preview.summary_message]
             for c, text in enumerate(cells):
-                self.context_table.setItem(0, c, QTableWidgetItem(text))
+                self.context_table.setItem(0, c, self._context_cell(text, c))
             offset = 1
         for r, item in enumerate(rows):
-            cells = [str(item.sequence), item.status, str(item.tokens), item.role, _preview(item.text)]
+            cells = [str(item.sequence), item.status, str(item.tokens), item.role, item.text]
             for c, text in enumerate(cells):
-                cell = QTableWidgetItem(text)
+                cell = self._context_cell(text, c)
                 if colors[item.status] is not None:
                     cell.setForeground(QBrush(colors[item.status]))
                 self.context_table.setItem(r + offset, c, cell)
+        for column in range(4):
+            self.context_table.resizeColumnToContents(column)
+
+    @staticmethod
+    def _context_cell(text: str, column: int) -> QTableWidgetItem:
+        if column != 4:
+            return QTableWidgetItem(text)
+        cell = QTableWidgetItem(_preview(text))
+        cell.setToolTip(tip(text))
+        return cell
 
     # -- actions ------------------------------------------------------------------------------------
 
@@ -431,8 +682,8 @@ class SessionsPanel(QWidget):
 
         def ask(stats: Any) -> None:
             text = (
-                f"Delete session “{session_id}”?\n\nThis removes {stats.event_count:,} events and "
-                f"{stats.chunk_count:,} chunks with their vectors and full-text rows, and its summary state."
+                f"Delete session “{session_id}”?\n\nThis removes {plural(stats.event_count, 'event')} and "
+                f"{plural(stats.chunk_count, 'chunk')} with their vectors and full-text rows, and its summary state."
             )
             if self.ctx.backup_path:
                 text += f"\n\nA backup was taken when editing was enabled: {self.ctx.backup_path}"

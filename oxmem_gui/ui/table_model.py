@@ -1,4 +1,5 @@
-"""The base of the inspector's table models: a list of rows and a tuple of column titles."""
+"""The base of the inspector's table models: a list of rows and a tuple of column titles; ``tip`` makes a
+cell's whole text readable as a tooltip."""
 
 from __future__ import annotations
 
@@ -7,6 +8,32 @@ from typing import Any
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 
 Index = QModelIndex | QPersistentModelIndex
+
+#: tooltip lines are broken (at a space) to at most this many characters
+TIP_LINE = 100
+#: longer texts are cut in a tooltip, which says how long the whole is
+TIP_MAX = 4000
+
+
+def tip(text: str, line: int = TIP_LINE, limit: int = TIP_MAX) -> str:
+    """``text`` as a tooltip: every character kept (up to ``limit``), lines longer than ``line`` characters
+    broken at their last space that fits (the space becomes the line break; a line without one is cut at
+    ``line``). A text longer than ``limit`` ends with "…" and a line giving its whole length."""
+    cut = len(text) > limit
+    body = text[:limit] if cut else text
+    out = []
+    for paragraph in body.split("\n"):
+        while len(paragraph) > line:
+            at = paragraph.rfind(" ", 0, line + 1)
+            if at <= 0:
+                out.append(paragraph[:line])
+                paragraph = paragraph[line:]
+            else:
+                out.append(paragraph[:at])
+                paragraph = paragraph[at + 1 :]
+        out.append(paragraph)
+    shown = "\n".join(out)
+    return shown + f"…\n({len(text):,} characters in all)" if cut else shown
 
 
 class RowsModel(QAbstractTableModel):

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QKeySequence, QShortcut
-from PySide6.QtWidgets import QAbstractItemView, QLineEdit, QSplitter, QVBoxLayout, QWidget
+from PySide6.QtCore import QSize, Qt
+from PySide6.QtGui import QKeySequence, QPainter, QPaintEvent, QShortcut
+from PySide6.QtWidgets import QAbstractItemView, QLabel, QLineEdit, QSizePolicy, QSplitter, QVBoxLayout, QWidget
 
 
 def plural(count: int, word: str, many: str | None = None) -> str:
@@ -21,7 +21,9 @@ def escape_clears(field: QLineEdit) -> QLineEdit:
             field.clear()
             field.textEdited.emit("")
 
-    QShortcut(QKeySequence(Qt.Key.Key_Escape), field, clear, context=Qt.ShortcutContext.WidgetShortcut)
+    shortcut = QShortcut(QKeySequence(Qt.Key.Key_Escape), field)
+    shortcut.setContext(Qt.ShortcutContext.WidgetShortcut)  # the constructor's context= is not applied
+    shortcut.activated.connect(clear)
     return field
 
 
@@ -54,3 +56,30 @@ def fill_with_panes(
     split.setSizes(list(sizes))
     QVBoxLayout(panel).addWidget(split)
     return split
+
+
+class ElidedLabel(QLabel):
+    """One line of text cut with "…" to the width the layout gives it; the whole text is its tooltip. Its
+    minimum width does not depend on the text, so long content never widens the panel holding it."""
+
+    def __init__(self, text: str = "", parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setTextFormat(Qt.TextFormat.PlainText)
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
+        self.setText(text)
+
+    def setText(self, text: str) -> None:  # noqa: N802 - Qt's name
+        super().setText(text)
+        self.setToolTip(text)
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802 - Qt's name
+        return QSize(0, super().minimumSizeHint().height())
+
+    def sizeHint(self) -> QSize:  # noqa: N802 - Qt's name
+        return QSize(0, super().sizeHint().height())
+
+    def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 - Qt's name
+        painter = QPainter(self)
+        rect = self.contentsRect()
+        shown = self.fontMetrics().elidedText(self.text(), Qt.TextElideMode.ElideRight, rect.width())
+        painter.drawText(rect, int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter), shown)
