@@ -9,16 +9,16 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt
-from PySide6.QtGui import QBrush, QColor, QPalette
+from PySide6.QtGui import QBrush, QColor, QKeySequence, QPalette, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
-    QFormLayout,
     QHBoxLayout,
     QLabel,
     QLineEdit,
     QPlainTextEdit,
     QPushButton,
+    QSizePolicy,
     QTableView,
     QVBoxLayout,
     QWidget,
@@ -32,10 +32,12 @@ from .context import StoreContext
 from .dialogs import Dialogs
 from .sessions import fit_columns
 from .table_model import RowsModel
-from .widgets import fill_with_panes
-from .widgets.tags import TAGS_ROLE, TagChipDelegate, TagEditor
+from .widgets import escape_clears, fill_with_panes, plural, tab_leaves
+from .widgets.tags import TAGS_ROLE, FlowLayout, TagChipDelegate, TagEditor
 
 NOTE_ROLE = Qt.ItemDataRole.UserRole + 2
+#: a note's tooltip in the list shows at most this much of its text
+TOOLTIP_CHARS = 2000
 
 
 def age(stamp: str | None, now: datetime | None = None) -> tuple[str, float]:
@@ -90,7 +92,7 @@ class NotesModel(RowsModel):
         if role == NOTE_ROLE:
             return note
         if role == Qt.ItemDataRole.ToolTipRole:
-            return note.content if column == 0 else f"created {note.created_at}\nupdated {note.updated_at}"
+            return note_tooltip(note, column)
         if role == Qt.ItemDataRole.ForegroundRole:  # older notes are visibly older: they fade
             return QBrush(fading(age(note.updated_at)[1], QPalette().color(QPalette.ColorRole.Text)))
         return None
@@ -122,6 +124,13 @@ def note_text(note: Note | None) -> str:
 
 
 class NotesPanel(QWidget):
+    """A user's notes: the filtered list on the left, the note being edited on the right.
+
+    While ``ctx.edit_refusal("notes")`` is not None the editors are read-only and every control that writes is
+    disabled with that refusal as its tooltip. The editor never shows a note the list no longer lists unless
+    it holds unsaved changes, and then its heading says so.
+    """
+
     def __init__(self, ctx: StoreContext, dialogs: Dialogs, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.ctx = ctx
@@ -131,25 +140,33 @@ class NotesPanel(QWidget):
         self.is_new = False
         #: set when another program changed the note being edited since it was opened
         self.changed_elsewhere = False
+        #: why the note being edited (with unsaved changes) is not in the list; empty while it is listed
+        self.unlisted = ""
         self.undo_record: UndoRecord | None = None
         self.model = NotesModel(self)
 
         self.user_box = QComboBox(editable=True)
         self.user_box.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
+        self.user_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.user_box.setMinimumContentsLength(12)
         self.user_box.lineEdit().setPlaceholderText("user")
         self.user_box.activated.connect(lambda _: self._user_chosen())
         self.user_box.lineEdit().editingFinished.connect(self._user_chosen)
-        self.filter = QLineEdit(placeholderText="Filter notes by text…")
-        self.filter.setClearButtonEnabled(True)
+        self.filter = escape_clears(QLineEdit(placeholderText="Filter notes by text…"))
         self.filter.textChanged.connect(lambda _: self.reload())
         self.tag_filter = TagEditor(placeholder="filter by tag…")
         self.tag_filter.tags_changed.connect(lambda _: self.reload())
+        escape = QShortcut(QKeySequence(Qt.Key.Key_Escape), self.tag_filter.input)
+        escape.setContext(Qt.ShortcutContext.WidgetShortcut)  # (the constructor's context argument is ignored)
+        escape.activated.connect(self._clear_tag_filter)
         self.tag_mode = QComboBox()
         self.tag_mode.addItems(["any", "all"])
+        self.tag_mode.setToolTip("Notes with any of the filter's tags, or with all of them")
         self.tag_mode.currentTextChanged.connect(lambda _: self.reload())
 
         self.view = QTableView()
         self.view.setModel(self.model)
+        tab_leaves(self.view)
         self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.view.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.view.verticalHeader().setVisible(False)
@@ -160,24 +177,27 @@ class NotesPanel(QWidget):
         fit_columns(self.view, (2, 3))
         self.view.selectionModel().currentRowChanged.connect(self._row_changed)
         self.view.selectionModel().selectionChanged.connect(lambda *_: self._update_buttons())
+        self.count_label = data_label()
 
         self.bulk_add = QPushButton("Add tag…")
         self.bulk_add.clicked.connect(lambda: self.bulk_tags(add=True))
         self.bulk_remove = QPushButton("Remove tag…")
         self.bulk_remove.clicked.connect(lambda: self.bulk_tags(add=False))
         self.export_button = QPushButton("Export…")
+        self.export_button.setToolTip("Write the selected notes (or all listed) as JSON or Markdown")
         self.export_button.clicked.connect(self.export)
         self.import_button = QPushButton("Import…")
         self.import_button.clicked.connect(self.import_notes)
 
+        self.heading = data_label()
         self.content = QPlainTextEdit()
-        self.content.setPlaceholderText("What should the agent remember?")
+        self.content.setTabChangesFocus(True)
         self.content.textChanged.connect(self._update_buttons)
         self.tags = TagEditor()
         self.tags.tags_changed.connect(lambda _: self._update_buttons())
-        self.dates = QLabel()
-        self.details = QLabel()
-        self.details.setWordWrap(True)
+        self.tags.input.textChanged.connect(lambda _: self._update_buttons())
+        self.dates = data_label()
+        self.details = data_label()
         self.details.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.group_label = QLabel("User")
         self.eviction_button = QPushButton("Eviction preview…")
@@ -186,7 +206,7 @@ class NotesPanel(QWidget):
         )
         self.eviction_button.clicked.connect(self.eviction_preview)
         self.eviction_button.setVisible(False)
-        self.state = QLabel()
+        self.state = data_label()
         self.new_button = QPushButton("New")
         self.new_button.clicked.connect(self.new_note)
         self.save_button = QPushButton("Save")
@@ -208,42 +228,69 @@ class NotesPanel(QWidget):
         left_layout.addWidget(self.filter)
         row = QHBoxLayout()
         row.addWidget(self.tag_filter, 1)
-        row.addWidget(self.tag_mode)
+        row.addWidget(self.tag_mode, 0, Qt.AlignmentFlag.AlignTop)
         left_layout.addLayout(row)
         left_layout.addWidget(self.view, 1)
-        row = QHBoxLayout()
+        left_layout.addWidget(self.count_label)
+        row = FlowLayout()
         for b in (self.bulk_add, self.bulk_remove, self.export_button, self.import_button, self.eviction_button):
             row.addWidget(b)
-        row.addStretch(1)
         left_layout.addLayout(row)
 
         right = QWidget()
-        form = QFormLayout(right)
-        form.addRow("Content", self.content)
-        form.addRow("Tags", self.tags)
-        form.addRow("", self.dates)
-        form.addRow("", self.details)
-        buttons = QHBoxLayout()
+        form = QVBoxLayout(right)
+        form.setContentsMargins(0, 0, 0, 0)
+        form.addWidget(self.heading)
+        form.addWidget(self.content, 1)
+        tags_label = QLabel("&Tags")
+        tags_label.setBuddy(self.tags.input)
+        form.addWidget(tags_label)
+        form.addWidget(self.tags)
+        form.addWidget(self.dates)
+        form.addWidget(self.details)
+        buttons = FlowLayout()
         for b in (self.new_button, self.save_button, self.revert_button, self.delete_button, self.undo_button):
             buttons.addWidget(b)
-        buttons.addStretch(1)
-        form.addRow("", buttons)
-        form.addRow("", self.state)
+        form.addLayout(buttons)
+        form.addWidget(self.state)
 
-        self.splitter = fill_with_panes(self, left, right, (620, 420))
+        self.splitter = fill_with_panes(self, left, right, (560, 420))
+        self.splitter.setChildrenCollapsible(False)
 
         ctx.opened.connect(self._store_opened)
+        ctx.mode_changed.connect(lambda _: self._apply_mode())
         ctx.external_change.connect(self.refresh)
+        self._apply_mode()
         self._show_note(None)
 
     # -- state --------------------------------------------------------------------------------------
 
     def dirty(self) -> bool:
+        """Whether the editor holds something not saved (a tag still being typed counts)."""
         if self.is_new:
-            return bool(self.content.toPlainText().strip()) or bool(self.tags.tags())
+            return bool(self.content.toPlainText().strip()) or bool(self.tags.tags()) or bool(self.tags.pending())
         if self.current is None:
             return False
-        return self.content.toPlainText() != self.current.content or self.tags.tags() != self.current.tags
+        return (
+            self.content.toPlainText() != self.current.content
+            or self.tags.tags() != self.current.tags
+            or bool(self.tags.pending())
+        )
+
+    def refusal(self) -> str | None:
+        """Why notes cannot be edited now (the tooltip of every disabled editing control), or None."""
+        return self.ctx.edit_refusal("notes")
+
+    def _clear_tag_filter(self) -> None:
+        """Escape in the tag filter: close the completions offered, else empty what is typed there, else drop the
+        filter's tags."""
+        popup = self.tag_filter.input.completer().popup()
+        if popup.isVisible():
+            popup.hide()
+        elif self.tag_filter.input.text():
+            self.tag_filter.set_tags(self.tag_filter.tags())
+        else:
+            self.tag_filter.clear()
 
     def selected_notes(self) -> list[Note]:
         rows = sorted({i.row() for i in self.view.selectionModel().selectedRows()})
@@ -262,23 +309,67 @@ class NotesPanel(QWidget):
             return not self.dirty()
         return False
 
+    def _apply_mode(self) -> None:
+        """Editors read-only and writing controls disabled (with the reason as tooltip) while notes cannot be
+        edited; editable again once they can."""
+        refusal = self.refusal()
+        self.content.setReadOnly(refusal is not None)
+        if refusal is not None:
+            self.content.setTextInteractionFlags(
+                Qt.TextInteractionFlag.TextSelectableByMouse | Qt.TextInteractionFlag.TextSelectableByKeyboard
+            )
+        self.content.setToolTip(refusal or "")
+        self.content.setPlaceholderText("" if refusal else "What should the agent remember?")
+        self.tags.set_read_only(refusal)
+        self._update_buttons()
+
     def _update_buttons(self) -> None:
+        refusal = self.refusal()
         dirty = self.dirty()
-        self.save_button.setEnabled(dirty)
-        self.revert_button.setEnabled(dirty)
-        self.delete_button.setEnabled(bool(self.selected_notes()) or (self.current is not None and not self.is_new))
-        self.undo_button.setEnabled(self.undo_record is not None)
-        self.undo_button.setToolTip(f"Undo: {self.undo_record.description}" if self.undo_record else "")
-        several = len(self.selected_notes()) > 0
-        self.bulk_add.setEnabled(several)
-        self.bulk_remove.setEnabled(several)
-        warning = (
-            " · ⚠ another program changed this note since you opened it" if dirty and self.changed_elsewhere else ""
-        )
-        self.state.setText(("● unsaved changes" if dirty else "") + warning)
+        selected = self.selected_notes()
+
+        def allow(button: QPushButton, enabled: bool, tip: str = "", writes: bool = True) -> None:
+            button.setEnabled((refusal is None or not writes) and enabled)
+            button.setToolTip((refusal if writes else None) or tip)
+
+        allow(self.new_button, True, "Write a new note (Ctrl+N)")
+        allow(self.save_button, dirty, "Save the note (Ctrl+S)")
+        allow(self.revert_button, dirty, "Put the note back as it was loaded", writes=False)
+        deletable = bool(selected) or (self.current is not None and not self.is_new)
+        allow(self.delete_button, deletable, "Delete the selected notes (Ctrl+Delete)")
+        undo = f"Undo: {self.undo_record.description}" if self.undo_record else "Nothing to undo"
+        allow(self.undo_button, self.undo_record is not None, undo)
+        allow(self.bulk_add, bool(selected), "Add a tag to every selected note")
+        allow(self.bulk_remove, bool(selected), "Remove a tag from every selected note")
+        allow(self.import_button, True, "Add notes from a JSON export (ids and dates kept)")
+        count = self.model.rowCount()
+        filtered = bool(self.filter.text().strip() or self.tag_filter.tags())
+        text = plural(count, "note") + (f" match{'es' if count == 1 else ''} the filters" if filtered else "")
+        if len(selected) > 1:
+            text += f" · {len(selected):,} selected"
+        self.count_label.setText(text if self.user else "")
+        warnings = []
+        if dirty and self.changed_elsewhere:
+            warnings.append("⚠ another program changed this note since you opened it")
+        self.state.setText(" · ".join((["● unsaved changes"] if dirty else []) + warnings))
+        self._show_heading()
+
+    def _show_heading(self) -> None:
+        """Say which note the editor shows (or that it shows none)."""
+        if self.is_new:
+            text = "New note (not saved yet)"
+        elif self.current is None:
+            text = "No note selected" + ("" if self.refusal() else " — choose one in the list, or New")
+        else:
+            title = (self.current.content.strip().splitlines() or [""])[0]
+            title = title if len(title) <= 60 else title[:59] + "…"
+            text = f"Note “{title}”"
+            if self.unlisted:
+                text += f" — not in the list: {self.unlisted}"
+        self.heading.setText(text)
 
     def _show_note(self, note: Note | None) -> None:
-        self.current, self.is_new, self.changed_elsewhere = note, False, False
+        self.current, self.is_new, self.changed_elsewhere, self.unlisted = note, False, False, ""
         self.content.blockSignals(True)
         self.content.setPlainText(note.content if note else "")
         self.content.blockSignals(False)
@@ -295,13 +386,31 @@ class NotesPanel(QWidget):
     # -- loading ------------------------------------------------------------------------------------
 
     def _store_opened(self) -> None:
+        """A file was opened: start afresh (no note, no filter, nothing to undo) — unless it is the same file
+        opened again (editing enabled), which keeps the user, filters, selection and the note in the editor."""
         store = self.ctx.require()
         caps = store.capabilities
         self.group_label.setText(caps.group_label)
         self.eviction_button.setVisible(caps.has_eviction)
-        editable = caps.refusal("notes") is None
-        for w in (self.new_button, self.save_button, self.delete_button, self.bulk_add, self.bulk_remove):
-            w.setToolTip("" if editable else f"{caps.label}: {caps.refusal('notes')}")
+        if not self.ctx.reopened:
+            self.undo_record = None
+            for field_ in (self.filter, self.tag_filter, self.tag_mode):
+                field_.blockSignals(True)
+            self.filter.clear()
+            self.tag_filter.set_tags([])
+            self.tag_mode.setCurrentIndex(0)
+            for field_ in (self.filter, self.tag_filter, self.tag_mode):
+                field_.blockSignals(False)
+            self.view.selectionModel().blockSignals(True)
+            self.model.set_notes([])
+            self.view.selectionModel().blockSignals(False)
+            self._show_note(None)
+        self._apply_mode()
+        self._load_users()
+
+    def _load_users(self) -> None:
+        """Re-read the list of users (keeping the one chosen when it is still there), then the notes."""
+        store = self.ctx.require()
 
         def got(users: list[str]) -> None:
             self.user_box.blockSignals(True)
@@ -350,20 +459,27 @@ class NotesPanel(QWidget):
             completions = [t for t, _ in used]
             self.tags.set_completions(completions)
             self.tag_filter.set_completions(completions)
-            if keep:
-                for i, n in enumerate(notes):
-                    if n.note_id == keep:
-                        self.view.selectionModel().blockSignals(True)
-                        self.view.selectionModel().setCurrentIndex(
-                            self.model.index(i, 0),
-                            QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows,
-                        )
-                        self.view.selectionModel().blockSignals(False)
-                        if not self.dirty():
-                            self._show_note(n)
-                        elif n != self.current:  # kept as loaded: saving will show theirs vs mine
-                            self.changed_elsewhere = True
-                        break
+            listed = next((i for i, n in enumerate(notes) if n.note_id == keep), None) if keep else None
+            if listed is not None:
+                n = notes[listed]
+                self.view.selectionModel().blockSignals(True)
+                self.view.selectionModel().setCurrentIndex(
+                    self.model.index(listed, 0),
+                    QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows,
+                )
+                self.view.selectionModel().blockSignals(False)
+                if not self.dirty():
+                    self._show_note(n)
+                else:
+                    self.unlisted = ""
+                    if n != self.current:  # kept as loaded: saving will show theirs vs mine
+                        self.changed_elsewhere = True
+            elif self.current is not None and not self.is_new:  # filtered out, or deleted elsewhere
+                if self.dirty():  # the edit is kept; the heading says why the list lacks it
+                    filtered = bool(tags or text)
+                    self.unlisted = "the filters hide it" if filtered else "it is no longer in the file"
+                else:
+                    self._show_note(None)
             self.view.verticalScrollBar().setValue(scroll)
             self._update_buttons()
 
@@ -391,7 +507,7 @@ class NotesPanel(QWidget):
     # -- editing ------------------------------------------------------------------------------------
 
     def new_note(self) -> None:
-        if not self.guard():
+        if self.refusal() is not None or not self.guard():
             return
         self.view.selectionModel().blockSignals(True)
         self.view.clearSelection()
@@ -409,6 +525,7 @@ class NotesPanel(QWidget):
             if not self.user:
                 self.dialogs.error("Choose or type a user first.")
             return
+        self.tags.commit()  # a tag still being typed is saved too
         user, content, tags = self.user, self.content.toPlainText(), self.tags.tags()
         if not content.strip():
             self.dialogs.error("A note needs some content.")
@@ -530,7 +647,7 @@ class NotesPanel(QWidget):
             return
 
         def deleted(_: int) -> None:
-            self.undo_record = UndoRecord(f"delete {len(notes)} note(s)", before=list(notes), user=user)
+            self.undo_record = UndoRecord(f"delete {plural(len(notes), 'note')}", before=list(notes), user=user)
             self._show_note(None)
             self.reload()
 
@@ -561,7 +678,8 @@ class NotesPanel(QWidget):
             return
         if not self.dialogs.confirm(
             f"{verb} tags",
-            f"{verb} {', '.join(tags)} {'to' if add else 'from'} {len(touched)} of the {len(notes)} selected notes?",
+            f"{verb} {', '.join(tags)} {'to' if add else 'from'} {len(touched)} of the "
+            f"{plural(len(notes), 'selected note')}?",
             verb,
         ):
             return
@@ -569,7 +687,7 @@ class NotesPanel(QWidget):
 
         def done(changed: list[Note]) -> None:
             self.undo_record = UndoRecord(
-                f"{verb.lower()} tags on {len(touched)} notes", before=touched, user=user, after=changed
+                f"{verb.lower()} tags on {plural(len(touched), 'note')}", before=touched, user=user, after=changed
             )
             self.reload()
 
@@ -637,7 +755,7 @@ class NotesPanel(QWidget):
         self.ctx.run(
             lambda: asyncio.to_thread(path.write_text, text, "utf-8"),
             label="Exporting notes",
-            on_done=lambda _: self.dialogs.info(f"Exported {len(notes)} notes to {path}."),
+            on_done=lambda _: self.dialogs.info(f"Exported {plural(len(notes), 'note')} to {path}."),
         )
 
     def import_notes(self) -> None:
@@ -653,8 +771,10 @@ class NotesPanel(QWidget):
             return await store.restore_notes(notes)
 
         def done(notes: list[Note]) -> None:
-            self.dialogs.info(f"Imported {len(notes)} notes (ids and dates kept; an existing id was replaced).")
-            self._store_opened()
+            self.dialogs.info(
+                f"Imported {plural(len(notes), 'note')} (ids and dates kept; an existing id was replaced)."
+            )
+            self._load_users()
 
         self.ctx.run(load, label="Importing notes", on_done=done, changes="notes")
 
@@ -668,7 +788,7 @@ def detail_lines(details: dict[str, Any]) -> list[str]:
         lines.append(f"{key.replace('_', ' ')}: {value}")
     history = details.get("history") or []
     if history:
-        lines.append(f"{len(history)} earlier version{'s' if len(history) != 1 else ''}:")
+        lines.append(f"{plural(len(history), 'earlier version')}:")
         for old in history:
             if isinstance(old, dict):
                 when = old.get("superseded_at") or old.get("created_at") or ""
@@ -682,3 +802,24 @@ def fading(days: float, base: QColor) -> QColor:
     color = QColor(base)
     color.setAlphaF(1.0 if days < 7 else 0.8 if days < 30 else 0.62 if days < 365 else 0.45)
     return color
+
+
+def note_tooltip(note: Note, column: int) -> str:
+    """The whole of what a cell of the notes list may cut: the note's text (up to ``TOOLTIP_CHARS``), all its
+    tags, its full dates."""
+    if column == 0:
+        text = note.content
+        if len(text) > TOOLTIP_CHARS:
+            text = f"{text[:TOOLTIP_CHARS]}… ({len(text) - TOOLTIP_CHARS:,} more characters)"
+        return text
+    if column == 1:
+        return ", ".join(note.tags) if note.tags else "no tags"
+    return f"created {note.created_at or '—'}\nupdated {note.updated_at or '—'}"
+
+
+def data_label() -> QLabel:
+    """A label that shows data: it wraps, and what it holds never widens the panel."""
+    label = QLabel()
+    label.setWordWrap(True)
+    label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+    return label

@@ -6,6 +6,7 @@ import json
 import re
 from typing import Any
 
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QFont, QFontDatabase, QSyntaxHighlighter, QTextCharFormat
 from PySide6.QtWidgets import QPlainTextEdit, QWidget
 
@@ -44,9 +45,15 @@ class JsonHighlighter(QSyntaxHighlighter):
 
 
 class JsonView(QPlainTextEdit):
+    """Read-only; the keyboard scrolls and selects in it, and Tab moves on to the next control."""
+
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setReadOnly(True)
+        self.setTabChangesFocus(True)
+        self.setTextInteractionFlags(
+            Qt.TextInteractionFlag.TextSelectableByMouse | Qt.TextInteractionFlag.TextSelectableByKeyboard
+        )
         self.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         self.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
         self.highlighter = JsonHighlighter(self.document())
