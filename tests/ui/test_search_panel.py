@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from PySide6.QtCore import Qt
 
 from oxmem_gui.core.metrics import evaluate
 from oxmem_gui.ui.search import GRADE_COLUMN, VALUE_ROLE, MetricsDialog, highlight
@@ -96,9 +97,12 @@ def test_slider_reranks_from_cached_legs(make_window, qloop, monkeypatch):
 def test_flags_for_a_collapsed_leg_and_missing_leg(make_window, qloop):
     window, ctx, _ = make_window()
     panel = search(window, ctx, qloop, "telegram:alice:tomatoes", "copper", weight=30)
-    flags = [panel.model.index(r, 6).data() for r in range(panel.model.rowCount())]
+    flags = [panel.model.index(r, 6).data(Qt.ItemDataRole.ToolTipRole) for r in range(panel.model.rowCount())]
     assert any("FTS range collapsed (one candidate): every FTS score is 1.0" in f for f in flags)
     assert sum("not in FTS candidates" in f for f in flags) == 3
+    short = [panel.model.index(r, 6).data() for r in range(panel.model.rowCount())]
+    assert sum("FTS collapsed" in f for f in short) == sum("FTS range collapsed" in f for f in flags)
+    assert sum("not in FTS" in f for f in short) == 3
 
 
 def test_highlight_terms_and_phrase(make_window, qloop):
