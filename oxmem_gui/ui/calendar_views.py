@@ -1,4 +1,5 @@
-"""Month, week and agenda views of a schedule calendar (painted; the data comes from ``core.calendar``)."""
+"""Month, week and agenda views of a schedule calendar (painted; the data comes from ``core.calendar``), and the
+list of one day's every entry that a cell's "+N more" opens."""
 
 from __future__ import annotations
 
@@ -7,11 +8,23 @@ from collections.abc import Callable
 from datetime import date, datetime, time, timedelta
 from typing import Any
 
-from PySide6.QtCore import QPoint, QRect, Qt, Signal
-from PySide6.QtGui import QColor, QFont, QMouseEvent, QPainter, QPalette
-from PySide6.QtWidgets import QTreeWidget, QTreeWidgetItem, QWidget
+from PySide6.QtCore import QEvent, QPoint, QRect, Qt, Signal
+from PySide6.QtGui import QColor, QFont, QHelpEvent, QMouseEvent, QPainter, QPalette
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QToolTip,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
 
 from ..core.calendar import CalendarItem, CellLine, by_day, by_hour, cell_lines
+from .widgets import plural, tab_leaves
 
 SCHEDULE_COLORS = [
     "#3b82c4",
@@ -27,6 +40,9 @@ SCHEDULE_COLORS = [
 ]
 STATUS = {"success": ("✓", "#2e8b57"), "failed": ("✗", "#c0392b"), "cancelled": ("⊘", "#7f8c8d")}
 WEEKDAYS = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
+#: the smallest a month or week grid gets: narrower cells elide their lines (the full text is in tooltips)
+GRID_MIN_WIDTH = 300
+GRID_MIN_HEIGHT = 280
 
 
 def schedule_color(schedule_id: str) -> QColor:
@@ -42,11 +58,33 @@ def line_text(line: CellLine, name: str, with_time: bool = True) -> str:
     return f"{when}{name}{count}"
 
 
+def item_text(item: CalendarItem, name: str) -> str:
+    """One entry in full: ``08:00  Morning briefing — fires`` or ``02:30  nightly — run failed ✗``."""
+    when = item.shown.strftime("%H:%M")
+    if item.kind == "run":
+        mark = STATUS.get(item.status or "", ("?", ""))[0]
+        return f"{when}  {name} — run {item.status or 'of unknown status'} {mark}"
+    return f"{when}  {name} — fires"
+
+
+def line_tooltip(line: CellLine, name: str) -> str:
+    """A calendar line's full text: the schedule's name, what happens and when (a folded line: how often)."""
+    first = line.first
+    day, at = first.shown.strftime("%a %d %b %Y"), first.shown.strftime("%H:%M")
+    status = f" {first.status}" if line.kind == "run" else ""
+    if line.count > 1:
+        what = f"{'runs' if line.kind == 'run' else 'fires'}{status} {line.count} times on {day}, first at {at}"
+    else:
+        what = f"{'run' if line.kind == 'run' else 'fires'}{status} at {at} on {day}"
+    return f"{name}\n{what}"
+
+
 class _GridView(QWidget):
     """Shared painting of cells with lines, hit-testing, and dragging one-shot fires."""
 
     reschedule = Signal(str, object)  # schedule_id, new time in the display zone (aware datetime)
     picked = Signal(str)  # schedule_id
+    more = Signal(object)  # the day whose "+N more" was clicked
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -55,23 +93,39 @@ class _GridView(QWidget):
         self.movable: set[str] = set()  # one-shot schedules (their fire can be dragged)
         self.anchor = date.today()
         self.hits: list[tuple[QRect, CellLine]] = []
+        #: where each "+N more" was painted, with its day and how many lines it stands for
+        self.more_hits: list[tuple[QRect, date, int]] = []
+        #: whether a one-shot's fire may be dragged to another time (False while the store refuses edits)
+        self.editable = True
         self._drag: CellLine | None = None
         self._drag_at: QPoint | None = None
         self.setMouseTracking(True)
-        self.setMinimumSize(360, 320)
+        self.setMinimumSize(GRID_MIN_WIDTH, GRID_MIN_HEIGHT)
 
     def set_items(self, items: list[CalendarItem], names: dict[str, str], movable: set[str]) -> None:
         self.items, self.names, self.movable = items, names, movable
         self.update()
 
-    def _draw_lines(self, painter: QPainter, rect: QRect, lines: list[CellLine], with_time: bool = True) -> None:
+    def _draw_lines(
+        self, painter: QPainter, rect: QRect, lines: list[CellLine], day: date, with_time: bool = True
+    ) -> None:
+        """Paint ``lines`` in ``rect``, elided to its width; those that do not fit are counted in a "+N more" —
+        on a line of its own, or (a cell with room for one line or none) as "+N" at the end of the first."""
         metrics = painter.fontMetrics()
         height = metrics.height() + 2
         room = max(0, rect.height() // height)
-        shown = lines if len(lines) <= room else lines[: max(room - 1, 0)]
+        inline = len(lines) > room and room <= 1
+        shown = lines if len(lines) <= room else lines[:room] if inline else lines[: room - 1]
+        hidden = len(lines) - len(shown)
+        if inline:  # "+N" at the end of the first line
+            badge = min(rect.width(), metrics.horizontalAdvance(f"+{hidden}") + 8)
+            more = QRect(rect.right() - badge + 1, rect.y(), badge, min(height, max(rect.height(), 1)))
+        else:  # "+N more" on the line after the last shown
+            badge = 0
+            more = QRect(rect.x(), rect.y() + len(shown) * height, rect.width(), height)
         y = rect.y()
         for line in shown:
-            box = QRect(rect.x(), y, rect.width(), height)
+            box = QRect(rect.x(), y, rect.width() - badge, height)
             color = schedule_color(line.schedule_id)
             painter.fillRect(QRect(box.x(), box.y() + 3, 4, height - 6), color)
             if line.kind == "run":
@@ -82,17 +136,20 @@ class _GridView(QWidget):
             painter.drawText(
                 box.adjusted(7, 0, 0, 0),
                 Qt.AlignmentFlag.AlignVCenter,
-                metrics.elidedText(text, Qt.TextElideMode.ElideRight, box.width() - 8),
+                metrics.elidedText(text, Qt.TextElideMode.ElideRight, max(box.width() - 8, 0)),
             )
             self.hits.append((box, line))
             y += height
-        if len(shown) < len(lines):
-            painter.setPen(self.palette().color(QPalette.ColorRole.PlaceholderText))
-            painter.drawText(
-                QRect(rect.x() + 7, y, rect.width(), height),
-                Qt.AlignmentFlag.AlignVCenter,
-                f"+{len(lines) - len(shown)} more",
-            )
+        if not hidden:
+            return
+        label = f"+{hidden}" if inline else f"+{hidden} more"
+        painter.setPen(self.palette().color(QPalette.ColorRole.Link))
+        painter.drawText(
+            more.adjusted(0 if inline else 7, 0, 0, 0),
+            Qt.AlignmentFlag.AlignVCenter | (Qt.AlignmentFlag.AlignHCenter if inline else Qt.AlignmentFlag.AlignLeft),
+            metrics.elidedText(label, Qt.TextElideMode.ElideRight, more.width() - (0 if inline else 8)),
+        )
+        self.more_hits.append((more, day, hidden))
 
     def line_at(self, pos: QPoint) -> CellLine | None:
         for rect, line in self.hits:
@@ -100,14 +157,43 @@ class _GridView(QWidget):
                 return line
         return None
 
+    def more_at(self, pos: QPoint) -> date | None:
+        """The day whose "+N more" is at ``pos``, or None."""
+        return next((day for rect, day, _ in self.more_hits if rect.contains(pos)), None)
+
+    def tooltip_at(self, pos: QPoint) -> str:
+        """The full text of what is painted at ``pos`` (elided in a narrow cell); empty over nothing."""
+        line = self.line_at(pos)
+        if line is not None:
+            return line_tooltip(line, self.names.get(line.schedule_id, "?"))
+        for rect, day, hidden in self.more_hits:
+            if rect.contains(pos):
+                return f"{hidden} more on {day.strftime('%A %d %B')}: click to list all of that day"
+        return ""
+
+    def event(self, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.ToolTip and isinstance(event, QHelpEvent):
+            text = self.tooltip_at(event.pos())
+            if text:
+                QToolTip.showText(event.globalPos(), text, self)
+            else:
+                QToolTip.hideText()
+                event.ignore()
+            return True
+        return super().event(event)
+
     def when_at(self, pos: QPoint, keep: datetime) -> datetime | None:
         raise NotImplementedError
 
     def mousePressEvent(self, event: QMouseEvent) -> None:  # noqa: N802
+        day = self.more_at(event.position().toPoint())
+        if day is not None:
+            self.more.emit(day)
+            return
         line = self.line_at(event.position().toPoint())
         if line is not None:
             self.picked.emit(line.schedule_id)
-            if line.kind == "fire" and line.count == 1 and line.schedule_id in self.movable:
+            if self.editable and line.kind == "fire" and line.count == 1 and line.schedule_id in self.movable:
                 self._drag, self._drag_at = line, event.position().toPoint()
                 self.setCursor(Qt.CursorShape.ClosedHandCursor)
 
@@ -154,7 +240,7 @@ class MonthView(_GridView):
     def paintEvent(self, event: Any) -> None:  # noqa: N802
         painter = QPainter(self)
         palette = self.palette()
-        self.hits = []
+        self.hits, self.more_hits = [], []
         days = by_day(self.items)
         width = self.width() / 7
         for i, name in enumerate(WEEKDAYS):
@@ -177,7 +263,7 @@ class MonthView(_GridView):
                 cell.adjusted(4, 2, -4, 0), Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop, str(day.day)
             )
             painter.setFont(QFont(self.font()))
-            self._draw_lines(painter, cell.adjusted(3, 18, -3, -2), cell_lines(days.get(day, [])))
+            self._draw_lines(painter, cell.adjusted(3, 18, -3, -2), cell_lines(days.get(day, [])), day)
         painter.end()
 
     def when_at(self, pos: QPoint, keep: datetime) -> datetime | None:
@@ -220,7 +306,7 @@ class WeekView(_GridView):
     def paintEvent(self, event: Any) -> None:  # noqa: N802
         painter = QPainter(self)
         palette = self.palette()
-        self.hits = []
+        self.hits, self.more_hits = [], []
         cells = by_hour(self.items)
         start = self.first_day()
         left, top, height = self._geometry()
@@ -229,7 +315,13 @@ class WeekView(_GridView):
             header = self._cell(d, 0).adjusted(0, -22, 0, 0)
             header.setHeight(20)
             painter.setPen(palette.color(QPalette.ColorRole.WindowText))
-            painter.drawText(header, Qt.AlignmentFlag.AlignCenter, f"{WEEKDAYS[d]} {day.day}")
+            painter.drawText(
+                header,
+                Qt.AlignmentFlag.AlignCenter,
+                painter.fontMetrics().elidedText(
+                    f"{WEEKDAYS[d]} {day.day}", Qt.TextElideMode.ElideRight, header.width()
+                ),
+            )
         for hour in range(24):
             painter.setPen(palette.color(QPalette.ColorRole.PlaceholderText))
             painter.drawText(
@@ -242,9 +334,10 @@ class WeekView(_GridView):
                 painter.fillRect(cell, palette.color(QPalette.ColorRole.Base))
                 painter.setPen(palette.color(QPalette.ColorRole.Midlight))
                 painter.drawRect(cell)
-                lines = cell_lines(cells.get((start + timedelta(days=d), hour), []), fold_above=1)
+                day = start + timedelta(days=d)
+                lines = cell_lines(cells.get((day, hour), []), fold_above=1)
                 if lines:
-                    self._draw_lines(painter, cell.adjusted(2, 0, -2, 0), lines, with_time=False)
+                    self._draw_lines(painter, cell.adjusted(2, 0, -2, 0), lines, day, with_time=False)
         painter.end()
 
     def when_at(self, pos: QPoint, keep: datetime) -> datetime | None:
@@ -264,8 +357,11 @@ class AgendaView(QTreeWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.anchor = date.today()
+        self.items: list[CalendarItem] = []
+        self.names: dict[str, str] = {}
         self.setHeaderLabels(["When", "Schedule", "What"])
         self.setRootIsDecorated(False)
+        tab_leaves(self)
         self.itemClicked.connect(
             lambda item, _: (
                 item.data(0, Qt.ItemDataRole.UserRole) and self.picked.emit(item.data(0, Qt.ItemDataRole.UserRole))
@@ -289,6 +385,7 @@ class AgendaView(QTreeWidget):
         movable: set[str],
         describe: Callable[[str], str] = lambda sid: "",
     ) -> None:
+        self.items, self.names = items, names
         self.clear()
         start, end = self.range()
         for day, day_items in sorted(by_day(items).items()):
@@ -306,6 +403,8 @@ class AgendaView(QTreeWidget):
                 else:
                     what = "fires" if line.count == 1 else f"fires {line.count} times ({describe(line.schedule_id)})"
                 row = QTreeWidgetItem([f"   {when}", names.get(line.schedule_id, "?"), what])
+                for col in range(3):
+                    row.setToolTip(col, row.text(col).strip())
                 row.setForeground(1, schedule_color(line.schedule_id))
                 if line.kind == "run":
                     row.setForeground(2, QColor(STATUS.get(line.first.status or "", ("", "#7f8c8d"))[1]))
@@ -313,3 +412,52 @@ class AgendaView(QTreeWidget):
                 self.addTopLevelItem(row)
         for col in range(3):
             self.resizeColumnToContents(col)
+
+
+class DayDialog(QDialog):
+    """Every entry of one day, one per line (what a cell's "+N more" leaves out included); clicking one emits
+    ``picked(schedule_id)``. Escape or Close closes it."""
+
+    picked = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.day: date | None = None
+        self.heading = QLabel()
+        self.heading.setWordWrap(True)
+        self.entries = QListWidget()
+        self.entries.itemClicked.connect(self._picked)
+        self.entries.itemActivated.connect(self._picked)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.heading)
+        layout.addWidget(self.entries, 1)
+        layout.addWidget(buttons)
+        self.resize(420, 360)
+
+    def show_day(self, day: date, items: list[CalendarItem], names: dict[str, str]) -> None:
+        """List ``items`` (those of ``day``) by time."""
+        self.day = day
+        title = day.strftime("%A %d %B %Y")
+        self.setWindowTitle(title)
+        mine = sorted((i for i in items if i.shown.date() == day), key=lambda i: (i.shown, i.kind, i.schedule_id))
+        fires = sum(1 for i in mine if i.kind == "fire")
+        parts = [plural(fires, "fire")] if fires else []
+        if len(mine) - fires:
+            parts.append(plural(len(mine) - fires, "run"))
+        self.heading.setText(f"{title}: {', '.join(parts) or 'nothing'}")
+        self.entries.clear()
+        for item in mine:
+            text = item_text(item, names.get(item.schedule_id, "?"))
+            row = QListWidgetItem(text, self.entries)
+            row.setToolTip(text)
+            row.setData(Qt.ItemDataRole.UserRole, item.schedule_id)
+            if item.kind == "run":
+                row.setForeground(QColor(STATUS.get(item.status or "", ("", "#7f8c8d"))[1]))
+
+    def texts(self) -> list[str]:
+        return [self.entries.item(i).text() for i in range(self.entries.count())]
+
+    def _picked(self, row: QListWidgetItem) -> None:
+        self.picked.emit(row.data(Qt.ItemDataRole.UserRole))

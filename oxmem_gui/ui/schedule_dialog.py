@@ -129,12 +129,12 @@ class ScheduleDialog(QDialog):
         form.addRow("Notify", self.policy)
         form.addRow("Cadence", self.kind)
         form.addRow("", self.pages)
+        form.addRow("", self.error)  # right under the cadence it is about
         form.addRow("Time zone", self.zone)
         layout = QVBoxLayout(self)
         layout.addLayout(form)
         layout.addWidget(self.words)
         layout.addWidget(self.warning)
-        layout.addWidget(self.error)
         layout.addWidget(QLabel("Next 10 fires"))
         layout.addWidget(self.preview, 1)
         layout.addWidget(self.buttons)
@@ -236,6 +236,10 @@ class ScheduleDialog(QDialog):
                 self.preview.addItem("— (the time has passed)")
         problem = self.problem()
         self.error.setText(problem or "")
+        self.error.setVisible(problem is not None)
+        bad_cron = problem is not None and self.kind.currentText() == "cron" and problem.startswith("cron expression")
+        self.expression.setStyleSheet("border: 1px solid #c0392b" if bad_cron else "")
+        self.expression.setToolTip(problem if bad_cron else "minute hour day-of-month month day-of-week")
         self.buttons.button(QDialogButtonBox.StandardButton.Save).setEnabled(problem is None)
 
     def accept(self) -> None:

@@ -21,11 +21,13 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QPushButton,
+    QSizePolicy,
     QStackedWidget,
     QTableView,
     QTableWidget,
     QTableWidgetItem,
     QTabWidget,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
@@ -44,13 +46,13 @@ from ..core.cadence import (
 from ..core.calendar import calendar_items
 from ..core.inputs import parse_stored
 from ..core.schedules import STATUSES, Schedule, ScheduleRun, time_or_none
-from .calendar_views import STATUS, AgendaView, MonthView, WeekView, schedule_color
+from .calendar_views import STATUS, AgendaView, DayDialog, MonthView, WeekView, schedule_color
 from .context import StoreContext, gone
 from .dialogs import Dialogs
 from .schedule_dialog import ScheduleDialog
 from .sessions import fit_columns
 from .table_model import RowsModel
-from .widgets import fill_with_panes
+from .widgets import escape_clears, fill_with_panes, plural, tab_leaves
 from .widgets.json_view import JsonView
 
 ZONE_LABELS = {"local": "Local time", "utc": "UTC", "schedule": "Each schedule's zone"}
@@ -110,16 +112,7 @@ class ScheduleListModel(RowsModel):
             return None
         s, col = self.schedules[index.row()], index.column()
         if role == Qt.ItemDataRole.DisplayRole:
-            last = f"{(s.last_run_at or '')[:16].replace('T', ' ')} {s.last_run_status or ''}".strip() or "—"
-            return (
-                ("⚠ " if s.problem else "") + (s.name or "(unnamed)"),
-                s.goal,
-                words(s) + (" ⓘ" if s.note else ""),
-                s.status,
-                countdown(s.next_run_at, self.now()),
-                last,
-                str(s.consecutive_failures),
-            )[col]
+            return self.cell_text(s, col)
         if role == Qt.ItemDataRole.ForegroundRole:
             if col in (0, 2) and s.problem:
                 return QBrush("#c0392b")
@@ -130,11 +123,32 @@ class ScheduleListModel(RowsModel):
             if col == 6 and s.consecutive_failures:
                 return QBrush("#c0392b")
         if role == Qt.ItemDataRole.ToolTipRole:
+            text = self.cell_text(s, col)
+            if col == 5 and s.last_run_at:
+                text = f"last run {s.last_run_at} {s.last_run_status or ''}".strip()
+            if col not in (0, 1, 2):
+                return text
             problem = s.problem
             flag = f"\n⚠ written by another program in a form oxmem cannot use: {problem}" if problem else ""
             note = f"\nⓘ {s.note}" if s.note else ""
-            return f"{s.schedule_id}\n{s.goal}\n{s.cadence_json}{flag}{note}"
+            return f"{text}\n\n{s.schedule_id}\n{s.goal}\n{s.cadence_json}{flag}{note}"
         return None
+
+    def cell_text(self, s: Schedule, col: int) -> str:
+        """A cell's text in full (the table may elide it; its tooltip holds it whole)."""
+        if col == 0:
+            return ("⚠ " if s.problem else "") + (s.name or "(unnamed)")
+        if col == 1:
+            return s.goal
+        if col == 2:
+            return words(s) + (" ⓘ" if s.note else "")
+        if col == 3:
+            return s.status
+        if col == 4:
+            return countdown(s.next_run_at, self.now())
+        if col == 5:
+            return f"{(s.last_run_at or '')[:16].replace('T', ' ')} {s.last_run_status or ''}".strip() or "—"
+        return str(s.consecutive_failures)
 
 
 @dataclass
@@ -146,6 +160,9 @@ class MoveRecord:
 
 
 class SchedulesPanel(QWidget):
+    """Fits in 840 × 520 whatever the calendar shows: the calendar's cells and the title elide rather than widen
+    the window."""
+
     def __init__(self, ctx: StoreContext, dialogs: Dialogs, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.ctx = ctx
@@ -156,7 +173,11 @@ class SchedulesPanel(QWidget):
         self.selected: str | None = None
         self.undo_move: MoveRecord | None = None
         self.last_dialog: ScheduleDialog | None = None
+        self.day_dialog: DayDialog | None = None
+        #: the date every calendar view shows (switching views keeps it)
+        self.anchor = date.today()
         self._calendar_generation = 0
+        self._syncing = False
 
         self.month, self.week, self.agenda = MonthView(), WeekView(), AgendaView()
         self.views = QStackedWidget()
@@ -165,18 +186,22 @@ class SchedulesPanel(QWidget):
             view.picked.connect(self.select)
         for view in (self.month, self.week):
             view.reschedule.connect(self.move_one_shot)
+            view.more.connect(self.show_day)
         self.view_buttons = QButtonGroup(self)
         view_row = QHBoxLayout()
         for i, name in enumerate(("Month", "Week", "Agenda")):
-            button = QPushButton(name, checkable=True)
-            button.setMaximumWidth(80)
+            button = QToolButton(text=name, checkable=True)
+            button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
+            button.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
             self.view_buttons.addButton(button, i)
             view_row.addWidget(button)
         self.view_buttons.button(0).setChecked(True)
         self.view_buttons.idClicked.connect(self.show_view)
-        prev_button, today_button, next_button = QPushButton("◀"), QPushButton("Today"), QPushButton("▶")
-        for b in (prev_button, next_button):
-            b.setMaximumWidth(36)
+        prev_button, today_button, next_button = QToolButton(text="◀"), QToolButton(text="Today"), QToolButton(text="▶")
+        prev_button.setToolTip("Earlier")
+        next_button.setToolTip("Later")
+        for b in (prev_button, today_button, next_button):
+            b.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         prev_button.clicked.connect(lambda: self.step(-1))
         next_button.clicked.connect(lambda: self.step(1))
         today_button.clicked.connect(self.today)
@@ -185,25 +210,30 @@ class SchedulesPanel(QWidget):
         font.setPointSizeF(font.pointSizeF() * 1.25)
         font.setBold(True)
         self.title.setFont(font)
+        # the title changes with the view and the date: it may be cut short, never widen the panel
+        self.title.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.title.setMinimumWidth(0)
         self.zone_mode = QComboBox()
         for mode, label in ZONE_LABELS.items():
             self.zone_mode.addItem(label, mode)
+        self.zone_mode.setToolTip("The time zone the calendar shows times in")
         self.zone_mode.currentIndexChanged.connect(lambda _: self.reload_calendar())
         self.undo_button = QPushButton("Undo move")
         self.undo_button.clicked.connect(self.undo)
+        date_row = QHBoxLayout()
         for b in (prev_button, today_button, next_button):
-            view_row.addWidget(b)
-        view_row.addWidget(self.title, 1)
-        view_row.addWidget(self.undo_button)
+            date_row.addWidget(b)
+        date_row.addWidget(self.title, 1)
+        date_row.addWidget(self.undo_button)
+        view_row.addStretch(1)
         view_row.addWidget(self.zone_mode)
 
         self.status_filter = QComboBox()
         self.status_filter.addItems(["any status", *STATUSES])
         self.type_filter = QComboBox()
         self.type_filter.addItems(["any cadence", *CADENCE_TYPES])
-        self.name_filter = QLineEdit(placeholderText="name contains…")
+        self.name_filter = escape_clears(QLineEdit(placeholderText="name contains…"))
         self.name_filter.setMinimumWidth(80)
-        self.name_filter.setClearButtonEnabled(True)
         for signal in (
             self.status_filter.currentIndexChanged,
             self.type_filter.currentIndexChanged,
@@ -211,13 +241,17 @@ class SchedulesPanel(QWidget):
         ):
             signal.connect(lambda *_: self.reload())
         self.due_label = QLabel()
+        self.due_label.setWordWrap(True)
+        self.due_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.list_model = ScheduleListModel(lambda: self.now(), self)
         self.list_view = QTableView()
         self.list_view.setModel(self.list_model)
         self.list_view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.list_view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.list_view.setWordWrap(False)
         self.list_view.verticalHeader().setVisible(False)
         self.list_view.horizontalHeader().setStretchLastSection(True)
+        tab_leaves(self.list_view)
         fit_columns(self.list_view, range(7))
         self.list_view.selectionModel().currentRowChanged.connect(self._row_changed)
 
@@ -232,15 +266,20 @@ class SchedulesPanel(QWidget):
         self.delete_button = QPushButton("Delete…")
         self.delete_button.clicked.connect(self.delete)
 
+        self.detail_title = QLabel()
+        self.detail_title.setWordWrap(True)
+        self.detail_title.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.cadence_view = JsonView()
-        self.next_fires = QTableWidget(0, 2)
+        self.next_fires = tab_leaves(QTableWidget(0, 2))
         self.next_fires.setHorizontalHeaderLabels(["In the schedule's zone", "UTC"])
         self.next_fires.horizontalHeader().setStretchLastSection(True)
         self.next_fires.verticalHeader().setVisible(False)
-        self.runs = QTableWidget(0, 4)
+        self.next_fires.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.runs = tab_leaves(QTableWidget(0, 4))
         self.runs.setHorizontalHeaderLabels(["Started", "Status", "Turns", "Summary"])
         self.runs.horizontalHeader().setStretchLastSection(True)
         self.runs.verticalHeader().setVisible(False)
+        self.runs.setWordWrap(False)
         self.runs.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.runs.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.runs.itemDoubleClicked.connect(self.show_output)
@@ -251,6 +290,9 @@ class SchedulesPanel(QWidget):
         self.details.addTab(self.next_fires, "Next 10 fires")
         self.details.addTab(self.cadence_view, "Cadence JSON")
         self.details.addTab(self.output, "Run output")
+        self.details.tabBar().setExpanding(False)
+        self.details.tabBar().setElideMode(Qt.TextElideMode.ElideRight)
+        self.details.tabBar().setUsesScrollButtons(True)
 
         right = QWidget()
         right_layout = QVBoxLayout(right)
@@ -263,9 +305,11 @@ class SchedulesPanel(QWidget):
         self.sunday_one.setVisible(False)
         self.sunday_one.toggled.connect(self._weekday_numbering)
         filters = QHBoxLayout()
-        for w in (self.status_filter, self.type_filter, self.name_filter, self.sunday_one):
+        for w in (self.status_filter, self.type_filter):
             filters.addWidget(w)
+        filters.addWidget(self.name_filter, 1)
         right_layout.addLayout(filters)
+        right_layout.addWidget(self.sunday_one)
         right_layout.addWidget(self.due_label)
         right_layout.addWidget(self.list_view, 2)
         buttons = QHBoxLayout()
@@ -273,23 +317,27 @@ class SchedulesPanel(QWidget):
             buttons.addWidget(b)
         buttons.addStretch(1)
         right_layout.addLayout(buttons)
+        right_layout.addWidget(self.detail_title)
         right_layout.addWidget(self.details, 2)
         left = QWidget()
         left_layout = QVBoxLayout(left)
         left_layout.setContentsMargins(0, 0, 0, 0)
+        left_layout.addLayout(date_row)
         left_layout.addLayout(view_row)
         left_layout.addWidget(self.views, 1)
         self.splitter = fill_with_panes(self, left, right, (640, 400))
+        self.splitter.setChildrenCollapsible(False)
 
         self.timer = QTimer(self)
         self.timer.setInterval(30_000)
         self.timer.timeout.connect(self.list_model.tick)
         self.timer.start()
         ctx.opened.connect(self._opened)
+        ctx.mode_changed.connect(lambda _: self._buttons())
         ctx.external_change.connect(self.reload)
         ctx.changed.connect(lambda kind: kind == "schedules" and self.reload())
         self.show_view(0)
-        self._buttons()
+        self._show_details()
 
     # -- state --------------------------------------------------------------------------------------
 
@@ -297,20 +345,23 @@ class SchedulesPanel(QWidget):
         return self.views.currentWidget()
 
     def show_view(self, index: int) -> None:
+        """Show the month (0), week (1) or agenda (2) at the date the calendar is on."""
         self.views.setCurrentIndex(index)
+        self.current_view().anchor = self.anchor
         self.view_buttons.button(index).setChecked(True)
         self.reload_calendar()
 
     def step(self, direction: int) -> None:
-        self.current_view().step(direction)
+        view = self.current_view()
+        view.step(direction)
+        self.anchor = view.anchor
         self.reload_calendar()
 
     def today(self) -> None:
-        for view in (self.month, self.week, self.agenda):
-            view.anchor = self.now().astimezone().date()
-        self.reload_calendar()
+        self.go_to(self.now().astimezone().date())
 
     def go_to(self, day: date) -> None:
+        self.anchor = day
         for view in (self.month, self.week, self.agenda):
             view.anchor = day
         self.reload_calendar()
@@ -319,24 +370,66 @@ class SchedulesPanel(QWidget):
         return next((s for s in self.schedules if s.schedule_id == self.selected), None)
 
     def _buttons(self) -> None:
+        """Each action enabled when it applies; while the store refuses schedule edits, all are disabled and say
+        why in their tooltip."""
         s = self.selected_schedule()
-        editing = not self.ctx.read_only
-        self.new_button.setEnabled(self.ctx.store is not None)
-        self.edit_button.setEnabled(s is not None)
-        self.pause_button.setEnabled(s is not None and s.status == "active")
-        self.resume_button.setEnabled(s is not None and s.status != "active")
-        self.delete_button.setEnabled(s is not None)
-        self.undo_button.setEnabled(self.undo_move is not None and editing)
+        refusal = self.ctx.edit_refusal("schedules")
+        actions = (self.new_button, self.edit_button, self.pause_button, self.resume_button, self.delete_button)
+        for view in (self.month, self.week):
+            view.editable = refusal is None
+        if refusal is not None:
+            for button in (*actions, self.undo_button):
+                button.setEnabled(False)
+                button.setToolTip(refusal)
+            return
+        pick = "Select a schedule first"
+        status = s.status if s is not None else None
+        states = (
+            (self.new_button, True, "Create a schedule"),
+            (self.edit_button, s is not None, "Edit the selected schedule" if s else pick),
+            (
+                self.pause_button,
+                status == "active",
+                "Stop it firing until resumed" if status == "active" else f"It is {status}" if s else pick,
+            ),
+            (
+                self.resume_button,
+                s is not None and status != "active",
+                "It is active already" if status == "active" else "Let it fire again" if s else pick,
+            ),
+            (self.delete_button, s is not None, "Delete it with its run history" if s else pick),
+            (
+                self.undo_button,
+                self.undo_move is not None,
+                "Put the last dragged one-shot back" if self.undo_move else "Nothing was moved",
+            ),
+        )
+        for button, enabled, tip in states:
+            button.setEnabled(enabled)
+            button.setToolTip(tip)
 
     # -- loading ------------------------------------------------------------------------------------
 
     def _opened(self) -> None:
-        self.undo_move = None
-        caps = self.ctx.require().capabilities
-        self.sunday_one.blockSignals(True)
-        self.sunday_one.setChecked(False)
-        self.sunday_one.blockSignals(False)
+        store = self.ctx.require()
+        caps = store.capabilities
+        keep = self.ctx.reopened  # the same file again: keep the selection, filters and calendar date
+        sunday_one = keep and caps.weekday_choice and self.sunday_one.isChecked()
+        if sunday_one:
+            store.set_weekday_numbering("sunday-1")
+        else:
+            self.sunday_one.blockSignals(True)
+            self.sunday_one.setChecked(False)
+            self.sunday_one.blockSignals(False)
         self.sunday_one.setVisible(caps.weekday_choice)
+        if not keep:
+            if self.day_dialog is not None:
+                self.day_dialog.hide()
+            self.undo_move = None
+            self.selected = None
+            self.schedules = []
+            self.list_model.set_rows([])
+            self._show_details()
         self.ctx.run(
             lambda: asyncio.to_thread(lambda: sorted(zoneinfo.available_timezones())),
             on_done=lambda zones: setattr(self, "zones", zones),
@@ -364,19 +457,23 @@ class SchedulesPanel(QWidget):
         )
 
         def got(found: list[Schedule]) -> None:
+            if store is not self.ctx.store:  # another file was opened meanwhile
+                return
             self.schedules = found
-            self.list_model.set_rows(found)
+            self._syncing = True
+            try:
+                self.list_model.set_rows(found)
+            finally:
+                self._syncing = False
             now = self.now()
             soon = [s for s in found if s.status == "active" and (t := s.next_run_time) and t - now <= DUE_SOON]
             flagged = sum(1 for s in found if s.problem)
+            unreadable = f" · ⚠ {flagged} cannot be read as {'it is' if flagged == 1 else 'they are'}"
             self.due_label.setText(
-                f"{len(found)} schedules · {len(soon)} due within the hour"
-                + (f" · ⚠ {flagged} cannot be read as they are" if flagged else "")
+                f"{plural(len(found), 'schedule')} · {len(soon)} due within the hour" + (unreadable if flagged else "")
             )
-            if self.selected:
-                self.select(self.selected)
+            self.select(self.selected)
             self.reload_calendar()
-            self._buttons()
 
         async def load() -> list[Schedule]:
             found = await store.schedules.search(**filters)
@@ -386,7 +483,8 @@ class SchedulesPanel(QWidget):
 
         self.ctx.run(load, on_done=got)
 
-    def window(self) -> tuple[datetime, datetime]:
+    def time_window(self) -> tuple[datetime, datetime]:
+        """The span the calendar loads: the current view's days, a day more each side, in the display zone."""
         start, end = self.current_view().range()
         local = self.now().astimezone().tzinfo if self.zone_mode.currentData() == "local" else timezone.utc
         # a day's edges in the display zone; a margin of a day covers schedules shown in their own zones
@@ -399,11 +497,12 @@ class SchedulesPanel(QWidget):
         store = self.ctx.store
         view = self.current_view()
         self.title.setText(view.title())
+        self.title.setToolTip(view.title())
         if store is None:
             return
         self._calendar_generation += 1
         generation = self._calendar_generation
-        start, end = self.window()
+        start, end = self.time_window()
         schedules, mode, now = list(self.schedules), self.zone_mode.currentData(), self.now()
         local = now.astimezone().tzinfo
 
@@ -421,21 +520,56 @@ class SchedulesPanel(QWidget):
                 view.set_items(items, names, movable, lambda sid: descriptions.get(sid, ""))
             else:
                 view.set_items(items, names, movable)
+            if self.day_dialog is not None and self.day_dialog.isVisible():
+                self._fill_day(self.day_dialog.day)
 
         self.ctx.run(load, on_done=got)
 
+    def show_day(self, day: date) -> DayDialog:
+        """List every entry the calendar holds on ``day`` (what its "+N more" leaves out) in a small window;
+        clicking one selects its schedule."""
+        if self.day_dialog is None:
+            self.day_dialog = DayDialog(self)
+            self.day_dialog.picked.connect(self.select)
+        view = self.current_view()
+        self.day_dialog.show_day(day, view.items, view.names)
+        self.day_dialog.show()
+        self.day_dialog.raise_()
+        return self.day_dialog
+
+    def _fill_day(self, day: date | None) -> None:
+        """Refresh the open day list from what the calendar loaded, when that covers its day."""
+        view = self.current_view()
+        if self.day_dialog is None or day is None:
+            return
+        start, end = view.range()
+        if start <= day < end:
+            self.day_dialog.show_day(day, view.items, view.names)
+
     # -- selection and details ----------------------------------------------------------------------
 
-    def select(self, schedule_id: str) -> None:
-        self.selected = schedule_id
-        for row, s in enumerate(self.schedules):
-            if s.schedule_id == schedule_id:
-                self.list_view.selectionModel().blockSignals(True)
+    def select(self, schedule_id: str | None) -> None:
+        """Select ``schedule_id``'s row and show its details; when it is not listed (deleted, filtered away)
+        nothing is selected and the details pane is empty."""
+        row = next((r for r, s in enumerate(self.schedules) if s.schedule_id == schedule_id), None)
+        self.selected = schedule_id if row is not None else None
+        self._syncing = True
+        try:
+            if row is None:
+                self.list_view.selectionModel().clearSelection()
+                self.list_view.setCurrentIndex(QModelIndex())
+            else:
+                index = self.list_model.index(row, 0)
+                self.list_view.setCurrentIndex(index)
                 self.list_view.selectRow(row)
-                self.list_view.selectionModel().blockSignals(False)
+                self.list_view.scrollTo(index)
+        finally:
+            self._syncing = False
         self._show_details()
 
     def _row_changed(self, current: QModelIndex, previous: QModelIndex) -> None:
+        if self._syncing:
+            return
         if current.isValid() and current.row() < len(self.schedules):
             self.selected = self.schedules[current.row()].schedule_id
             self._show_details()
@@ -448,7 +582,11 @@ class SchedulesPanel(QWidget):
         self.output.clear()
         if s is None:
             self.cadence_view.clear()
+            self.detail_title.setText("No schedule selected: pick one in the list or on the calendar.")
+            self.detail_title.setToolTip("")
             return
+        self.detail_title.setText(f"Details of “{s.name or s.goal}”")
+        self.detail_title.setToolTip(f"{s.name or '(unnamed)'}\n{s.goal}")
         problem = s.problem
         if problem:
             self.cadence_view.setPlainText(f"{s.cadence_json}\n\n⚠ {problem}")
@@ -462,17 +600,26 @@ class SchedulesPanel(QWidget):
             fires = next_runs(cadence, self.now(), 10) if s.status == "active" else []
         self.next_fires.setRowCount(len(fires))
         for r, moment in enumerate(fires):
-            self.next_fires.setItem(r, 0, QTableWidgetItem(format_in_timezone(moment, cadence)))
-            self.next_fires.setItem(r, 1, QTableWidgetItem(moment.strftime("%Y-%m-%d %H:%M UTC")))
+            for c, text in enumerate((format_in_timezone(moment, cadence), moment.strftime("%Y-%m-%d %H:%M UTC"))):
+                item = QTableWidgetItem(text)
+                item.setToolTip(text)
+                self.next_fires.setItem(r, c, item)
         store, schedule_id = self.ctx.require(), s.schedule_id
-        self.ctx.run(lambda: store.schedules.runs(schedule_id, 200), on_done=self._show_runs, on_error=gone)
+        self.ctx.run(
+            lambda: store.schedules.runs(schedule_id, 200),
+            on_done=lambda runs: self._show_runs(runs, schedule_id),
+            on_error=gone,
+        )
 
-    def _show_runs(self, runs: list[ScheduleRun]) -> None:
+    def _show_runs(self, runs: list[ScheduleRun], schedule_id: str | None = None) -> None:
+        if schedule_id is not None and schedule_id != self.selected:  # another one was selected meanwhile
+            return
         self.runs.setRowCount(len(runs))
         for r, run in enumerate(runs):
             cells = [run.started_at[:19].replace("T", " "), run.status, str(run.turn_count), run.output_summary or ""]
             for c, text in enumerate(cells):
                 item = QTableWidgetItem(text)
+                item.setToolTip(run.started_at if c == 0 else text)
                 item.setData(Qt.ItemDataRole.UserRole, run.run_id)
                 if c == 1 and run.status in STATUS:
                     item.setForeground(QBrush(STATUS[run.status][1]))
@@ -481,9 +628,11 @@ class SchedulesPanel(QWidget):
 
     def show_output(self, item: QTableWidgetItem) -> None:
         run_id = item.data(Qt.ItemDataRole.UserRole)
-        store = self.ctx.require()
+        store, schedule_id = self.ctx.require(), self.selected
 
         def got(run: ScheduleRun) -> None:
+            if schedule_id != self.selected:
+                return
             self.output.setPlainText(run.output or "(this run has no output)")
             self.details.setCurrentWidget(self.output)
 
@@ -601,8 +750,8 @@ class SchedulesPanel(QWidget):
 
         def ask(count: int) -> None:
             text = (
-                f"Delete the schedule “{s.name or s.goal}” ({words(s)})? Its {count:,} "
-                f"run{'s' if count != 1 else ''} of history go with it."
+                f"Delete the schedule “{s.name or s.goal}” ({words(s)})? Its {plural(count, 'run')} of history "
+                f"{'goes' if count == 1 else 'go'} with it."
             )
             if self.dialogs.confirm("Delete schedule", text):
                 self.selected = None
