@@ -1,19 +1,19 @@
-"""``oxmem-gui [DB] [--demo] [--screenshot PATH [--panel NAME]]``: the inspector on a qasync event loop."""
+"""``oxmem-gui [DB] [--demo] [--size WxH] [--screenshot PATH [--panel NAME]]``: the inspector on a qasync event
+loop."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
 import os
+import re
 import sys
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
 from PySide6.QtWidgets import QApplication
 
 from ..core import MemoryStore, OxmemError
-from ..core.demo import fill_demo
 from ..core.formats.encrypted import KEY_ENV
 from ..paths import default_db_path
 from .context import StoreContext
@@ -21,11 +21,20 @@ from .main_window import PANELS, MainWindow
 from .resources import icon
 
 
+def window_size(text: str) -> tuple[int, int]:
+    """``1024x640`` → ``(1024, 640)``; argparse's type for ``--size``."""
+    match = re.fullmatch(r"\s*(\d{2,5})\s*[xX×]\s*(\d{2,5})\s*", text)
+    if not match:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a size like 1024x640")
+    return int(match[1]), int(match[2])
+
+
 def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="oxmem-gui", description="Inspect and fix an AI agent's memory store.")
     parser.add_argument("db", nargs="?", help="store file (default: $OXMEM_DB or the user data folder's memory.db)")
     parser.add_argument("--demo", action="store_true", help="open a fresh demo store (editing enabled)")
     parser.add_argument("--screenshot", metavar="PATH", help="render the window to a PNG and exit")
+    parser.add_argument("--size", type=window_size, metavar="WxH", help="the window's size, e.g. 1024x640")
     parser.add_argument("--panel", choices=PANELS, help="the panel to show first")
     parser.add_argument("--embedding", choices=("auto", "deterministic", "semantic"), default="auto")
     parser.add_argument("--session", help="with --query: search this session at start")
@@ -38,10 +47,7 @@ async def open_initial(args: argparse.Namespace, ctx: StoreContext) -> None:
     """The store of the command line: a fresh demo (read-write, nothing to protect), a given file (read-only),
     or the default store (created if missing, then read-only like any other)."""
     if args.demo:
-        path = Path(tempfile.mkdtemp(prefix="oxmem-demo-")) / "demo.db"
-        store = await MemoryStore.open(path, embedding=args.embedding)
-        await fill_demo(store)
-        await ctx.set_store(store)
+        await ctx.open_demo(args.embedding)
         return
     path = Path(args.db).expanduser() if args.db else default_db_path()
     if not args.db and not path.exists():
@@ -49,14 +55,26 @@ async def open_initial(args: argparse.Namespace, ctx: StoreContext) -> None:
     await ctx.open(path, read_only=True, embedding=args.embedding, key=os.environ.get(KEY_ENV) or None)
 
 
-async def run_window(args: argparse.Namespace, ctx: StoreContext, window: MainWindow) -> int:
+async def start(args: argparse.Namespace, ctx: StoreContext, window: MainWindow) -> bool:
+    """Open the command line's store; when that fails, the window says why and offers other ways in (a file, a
+    recent one, a demo store) instead of showing empty panels. Returns whether a store is open."""
     try:
         await open_initial(args, ctx)
     except OxmemError as exc:
-        if args.screenshot:
+        window.show_start(str(exc))
+        return False
+    return True
+
+
+async def run_window(args: argparse.Namespace, ctx: StoreContext, window: MainWindow) -> int:
+    if args.screenshot:
+        try:
+            await open_initial(args, ctx)
+        except OxmemError as exc:
             print(f"oxmem-gui: error: {exc}", file=sys.stderr)
             return 2
-        window.dialogs.error(str(exc))
+    else:
+        await start(args, ctx, window)
     if args.panel:
         window.show_panel(args.panel)
     if args.calendar:
@@ -67,6 +85,8 @@ async def run_window(args: argparse.Namespace, ctx: StoreContext, window: MainWi
         window.search.session.setCurrentText(args.session)
         window.search.query.setText(args.query)
         window.search.search()
+    if args.size:
+        window.resize(*args.size)
     if args.screenshot:
         await ctx.wait_idle()
         if args.panel == "sessions" or (args.panel is None and window.current_panel() == "sessions"):

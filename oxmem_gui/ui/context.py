@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import shutil
+import tempfile
 import threading
 import time
 from collections.abc import Awaitable, Callable
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -21,12 +22,15 @@ import platformdirs
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from ..core import NotFoundError, OperationCancelled, OxmemError
+from ..core.backups import Backup, backup_target, list_backups, restore
+from ..core.demo import fill_demo
 from ..core.memory import Memory, open_memory
 
 log = logging.getLogger(__name__)
 
 POLL_MS = 1000
 PROGRESS_INTERVAL_S = 0.05
+DEMO_PREFIX = "oxmem-demo-"
 #: the same error again within this many seconds is not shown again
 REPEAT_S = 5.0
 
@@ -79,6 +83,10 @@ class StoreContext(QObject):
         #: True while ``opened`` is emitted for the same file opened again (editing enabled): views keep their
         #: selection, results and filters and only refresh
         self.reopened = False
+        #: the backup taken of each file since this app started: editing a file again takes no new one
+        self._backups: dict[Path, Path] = {}
+        self._enabling: asyncio.Future | None = None
+        self._demo_dirs: list[Path] = []  # removed on close
         self._version: int | None = None
         self._ops: list[Operation] = []  # labelled: shown in the status bar
         self._tasks: set[asyncio.Task] = set()  # every running operation
@@ -111,11 +119,25 @@ class StoreContext(QObject):
         await self.set_store(store)
         return store
 
+    async def open_demo(self, embedding: str = "auto") -> Memory:
+        """A fresh demo store in a temporary folder, open read-write (nothing there to protect); the folder is
+        removed when the context closes."""
+        folder = Path(tempfile.mkdtemp(prefix=DEMO_PREFIX))
+        self._demo_dirs.append(folder)
+        store = await open_memory(folder / "demo.db", read_only=False, create=True, embedding=embedding)
+        await fill_demo(store)
+        await self.set_store(store)
+        return store
+
+    def is_demo(self, path: str | Path) -> bool:
+        """Whether ``path`` is a temporary demo store (of this or an earlier run): not worth remembering."""
+        parent = Path(path).parent
+        return parent.name.startswith(DEMO_PREFIX) and parent.parent == Path(tempfile.gettempdir())
+
     async def set_store(self, store: Memory) -> None:
         old, self.store = self.store, store
         same = old is not None and old.path == store.path
-        if not same:
-            self.backup_path = None
+        self.backup_path = self._backups.get(store.path.resolve())
         if old is not None and old is not store:
             await old.aclose()
         self._version = await store.data_version()
@@ -128,17 +150,50 @@ class StoreContext(QObject):
         self.mode_changed.emit(store.read_only)
 
     async def enable_editing(self) -> Path:
-        """Back the file up with SQLite's backup API (WAL included), then re-open it read-write."""
+        """Back the file up with SQLite's backup API (WAL included), then re-open it read-write; returns the
+        backup. One backup per file per run of the app: enabling editing again (after re-opening the file, or
+        pressing the shortcut twice) reuses it."""
+        if self._enabling is not None:  # already under way: the same backup, not a second one
+            return await asyncio.shield(self._enabling)
+        self._enabling = asyncio.get_running_loop().create_future()
+        try:
+            backup = await self._enable_editing()
+        except BaseException as exc:
+            self._enabling.set_exception(exc)
+            self._enabling.exception()  # retrieved: a second caller may never come
+            raise
+        else:
+            self._enabling.set_result(backup)
+            return backup
+        finally:
+            self._enabling = None
+
+    async def _enable_editing(self) -> Path:
         store = self.require()
+        key = store.path.resolve()
         if not store.read_only:
-            return self.backup_path or store.path
-        stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
-        target = backups_dir() / f"{store.path.stem}-{stamp}{store.path.suffix or '.db'}"
-        backup = await store.backup_to(target)
+            return self._backups.get(key) or store.path
+        backup = self._backups.get(key)
+        if backup is None or not backup.exists():
+            backup = await store.backup_to(backup_target(backups_dir(), store.path))
+            self._backups[key] = backup
         writable = await open_memory(store.path, read_only=False, embedding=store.backend)
         await self.set_store(writable)
-        self.backup_path = backup
         return backup
+
+    async def backups(self) -> list[Backup]:
+        """Every backup in the backups folder, newest first."""
+        return await asyncio.to_thread(list_backups, backups_dir())
+
+    async def restore_backup(self, backup: Path) -> Path:
+        """Put ``backup``'s content back into the open store's file, after backing up what is there now
+        (returned); the store is re-opened in the mode it had."""
+        store = self.require()
+        before = await store.backup_to(backup_target(backups_dir(), store.path))
+        await asyncio.to_thread(restore, backup, store.path)
+        reopened = await open_memory(store.path, read_only=store.read_only, embedding=store.backend)
+        await self.set_store(reopened)
+        return before
 
     def require(self) -> Memory:
         if self.store is None:
@@ -178,6 +233,9 @@ class StoreContext(QObject):
         if self.store is not None:
             await self.store.aclose()
             self.store = None
+        for folder in self._demo_dirs:
+            shutil.rmtree(folder, ignore_errors=True)
+        self._demo_dirs.clear()
 
     # -- operations ---------------------------------------------------------------------------------
 

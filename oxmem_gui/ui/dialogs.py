@@ -21,6 +21,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ..core.backups import Backup
+from .backups_dialog import BackupsDialog
+
 
 class ConflictDialog(QDialog):
     """Theirs (what is in the file now) beside mine (the edit that was not saved), and one button per way out.
@@ -115,6 +118,14 @@ class Dialogs:
         layout.addWidget(buttons)
         dialog.resize(760, 480)
         dialog.exec()
+
+    def backups(
+        self, backups: Sequence[Backup], folder: str, current: str | None, restore_refusal: str | None
+    ) -> tuple[str, Backup | None] | None:
+        """File ▸ Backups…: ``("open" | "restore", backup)``, ``("folder", None)``, or None when closed."""
+        dialog = BackupsDialog(backups, folder, current, restore_refusal, self.parent)
+        dialog.exec()
+        return (dialog.action, dialog.chosen) if dialog.action else None
 
     def open_file(self, title: str, filters: str) -> Path | None:
         path, _ = QFileDialog.getOpenFileName(self.parent, title, "", filters)

@@ -7,8 +7,16 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QSettings, QSize, Qt
-from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
+from PySide6.QtCore import QSettings, QSize, Qt, QUrl
+from PySide6.QtGui import (
+    QAction,
+    QCloseEvent,
+    QDesktopServices,
+    QDragEnterEvent,
+    QDropEvent,
+    QFontMetrics,
+    QKeySequence,
+)
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
@@ -23,22 +31,37 @@ from PySide6.QtWidgets import (
 
 from .. import __version__
 from ..core import KeyRequiredError, OperationCancelled
+from ..core.backups import Backup
 from ..core.formats.base import Capabilities
 from ..core.formats.info import info_lines
 from ..core.importing import ImportResult
 from ..core.jsonl import read_jsonl
 from ..core.judgments import JudgmentStore
-from .context import StoreContext
+from .context import StoreContext, backups_dir
 from .dialogs import Dialogs
 from .notes import NotesPanel
 from .resources import icon
 from .schedules import SchedulesPanel
 from .search import SearchPanel
 from .sessions import SessionsPanel
+from .start_page import StartPage
 from .tables import TablesPanel
+from .widgets import plural
 
 PANELS = ("sessions", "notes", "search", "schedules", "tables")
 MAX_RECENT = 8
+#: the status bar's path label is elided to this width (the full path is its tooltip)
+PATH_WIDTH = 340
+#: keys that are not menu shortcuts, for Help ▸ Keyboard Shortcuts
+KEYS = (
+    ("Tab / Shift+Tab", "next / previous control (out of tables and text boxes too)"),
+    ("Arrows, Page Up/Down, Home/End", "move within a list or table"),
+    ("Escape", "clear the filter being typed in; close a dialog"),
+    ("Enter or double-click on a search hit", "show its event in the session browser"),
+    ("Comma or Enter in a tag field", "add the tag"),
+    ("Ctrl+Z / Ctrl+Shift+Z in a text field", "undo / redo typing (Ctrl+Alt+Z undoes the last saved note edit)"),
+    ("Alt+underlined letter", "press that button or open that menu"),
+)
 
 
 class MainWindow(QMainWindow):
@@ -70,13 +93,23 @@ class MainWindow(QMainWindow):
             self.stack.addWidget(widget)
             QListWidgetItem(icon(name), name.capitalize(), self.nav)
         self.nav.currentRowChanged.connect(self.stack.setCurrentIndex)
+        self.search.open_event.connect(self.show_event)
         body = QWidget()
         layout = QHBoxLayout(body)
         layout.setContentsMargins(4, 4, 4, 0)
         layout.addWidget(self.nav)
         layout.addWidget(self.stack, 1)
-        self.setCentralWidget(body)
+        self.start = StartPage()
+        self.start.open_file.connect(self.open_dialog)
+        self.start.open_demo.connect(self.open_demo)
+        self.start.open_recent.connect(self.open_path)
+        self.pages = QStackedWidget()
+        self.pages.addWidget(body)
+        self.pages.addWidget(self.start)
+        self.setCentralWidget(self.pages)
+        self.setAcceptDrops(True)
 
+        self.path_label = QLabel()
         self.mode_icon = QLabel()
         self.mode_label = QLabel()
         self.enable_button = QPushButton("Enable editing")
@@ -88,6 +121,7 @@ class MainWindow(QMainWindow):
         self.cancel_button.setVisible(False)
         self.cancel_button.clicked.connect(self.cancel_work)
         bar = self.statusBar()
+        bar.addPermanentWidget(self.path_label)
         bar.addPermanentWidget(self.progress)
         bar.addPermanentWidget(self.cancel_button)
         bar.addPermanentWidget(self.mode_icon)
@@ -121,6 +155,7 @@ class MainWindow(QMainWindow):
         self.recent_menu = file.addMenu("Open &Recent")
         self._action(file, "&New Store…", self.new_store, "Ctrl+Shift+N")
         self._action(file, "&Back Up To…", self.back_up)
+        self._action(file, "Bac&kups…", self.show_backups)
         file.addSeparator()
         self._action(file, "&Import Events (JSON Lines)…", self.import_events, "Ctrl+I")
         self._action(file, "Re-&index With the Semantic Model", lambda: self.reindex("semantic"))
@@ -132,7 +167,7 @@ class MainWindow(QMainWindow):
         self._action(edit, "&Find", self.find, QKeySequence.StandardKey.Find)
         self._action(edit, "&New Note", self.new_note, QKeySequence.StandardKey.New)
         self._action(edit, "&Save Note", self.notes.save, QKeySequence.StandardKey.Save)
-        self._action(edit, "&Undo Last Note Edit", self.notes.undo, "Ctrl+Shift+Z")
+        self._action(edit, "&Undo Last Note Edit", self.notes.undo, "Ctrl+Alt+Z")
         self._action(edit, "&Delete…", self.delete, "Ctrl+Delete")
         view = bar.addMenu("&View")
         for i, name in enumerate(PANELS, 1):
@@ -140,19 +175,30 @@ class MainWindow(QMainWindow):
         view.addSeparator()
         self._action(view, "&Refresh", self.refresh, QKeySequence.StandardKey.Refresh)
         help_menu = bar.addMenu("&Help")
+        self._action(help_menu, "&Keyboard Shortcuts", self.shortcut_sheet, QKeySequence.StandardKey.HelpContents)
         self.info_action = self._action(help_menu, "About This &Database…", self.database_info)
         self._action(help_menu, "&About oxmem", self.about)
         self._fill_recent()
 
     def _fill_recent(self) -> None:
         self.recent_menu.clear()
-        for path in self.recent_files():
+        recent = self.recent_files()
+        for path in recent:
             self._action(self.recent_menu, path, lambda _=False, p=path: self.open_path(p))
-        self.recent_menu.setEnabled(bool(self.recent_files()))
+        if recent:
+            self.recent_menu.addSeparator()
+        self.clear_recent_action = self._action(self.recent_menu, "&Clear Menu", self.clear_recent)
+        self.clear_recent_action.setEnabled(bool(recent))
 
     def recent_files(self) -> list[str]:
+        """The files opened lately, newest first: those that still exist and are not temporary demo stores."""
         value = self.settings.value("recent", [])
-        return [value] if isinstance(value, str) else list(value or [])
+        paths = [value] if isinstance(value, str) else list(value or [])
+        return [p for p in paths if Path(p).is_file() and not self.ctx.is_demo(p)]
+
+    def clear_recent(self) -> None:
+        self.settings.setValue("recent", [])
+        self._fill_recent()
 
     # -- panels -------------------------------------------------------------------------------------
 
@@ -162,6 +208,17 @@ class MainWindow(QMainWindow):
 
     def current_panel(self) -> str:
         return PANELS[self.stack.currentIndex()]
+
+    def show_event(self, session_id: str, sequence: int) -> None:
+        """Show one event in the session browser (a search hit's "open")."""
+        self.show_panel("sessions")
+        self.sessions.show_event(session_id, sequence)
+
+    def show_start(self, message: str) -> None:
+        """No store could be opened: say why, and offer a file, a recent file or a demo store instead."""
+        self.start.show_message(message, self.recent_files())
+        self.pages.setCurrentWidget(self.start)
+        self.setWindowTitle("oxmem")
 
     def find(self) -> None:
         panel = self.stack.currentWidget()
@@ -215,6 +272,21 @@ class MainWindow(QMainWindow):
             on_error=needs_key,
         )
 
+    def open_demo(self) -> None:
+        if self.notes.guard():
+            self.ctx.run(self.ctx.open_demo, label="Creating a demo store")
+
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:  # noqa: N802 - Qt's name
+        if any(url.isLocalFile() for url in event.mimeData().urls()):
+            event.acceptProposedAction()
+
+    def dropEvent(self, event: QDropEvent) -> None:  # noqa: N802 - Qt's name
+        """A file dropped on the window opens (read-only, like File ▸ Open)."""
+        files = [url.toLocalFile() for url in event.mimeData().urls() if url.isLocalFile()]
+        if files:
+            event.acceptProposedAction()
+            self.open_path(files[0])
+
     def new_store(self) -> None:
         path = self.dialogs.save_file("New memory store", "SQLite databases (*.db)", "memory.db")
         if path:
@@ -238,8 +310,59 @@ class MainWindow(QMainWindow):
         self.ctx.run(
             self.ctx.enable_editing,
             label="Backing up before editing",
-            on_done=lambda p: self.statusBar().showMessage(f"Editing enabled; backup at {p}", 15000),
+            on_done=lambda p: self.statusBar().showMessage(
+                f"Editing enabled; backup at {p} (File ▸ Backups… lists them)", 15000
+            ),
         )
+
+    def show_backups(self) -> None:
+        """File ▸ Backups…: list them; open one read-only, restore one into the open store, or show the folder."""
+        self.ctx.run(self.ctx.backups, label="Listing backups", on_done=self._chose_backup)
+
+    def _chose_backup(self, backups: list[Backup]) -> None:
+        store = self.ctx.store
+        refusal = self.ctx.edit_refusal("events") if store is not None else "No store is open."
+        answer = self.dialogs.backups(backups, str(backups_dir()), store.path.name if store else None, refusal)
+        if answer is None:
+            return
+        action, backup = answer
+        if action == "folder":
+            backups_dir().mkdir(parents=True, exist_ok=True)
+            QDesktopServices.openUrl(QUrl.fromLocalFile(str(backups_dir())))
+        elif action == "open" and backup is not None:
+            self.open_path(str(backup.path))
+        elif action == "restore" and backup is not None and store is not None and refusal is None:
+            self._restore(backup)
+
+    def _restore(self, backup: Backup) -> None:
+        store = self.ctx.require()
+        taken = backup.taken_at.strftime("%Y-%m-%d %H:%M:%S")
+        question = (
+            f"Replace everything in {store.path.name} with the backup taken {taken}?\n\n"
+            "What the file holds now is backed up first, so this can be undone the same way."
+        )
+        if not self.notes.guard() or not self.dialogs.confirm("Restore a backup", question, "Restore"):
+            return
+        self.ctx.run(
+            lambda: self.ctx.restore_backup(backup.path),
+            label=f"Restoring {backup.path.name}",
+            on_done=lambda before: self.statusBar().showMessage(
+                f"Restored the backup of {taken}; what was there before is in {before}", 15000
+            ),
+        )
+
+    def shortcut_sheet(self) -> None:
+        """Help ▸ Keyboard Shortcuts (F1): every menu shortcut, from the menus themselves, and the other keys."""
+        rows = []
+        for menu_action in self.menuBar().actions():
+            menu = menu_action.menu()
+            for action in menu.actions() if menu else ():
+                if not action.shortcut().isEmpty():
+                    where = f"{menu_action.text()} ▸ {action.text()}".replace("&", "")
+                    rows.append((action.shortcut().toString(QKeySequence.SequenceFormat.NativeText), where))
+        rows += KEYS
+        width = max(len(key) for key, _ in rows) + 2
+        self.dialogs.report("Keyboard shortcuts", "\n".join(f"{key:<{width}}{what}" for key, what in rows))
 
     def import_events(self) -> None:
         store = self.ctx.writable()
@@ -254,8 +377,8 @@ class MainWindow(QMainWindow):
             return await store.import_events(records, progress=progress, stop=stop)
 
         def done(result: ImportResult) -> None:
-            skipped = f" ({result.skipped:,} were already there)" if result.skipped else ""
-            self.statusBar().showMessage(f"Imported {result.stored:,} events from {path.name}{skipped}", 10000)
+            skipped = f" ({plural(result.skipped, 'was', 'were')} already there)" if result.skipped else ""
+            self.statusBar().showMessage(f"Imported {plural(result.stored, 'event')} from {path.name}{skipped}", 10000)
 
         def failed(exc: Exception) -> bool:  # a cancel keeps the batches already committed: say so
             if isinstance(exc, OperationCancelled) and "resume" in str(exc):
@@ -282,7 +405,7 @@ class MainWindow(QMainWindow):
 
         def done(result: Any) -> None:
             self.statusBar().showMessage(
-                f"Re-embedded {result.reembedded:,} chunks with {result.model}"
+                f"Re-embedded {plural(result.reembedded, 'chunk')} with {result.model}"
                 + (f"; {result.remaining:,} remain — run it again to resume" if result.remaining else ""),
                 15000,
             )
@@ -302,12 +425,32 @@ class MainWindow(QMainWindow):
         caps = store.capabilities
         self.setWindowTitle(f"{store.path.name} — {caps.label} — oxmem")
         self._fit_panels(caps)
-        recent = [str(store.path)] + [p for p in self.recent_files() if p != str(store.path)]
-        self.settings.setValue("recent", recent[:MAX_RECENT])
+        self.pages.setCurrentIndex(0)
+        if not self.ctx.is_demo(store.path):
+            recent = [str(store.path)] + [p for p in self.recent_files() if p != str(store.path)]
+            self.settings.setValue("recent", recent[:MAX_RECENT])
         self._fill_recent()
-        notice = f" — {store.backend_notice}" if store.backend_notice else ""
-        snapshot = f" — {store.open_notice}" if store.open_notice else ""
-        self.statusBar().showMessage(f"{store.path}  ·  embeddings: {store.backend.model_name}{notice}{snapshot}")
+        self._show_path()
+        notices = [n for n in (store.backend_notice, store.open_notice) if n]
+        if notices:
+            self.statusBar().showMessage(" — ".join(notices))
+
+    def _show_path(self) -> None:
+        """The permanent part of the status bar: which file, with which embedding model (elided; the tooltip has
+        it all, with the backup taken before editing)."""
+        store = self.ctx.store
+        if store is None:
+            self.path_label.clear()
+            return
+        model = f"  ·  {store.backend.model_name}"
+        metrics = QFontMetrics(self.path_label.font())
+        room = max(PATH_WIDTH - metrics.horizontalAdvance(model), 80)
+        self.path_label.setText(metrics.elidedText(str(store.path), Qt.TextElideMode.ElideLeft, room) + model)
+        lines = [f"File: {store.path}", f"Embeddings: {store.backend.model_name}"]
+        lines += [n for n in (store.backend_notice, store.open_notice) if n]
+        if self.ctx.backup_path:
+            lines.append(f"Backup taken before editing: {self.ctx.backup_path}")
+        self.path_label.setToolTip("\n".join(lines))
 
     def _fit_panels(self, caps: Capabilities) -> None:
         """Name the panels as the agent does and disable those its format lacks (never branching on the format:
@@ -364,6 +507,7 @@ class MainWindow(QMainWindow):
         can_edit = read_only and editable and not snapshot
         self.enable_button.setVisible(can_edit)
         self.enable_action.setEnabled(can_edit)
+        self._show_path()
 
     def _busy(self, label: str) -> None:
         self.statusBar().showMessage(label + "…")
@@ -400,6 +544,7 @@ class MainWindow(QMainWindow):
             ("sessions/splitter", self.sessions.splitter),
             ("notes/splitter", self.notes.splitter),
             ("search/splitter", self.search.splitter),
+            ("schedules/splitter", self.schedules.splitter),
         ):
             state = self.settings.value(key)
             if state is not None:

@@ -33,6 +33,8 @@ class FakeDialogs:
         self.conflict_answers: list[str] = []
         self.secrets: list[str | None] = []
         self.reports: list[tuple[str, str]] = []
+        self.backup_lists: list[list] = []
+        self.backup_answers: list = []
 
     def error(self, message: str) -> None:
         self.errors.append(message)
@@ -62,11 +64,22 @@ class FakeDialogs:
     def report(self, title: str, text: str) -> None:
         self.reports.append((title, text))
 
+    def backups(self, backups, folder: str, current, restore_refusal):
+        self.backup_lists.append([b.path.name for b in backups])
+        return self.backup_answers.pop(0) if self.backup_answers else None
+
     def open_file(self, title: str, filters: str):
         return self.files.pop(0)
 
     def save_file(self, title: str, filters: str, suggested: str = ""):
         return self.files.pop(0)
+
+
+@pytest.fixture(autouse=True)
+def backups_in_tmp(tmp_path, monkeypatch):
+    """Backups taken by enabling editing go to the test's folder, never the user's."""
+    monkeypatch.setattr("oxmem_gui.ui.context.backups_dir", lambda: tmp_path / "backups")
+    return tmp_path / "backups"
 
 
 @pytest.fixture

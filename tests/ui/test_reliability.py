@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+from PySide6.QtCore import Qt
+
 from oxmem_gui.core import MemoryStore
 from oxmem_gui.core.demo import fill_demo
 from tests.core.test_open import corrupt_page_of
@@ -55,7 +57,8 @@ def test_a_cancelled_import_keeps_whole_batches_and_resumes(make_window, qloop, 
         if 0 < done < total:
             window.cancel_work()
 
-    ctx.progress.connect(cancel_after_a_batch)
+    # direct: the cancel lands in the worker between two batches, not whenever the GUI thread gets to it
+    ctx.progress.connect(cancel_after_a_batch, Qt.ConnectionType.DirectConnection)
     dialogs.files = [tmp_path / "e.jsonl"]
     window.import_events()
     settle(qloop, ctx)

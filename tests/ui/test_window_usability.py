@@ -1,0 +1,247 @@
+"""The main window as people use it: fits a laptop screen, keeps the file and model in view, one backup per
+editing session and a way back to it, recent files that exist, drop to open, a shortcut sheet, a start page."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
+from PySide6.QtGui import QDropEvent, QImage
+
+from oxmem_gui.core import MemoryStore
+from oxmem_gui.ui.app import start
+from oxmem_gui.ui.main_window import PANELS
+from tests.ui.conftest import settle
+from tests.ui.layout import unreachable
+
+ROOT = Path(__file__).resolve().parents[2]
+#: every panel's picture at 1024×640, kept for a person to look at after the tests
+SHOTS = ROOT / "build" / "screenshots"
+
+
+def test_every_panel_fits_1024x640_with_every_control_reachable(make_window, qloop):
+    window, ctx, _ = make_window()
+    window.show()
+    window.resize(1024, 640)
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    for name in PANELS:
+        window.show_panel(name)
+        settle(qloop, ctx)
+        views = range(3) if name == "schedules" else [None]
+        for view in views:
+            if view is not None:
+                window.schedules.show_view(view)
+                settle(qloop, ctx)
+            window.resize(1024, 640)
+            assert window.minimumSizeHint().width() <= 1024 and window.minimumSizeHint().height() <= 640
+            assert window.size().toTuple() == (1024, 640), name
+            assert unreachable(window) == [], (name, view)
+            picture = window.grab()
+            assert picture.size().toTuple() == (1024, 640)
+            suffix = "" if view is None else f"-{('month', 'week', 'agenda')[view]}"
+            picture.save(str(SHOTS / f"{name}{suffix}-1024x640.png"))
+
+
+def test_screenshot_takes_a_size(tmp_path):
+    out = tmp_path / "notes.png"
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
+    cmd = [sys.executable, "-m", "oxmem_gui", "--demo", "--embedding", "deterministic", "--panel", "notes"]
+    done = subprocess.run([*cmd, "--size", "1024x640", "--screenshot", str(out)], env=env, capture_output=True)
+    assert done.returncode == 0, done.stderr
+    assert QImage(str(out)).size().toTuple() == (1024, 640)
+    bad = subprocess.run([*cmd, "--size", "wide", "--screenshot", str(out)], env=env, capture_output=True, text=True)
+    assert bad.returncode == 2 and "'wide' is not a size like 1024x640" in bad.stderr
+
+
+def test_status_bar_keeps_path_and_model_beside_messages(make_window, qloop):
+    window, ctx, _ = make_window(read_only=True)
+    window.statusBar().showMessage("Imported 3 events")
+    assert "demo.db" in window.path_label.text() and "deterministic" in window.path_label.text()
+    tip = window.path_label.toolTip()
+    assert f"File: {ctx.store.path}" in tip and "Embeddings: " in tip and "Backup" not in tip
+    window.enable_editing()
+    settle(qloop, ctx)
+    assert f"Backup taken before editing: {ctx.backup_path}" in window.path_label.toolTip()
+    assert str(ctx.backup_path) in window.mode_label.toolTip()
+
+
+def test_one_backup_per_editing_session(make_window, qloop, backups_in_tmp):
+    window, ctx, dialogs = make_window(read_only=True)
+    window.enable_editing()
+    window.enable_editing()  # pressed twice while the first backup runs
+    settle(qloop, ctx)
+    assert not ctx.read_only and len(list(backups_in_tmp.iterdir())) == 1
+    first = ctx.backup_path
+    window.open_path(str(ctx.store.path))  # read-only again, then editing again: the same backup
+    settle(qloop, ctx)
+    assert ctx.read_only and ctx.backup_path == first
+    window.enable_editing()
+    settle(qloop, ctx)
+    assert not ctx.read_only and ctx.backup_path == first and list(backups_in_tmp.iterdir()) == [first]
+    assert dialogs.errors == []
+
+
+def note_count(qloop, ctx) -> int:
+    return len(qloop.run_until_complete(ctx.store.list_notes("alice")))
+
+
+def test_backups_open_and_restore(make_window, qloop, backups_in_tmp):
+    window, ctx, dialogs = make_window(read_only=True)
+    before = note_count(qloop, ctx)
+    # read-only: restoring is refused (the dialog shows why), nothing written
+    dialogs.backup_answers.append(None)
+    window.show_backups()
+    settle(qloop, ctx)
+    assert dialogs.backup_lists == [[]]
+    window.enable_editing()
+    settle(qloop, ctx)
+    backup = ctx.backup_path
+    notes = qloop.run_until_complete(ctx.store.list_notes("alice"))
+    qloop.run_until_complete(ctx.store.delete_note("alice", notes[0].note_id))
+    assert note_count(qloop, ctx) == before - 1
+
+    listed = qloop.run_until_complete(ctx.backups())
+    assert [b.path for b in listed] == [backup] and listed[0].source == "demo.db"
+    dialogs.backup_answers.append(("restore", listed[0]))
+    window.show_backups()
+    settle(qloop, ctx)
+    assert dialogs.confirms and "Replace everything in demo.db" in dialogs.confirms[-1]
+    assert note_count(qloop, ctx) == before and not ctx.read_only
+    assert len(list(backups_in_tmp.iterdir())) == 2  # what was there before the restore is kept too
+
+    dialogs.backup_answers.append(("open", listed[0]))
+    window.show_backups()
+    settle(qloop, ctx)
+    assert ctx.store.path == backup and ctx.read_only
+    assert dialogs.errors == []
+
+
+def test_open_recent_drops_missing_and_demo_files_and_clears(make_window, qloop, tmp_path):
+    window, ctx, _ = make_window(read_only=True)
+    demo = Path(tempfile.mkdtemp(prefix="oxmem-demo-")) / "demo.db"
+    demo.write_bytes(b"")
+    real = str(ctx.store.path)
+    window.settings.setValue("recent", [real, str(tmp_path / "gone.db"), str(demo)])
+    window._fill_recent()
+    texts = [a.text() for a in window.recent_menu.actions() if not a.isSeparator()]
+    assert texts == [real, "&Clear Menu"]
+    window.clear_recent_action.trigger()
+    assert window.recent_files() == [] and not window.clear_recent_action.isEnabled()
+    qloop.run_until_complete(ctx.open_demo("deterministic"))
+    settle(qloop, ctx)
+    assert window.recent_files() == []  # a demo store is not remembered
+    demo.unlink()
+    demo.parent.rmdir()
+
+
+def test_demo_store_folder_is_removed_on_close(qloop, tmp_path):
+    from oxmem_gui.ui.context import StoreContext
+
+    ctx = StoreContext()
+    store = qloop.run_until_complete(ctx.open_demo("deterministic"))
+    folder = store.path.parent
+    assert folder.name.startswith("oxmem-demo-") and store.path.exists() and not ctx.read_only
+    qloop.run_until_complete(ctx.close())
+    assert not folder.exists()
+
+
+def test_dropping_a_file_opens_it(make_window, qloop, tmp_path):
+    window, ctx, _ = make_window(read_only=True)
+    other = tmp_path / "other.db"
+    qloop.run_until_complete(qloop.run_until_complete(MemoryStore.open(other, embedding="deterministic")).aclose())
+    data = QMimeData()
+    data.setUrls([QUrl.fromLocalFile(str(other))])
+    event = QDropEvent(
+        QPointF(20, 20), Qt.DropAction.CopyAction, data, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier
+    )
+    window.dropEvent(event)
+    settle(qloop, ctx)
+    assert ctx.store.path == other and ctx.read_only
+    assert window.windowTitle().startswith("other.db")
+
+
+def test_f1_lists_the_shortcuts(make_window, qloop):
+    window, ctx, dialogs = make_window()
+    window.show()
+    help_action = next(a for a in window.findChildren(type(window.enable_action)) if "Keyboard" in a.text())
+    assert help_action.shortcut().toString() == "F1"
+    help_action.trigger()
+    title, text = dialogs.reports[-1]
+    assert title == "Keyboard shortcuts"
+    lines = text.splitlines()
+    assert any(line.startswith("Ctrl+O") and "File ▸ Open…" in line for line in lines)
+    assert any(line.startswith("Ctrl+E") and "Edit ▸ Enable Editing" in line for line in lines)
+    assert any(line.startswith("Escape") for line in lines)
+
+
+def test_a_failed_open_at_start_shows_the_start_page(make_window, qloop, tmp_path):
+    window, ctx, dialogs = make_window(read_only=True)
+    qloop.run_until_complete(ctx.close())
+    bad = tmp_path / "notes.txt"
+    bad.write_text("not a database")
+    args = argparse.Namespace(db=str(bad), demo=False, embedding="deterministic")
+    window.settings.setValue("recent", [str(tmp_path / "demo.db")])
+    assert qloop.run_until_complete(start(args, ctx, window)) is False
+    assert window.pages.currentWidget() is window.start
+    assert "notes.txt" in window.start.message.text() and dialogs.errors == []
+    assert [window.start.recent.item(i).text() for i in range(window.start.recent.count())] == [
+        str(tmp_path / "demo.db")
+    ]
+    window.start.demo_button.click()
+    settle(qloop, ctx)
+    assert window.pages.currentIndex() == 0 and ctx.store.path.name == "demo.db" and not ctx.read_only
+    assert ctx.is_demo(ctx.store.path)
+
+
+def tab_reachable(window) -> list[str]:
+    """The controls of the shown panel that Tab, pressed over and over from the navigation list, never reaches
+    (of a group of exclusive buttons, Tab reaches the checked one and the arrows the others, as with radios)."""
+    from PySide6.QtTest import QTest
+    from PySide6.QtWidgets import QAbstractButton, QApplication, QWidget
+
+    def radio_off(w: QWidget) -> bool:
+        exclusive = isinstance(w, QAbstractButton) and (w.autoExclusive() or (w.group() and w.group().exclusive()))
+        return exclusive and not w.isChecked()
+
+    panel = window.stack.currentWidget()
+    wanted = {
+        w
+        for w in panel.findChildren(QWidget)
+        if w.isVisible()
+        and w.isEnabled()
+        and w.focusPolicy() & Qt.FocusPolicy.TabFocus
+        and w.focusProxy() is None
+        and not radio_off(w)
+    }
+    window.nav.setFocus()
+    seen = set()
+    for _ in range(4 * len(wanted) + 20):
+        QTest.keyClick(QApplication.focusWidget(), Qt.Key.Key_Tab)
+        seen.add(QApplication.focusWidget())
+    return sorted(f"{type(w).__name__} {getattr(w, 'text', lambda: '')()!r}" for w in wanted - seen)
+
+
+def test_every_control_of_every_panel_is_reached_by_tab(make_window, qloop, qtbot):
+    window, ctx, _ = make_window()
+    window.show()
+    window.resize(1024, 640)
+    window.activateWindow()
+    qtbot.waitExposed(window)
+    for name in PANELS:
+        window.show_panel(name)
+        settle(qloop, ctx)
+        assert tab_reachable(window) == [], name
+    # the calendar's view buttons: Tab reaches the checked one, the arrows the others, Space switches the view
+    from PySide6.QtTest import QTest
+
+    buttons = window.schedules.view_buttons
+    buttons.button(0).setFocus()
+    QTest.keyClick(buttons.button(0), Qt.Key.Key_Right)
+    assert buttons.button(1).hasFocus()
+    QTest.keyClick(buttons.button(1), Qt.Key.Key_Space)
+    assert buttons.checkedId() == 1 and window.schedules.views.currentIndex() == 1
