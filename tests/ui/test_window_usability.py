@@ -245,3 +245,42 @@ def test_every_control_of_every_panel_is_reached_by_tab(make_window, qloop, qtbo
     assert buttons.button(1).hasFocus()
     QTest.keyClick(buttons.button(1), Qt.Key.Key_Space)
     assert buttons.checkedId() == 1 and window.schedules.views.currentIndex() == 1
+
+
+def test_tabbing_into_a_list_selects_what_the_panes_then_show(make_window, qloop, qtbot):
+    from PySide6.QtTest import QTest
+
+    window, ctx, _ = make_window()
+    window.show()
+    window.activateWindow()
+    qtbot.waitExposed(window)
+    sessions = window.sessions
+    assert not sessions.sessions_view.currentIndex().isValid() and sessions.header.text() == "No session selected"
+    sessions.filter.setFocus()
+    QTest.keyClick(sessions.filter, Qt.Key.Key_Tab)
+    settle(qloop, ctx)
+    assert sessions.sessions_view.hasFocus()
+    selected = sessions.sessions_view.selectionModel().selectedRows()
+    first = sessions.sessions.rows[0].session_id
+    assert [i.row() for i in selected] == [0] and sessions.header.text().startswith(f"Session {first} ·")
+
+
+def test_escape_closes_the_backups_dialog_with_nothing_chosen(qtbot, tmp_path):
+    from datetime import datetime
+
+    from PySide6.QtTest import QTest
+    from PySide6.QtWidgets import QDialog
+
+    from oxmem_gui.core.backups import Backup
+    from oxmem_gui.ui.backups_dialog import BackupsDialog
+
+    backup = Backup(tmp_path / "memory-20261123-093005.db", "memory.db", datetime(2026, 11, 23, 9, 30, 5), 2048)
+    dialog = BackupsDialog([backup], str(tmp_path), "memory.db", "Read-only: choose Edit ▸ Enable Editing")
+    qtbot.addWidget(dialog)
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    assert dialog.table.item(0, 0).text() == "2026-11-23 09:30:05" and dialog.table.item(0, 2).text() == "2 KiB"
+    assert not dialog.restore_button.isEnabled() and dialog.restore_button.toolTip().startswith("Read-only")
+    assert dialog.open_button.isEnabled()
+    QTest.keyClick(dialog.table, Qt.Key.Key_Escape)
+    assert dialog.result() == QDialog.DialogCode.Rejected and not dialog.isVisible() and dialog.action is None

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QSize, Qt
+from PySide6.QtCore import QEvent, QItemSelectionModel, QObject, QSize, Qt
 from PySide6.QtGui import QKeySequence, QPainter, QPaintEvent, QShortcut
 from PySide6.QtWidgets import QAbstractItemView, QLabel, QLineEdit, QSizePolicy, QSplitter, QVBoxLayout, QWidget
 
@@ -27,10 +27,26 @@ def escape_clears(field: QLineEdit) -> QLineEdit:
     return field
 
 
+class _SelectOnFocus(QObject):
+    """Tabbing into a view with no current row selects its first row, rather than Qt's default of making it
+    current unselected — which would show that row's details beside a list with nothing highlighted."""
+
+    def eventFilter(self, view: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt's name
+        if event.type() == QEvent.Type.FocusIn and isinstance(view, QAbstractItemView):
+            model, selection = view.model(), view.selectionModel()
+            if model is not None and selection is not None and not view.currentIndex().isValid() and model.rowCount():
+                flags = QItemSelectionModel.SelectionFlag.ClearAndSelect
+                if view.selectionBehavior() == QAbstractItemView.SelectionBehavior.SelectRows:
+                    flags |= QItemSelectionModel.SelectionFlag.Rows
+                selection.setCurrentIndex(model.index(0, 0), flags)
+        return False
+
+
 def tab_leaves(view: QAbstractItemView) -> QAbstractItemView:
     """Tab moves focus out of ``view`` (to the next control) instead of from cell to cell; the arrows move
-    within it."""
+    within it. Tabbing in with nothing current selects the first row (see :class:`_SelectOnFocus`)."""
     view.setTabKeyNavigation(False)
+    view.installEventFilter(_SelectOnFocus(view))
     return view
 
 
