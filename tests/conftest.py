@@ -15,6 +15,14 @@ from oxmem_gui.core.store import ScheduleStore
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 
+@pytest.fixture(autouse=True, scope="session")
+def logs_in_tmp(tmp_path_factory):
+    """The programs' log file goes to the test run's folder, never the user's."""
+    folder = tmp_path_factory.mktemp("log")
+    os.environ["OXMEM_LOG_DIR"] = str(folder)
+    return folder
+
+
 class SyncStore:
     """Calls the async :class:`MemoryStore` methods to completion on a private event loop."""
 

@@ -15,8 +15,10 @@ from PySide6.QtWidgets import QApplication
 
 from ..core import MemoryStore, OxmemError
 from ..core.formats.encrypted import KEY_ENV
+from ..logs import setup_logging
 from ..paths import default_db_path
 from .context import StoreContext
+from .crash import CrashReporter
 from .main_window import PANELS, MainWindow
 from .resources import icon
 
@@ -40,6 +42,9 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     parser.add_argument("--session", help="with --query: search this session at start")
     parser.add_argument("--query", help="a query to run in the search panel at start")
     parser.add_argument("--calendar", choices=("month", "week", "agenda"), help="the schedule calendar's view")
+    parser.add_argument(
+        "-v", "--verbose", action="store_true", help="log down to debug level, on standard error and in the log file"
+    )
     return parser.parse_args(argv)
 
 
@@ -111,6 +116,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     import qasync
 
     args = parse_args(list(sys.argv[1:] if argv is None else argv))
+    setup_logging("oxmem-gui", args.verbose)
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName("oxmem-gui")
     app.setOrganizationName("oxmem")
@@ -118,4 +124,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     ctx = StoreContext()
     window = MainWindow(ctx)
     window.show()
-    return qasync.run(run_window(args, ctx, window))
+    crashes = CrashReporter(window.dialogs)
+
+    async def run() -> int:
+        crashes.install(asyncio.get_running_loop())
+        try:
+            return await run_window(args, ctx, window)
+        finally:
+            crashes.uninstall()
+
+    return qasync.run(run())

@@ -25,6 +25,7 @@ from ..core import NotFoundError, OperationCancelled, OxmemError
 from ..core.backups import Backup, backup_target, list_backups, restore
 from ..core.demo import fill_demo
 from ..core.memory import Memory, open_memory
+from .crash import unexpected
 
 log = logging.getLogger(__name__)
 
@@ -300,7 +301,7 @@ class StoreContext(QObject):
                 return
             if not isinstance(exc, OxmemError):
                 log.error("unexpected error in %s", label or "an operation", exc_info=exc)
-                self._report(f"Unexpected error: {exc}")
+                self._report(unexpected(str(exc) or type(exc).__name__))
             else:
                 self._report(str(exc))
 

@@ -47,13 +47,16 @@ def test_every_panel_fits_1024x640_with_every_control_reachable(make_window, qlo
             picture.save(str(SHOTS / f"{name}{suffix}-1024x640.png"))
 
 
-def test_screenshot_takes_a_size(tmp_path):
+def test_screenshot_takes_a_size_and_leaves_no_demo_store(tmp_path):
     out = tmp_path / "notes.png"
-    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "TMPDIR": str(scratch)}
     cmd = [sys.executable, "-m", "oxmem_gui", "--demo", "--embedding", "deterministic", "--panel", "notes"]
     done = subprocess.run([*cmd, "--size", "1024x640", "--screenshot", str(out)], env=env, capture_output=True)
     assert done.returncode == 0, done.stderr
     assert QImage(str(out)).size().toTuple() == (1024, 640)
+    assert list(scratch.iterdir()) == []  # the demo store's folder went with the window
     bad = subprocess.run([*cmd, "--size", "wide", "--screenshot", str(out)], env=env, capture_output=True, text=True)
     assert bad.returncode == 2 and "'wide' is not a size like 1024x640" in bad.stderr
 
