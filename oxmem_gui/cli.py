@@ -17,6 +17,7 @@ import os
 import re
 import sys
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any, NoReturn
 
 from .core import OxmemError
@@ -51,16 +52,19 @@ from .core.model_files import (
     MODEL_LICENSE,
     MODEL_NAME,
     SOURCE_DISTRIBUTION,
+    install_model,
     locate_model,
-    prepare_model,
     verify_prepared,
 )
 from .core.retrieval import FTS_MODES, MAX_TOP_K, TAG_MODES, LegStats, QueryResult
 from .core.schedules import POLICIES, STATUSES, Schedule
 from .core.summary import message_text
+from .logs import setup_logging
 from .paths import default_db_path
 
 EXIT_ERROR = 2
+#: the hybrid search's weights when neither --vector-weight nor --fts-weight is given
+VECTOR_WEIGHT, FTS_WEIGHT = 0.7, 0.3
 
 
 #: Control characters (C0, DEL, C1) and the invisible formatting ones that reorder or hide text in a terminal.
@@ -170,6 +174,13 @@ def _global_options(parser: argparse.ArgumentParser, suppress: bool) -> None:
         "--db", default=default(None), metavar="PATH", help="store file (default: $OXMEM_DB or the user data folder)"
     )
     parser.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        default=default(False),
+        help="log what happens, down to debug level, on standard error and in the log file",
+    )
+    parser.add_argument(
         "--embedding",
         choices=BACKEND_NAMES,
         default=default(os.environ.get("OXMEM_EMBEDDING", "auto")),
@@ -177,7 +188,10 @@ def _global_options(parser: argparse.ArgumentParser, suppress: bool) -> None:
         "deterministic (default: $OXMEM_EMBEDDING or auto)",
     )
     parser.add_argument(
-        "--model-path", default=default(None), metavar="DIR", help="a folder of your own with the semantic model"
+        "--model-path",
+        default=default(None),
+        metavar="DIR",
+        help="a folder of your own with the semantic model (default: the one `oxmem model install` prepared)",
     )
     parser.add_argument("--json", action="store_true", default=default(False), help="print one JSON document on stdout")
     parser.add_argument(
@@ -205,12 +219,50 @@ def _global_options(parser: argparse.ArgumentParser, suppress: bool) -> None:
 
 
 def _search_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--top-k", type=_int_in(1, MAX_TOP_K), default=8)
-    parser.add_argument("--vector-weight", type=float, default=None)
-    parser.add_argument("--fts-weight", type=float, default=None)
-    parser.add_argument("--fts-mode", choices=FTS_MODES, default=None, help="terms (default) or phrase")
-    parser.add_argument("--tag", action="append", type=_text, default=[], dest="tags", metavar="T")
-    parser.add_argument("--tag-mode", choices=TAG_MODES, default="any")
+    parser.add_argument(
+        "--top-k",
+        type=_int_in(1, MAX_TOP_K),
+        default=8,
+        metavar="N",
+        help=f"how many hits, 1 to {MAX_TOP_K:,} (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--vector-weight",
+        type=float,
+        default=None,
+        metavar="W",
+        help=f"weight of the vector (cosine) leg (default: {VECTOR_WEIGHT:g}, or 1 − --fts-weight when only that "
+        "is given)",
+    )
+    parser.add_argument(
+        "--fts-weight",
+        type=float,
+        default=None,
+        metavar="W",
+        help=f"weight of the full-text (BM25) leg (default: {FTS_WEIGHT:g}, or 1 − --vector-weight when only that "
+        "is given)",
+    )
+    parser.add_argument(
+        "--fts-mode",
+        choices=FTS_MODES,
+        default=None,
+        help=f"terms: any of the words; phrase: the words in a row (default: {FTS_MODES[0]})",
+    )
+    parser.add_argument(
+        "--tag",
+        action="append",
+        type=_text,
+        default=[],
+        dest="tags",
+        metavar="T",
+        help="only hits tagged T; repeat for more tags (default: no tag filter)",
+    )
+    parser.add_argument(
+        "--tag-mode",
+        choices=TAG_MODES,
+        default="any",
+        help="any: a hit needs one of the --tag tags; all: every one (default: %(default)s)",
+    )
     parser.add_argument(
         "--ranking",
         type=_text,
@@ -238,10 +290,16 @@ def build_parser() -> argparse.ArgumentParser:
     command("sessions", "list sessions, most recently updated first")
     p = command("events", "show a session's events")
     p.add_argument("session", type=_text)
-    p.add_argument("--limit", type=_int_in(1, INT64_MAX), default=None, help="only the newest N events")
+    p.add_argument(
+        "--limit",
+        type=_int_in(1, INT64_MAX),
+        default=None,
+        metavar="N",
+        help="only the newest N events (default: every event)",
+    )
     p = command("search", "hybrid search of a session, with each hit's score breakdown")
-    p.add_argument("session", type=_text)
-    p.add_argument("query", type=_text)
+    p.add_argument("session", type=_text, help="the session's id (`oxmem sessions` lists them)")
+    p.add_argument("query", type=_text, help="what to search for")
     _search_options(p)
     p = command("reindex", "re-embed chunks with another model, in short batches (resumable)")
     p.add_argument("--session", type=_text, default=None, help="only this session (default: every session)")
@@ -249,7 +307,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--model", type=_text, default=None, help="semantic, deterministic or a model name (default: --embedding)"
     )
     p = command("model", "the semantic model: where it is and whether its files verify")
-    p.add_argument("action", nargs="?", choices=("status", "install"), default="status")
+    p.add_argument("action", nargs="?", choices=("status", "install"), default="status", help="(default: status)")
     p = command("forget", "delete a session and everything indexed from it")
     p.add_argument("session", type=_text)
     p = command("summary", "show a session's rolling summary state")
@@ -259,7 +317,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--budget", type=_int_in(1, INT64_MAX), default=2000, help="token budget (default: %(default)s)")
     command("info", "what the file is: format, version markers, tables with row counts, journal mode, embeddings")
     p = command("tables", "browse any table of the file read-only: the tables, or one table's rows")
-    p.add_argument("table", nargs="?", type=_text, default=None)
+    p.add_argument(
+        "table", nargs="?", type=_text, default=None, help="a table to page through (default: list the tables)"
+    )
     p.add_argument("--limit", type=_int_in(1, TABLE_MAX_PAGE), default=20, help="rows per page (default: 20)")
     p.add_argument("--offset", type=_int_in(0, INT64_MAX), default=0, help="rows to skip (default: 0)")
     command("rankings", "the rankings this file can be searched with: the store's hybrid, the agent's own")
@@ -272,16 +332,18 @@ def build_parser() -> argparse.ArgumentParser:
         dest="schedules_command", required=True, metavar="ACTION", parser_class=_Parser
     )
     p = command("list", "list schedules, newest first (rows another program wrote badly are flagged ⚠)", sched)
-    p.add_argument("--user", type=_text, default=None)
-    p.add_argument("--status", choices=STATUSES, default=None)
-    p.add_argument("--type", choices=CADENCE_TYPES, default=None, dest="cadence_type")
-    p.add_argument("--name", type=_text, default=None, help="only names containing this")
-    p.add_argument("--limit", type=_int_in(1, INT64_MAX), default=100)
+    p.add_argument("--user", type=_text, default=None, metavar="U", help="only this user's (default: every user's)")
+    p.add_argument("--status", choices=STATUSES, default=None, help="only schedules in this status (default: any)")
+    p.add_argument(
+        "--type", choices=CADENCE_TYPES, default=None, dest="cadence_type", help="only this cadence (default: any)"
+    )
+    p.add_argument("--name", type=_text, default=None, help="only names containing this (default: any name)")
+    p.add_argument("--limit", type=_int_in(1, INT64_MAX), default=100, metavar="N", help="at most N (default: 100)")
     p = command("add", "create a schedule", sched)
     p.add_argument("--user", type=_text, required=True)
     p.add_argument("--goal", type=_text, required=True)
-    p.add_argument("--name", type=_text, default=None)
-    p.add_argument("--policy", choices=POLICIES, default="always", help="notification policy")
+    p.add_argument("--name", type=_text, default=None, help="a name to show (default: none)")
+    p.add_argument("--policy", choices=POLICIES, default="always", help="notification policy (default: always)")
     when = p.add_mutually_exclusive_group(required=True)
     when.add_argument("--cron", type=_text, metavar="EXPR", help="five-field cron, evaluated in --tz")
     when.add_argument(
@@ -300,25 +362,41 @@ def build_parser() -> argparse.ArgumentParser:
         command(action, text, sched).add_argument("schedule_id", type=_text)
     p = command("runs", "a schedule's run history, newest first", sched)
     p.add_argument("schedule_id", type=_text)
-    p.add_argument("--limit", type=_int_in(1, INT64_MAX), default=20)
+    p.add_argument("--limit", type=_int_in(1, INT64_MAX), default=20, metavar="N", help="the newest N (default: 20)")
 
     notes = command("notes", "a user's saved notes").add_subparsers(
         dest="notes_command", required=True, metavar="ACTION", parser_class=_Parser
     )
+    note_tag_help = "a tag of the note; repeat for more tags (default: no tags)"
     p = command("list", "list notes", notes)
     p.add_argument("user", type=_text)
-    p.add_argument("--tag", action="append", type=_text, default=[], dest="tags", metavar="T")
-    p.add_argument("--tag-mode", choices=TAG_MODES, default="any")
-    p.add_argument("--contains", type=_text, default=None, help="only notes whose text contains this")
+    p.add_argument(
+        "--tag",
+        action="append",
+        type=_text,
+        default=[],
+        dest="tags",
+        metavar="T",
+        help="only notes tagged T; repeat for more tags (default: every note)",
+    )
+    p.add_argument(
+        "--tag-mode",
+        choices=TAG_MODES,
+        default="any",
+        help="any: a note needs one of the --tag tags; all: every one (default: any)",
+    )
+    p.add_argument(
+        "--contains", type=_text, default=None, help="only notes whose text contains this (default: any text)"
+    )
     p = command("add", "save a note", notes)
     p.add_argument("user", type=_text)
     p.add_argument("text", type=_text)
-    p.add_argument("--tag", action="append", type=_text, default=[], dest="tags", metavar="T")
+    p.add_argument("--tag", action="append", type=_text, default=[], dest="tags", metavar="T", help=note_tag_help)
     p = command("update", "replace a note's text and tags (one transaction)", notes)
     p.add_argument("user", type=_text)
     p.add_argument("note_id", type=_text)
     p.add_argument("text", type=_text)
-    p.add_argument("--tag", action="append", type=_text, default=[], dest="tags", metavar="T")
+    p.add_argument("--tag", action="append", type=_text, default=[], dest="tags", metavar="T", help=note_tag_help)
     p = command("delete", "delete a note", notes)
     p.add_argument("user", type=_text)
     p.add_argument("note_id", type=_text)
@@ -382,7 +460,7 @@ def _progress_printer() -> Callable[[str, int, int], None] | None:
 def _weights(args: argparse.Namespace) -> tuple[float, float]:
     vw, fw = args.vector_weight, args.fts_weight
     if vw is None and fw is None:
-        return 0.7, 0.3
+        return VECTOR_WEIGHT, FTS_WEIGHT
     if vw is None:
         return 1.0 - fw, fw
     if fw is None:
@@ -518,11 +596,14 @@ async def _run(args: argparse.Namespace) -> int:
         return await asyncio.to_thread(_model_command, args)
     db = args.db or default_db_path()
     key = args.key or os.environ.get(KEY_ENV) or None
+    action = getattr(args, "notes_command", None) or getattr(args, "schedules_command", None)
+    creating = args.command in CREATING_COMMANDS or (args.command, action) in CREATING_ACTIONS
+    if not creating and not args.db and not os.environ.get("OXMEM_DB") and not db.exists():
+        raise OxmemError(_no_default_store(db))
     if args.command == "check":
         return _print_check(await check_store(db, args.quick), args.json)
     if args.command == "info":
         return _print_info(await inspect_database(db, key), args.json)
-    action = getattr(args, "notes_command", None) or getattr(args, "schedules_command", None)
     read_only = args.command in READ_ONLY_COMMANDS or (args.command, action) in READ_ONLY_ACTIONS
     if args.command == "import-jsonl":  # a bad file is refused before any store is opened (or created)
         args.records = await asyncio.to_thread(read_jsonl, args.file)
@@ -530,7 +611,7 @@ async def _run(args: argparse.Namespace) -> int:
         db,
         key=key,
         read_only=read_only,
-        create=args.command in CREATING_COMMANDS or (args.command, action) in CREATING_ACTIONS,
+        create=creating,
         embedding=args.embedding,
         model_path=args.model_path,
         busy_timeout_ms=int(args.wait * 1000),
@@ -543,6 +624,16 @@ async def _run(args: argparse.Namespace) -> int:
         store.set_weekday_numbering(args.cron_weekdays)
         _require(store, args.command)
         return await _dispatch(store, args)
+
+
+def _no_default_store(db: Path) -> str:
+    """What to do when the default store (no --db, no $OXMEM_DB) does not exist yet; the path with ``~`` for
+    the home folder."""
+    try:
+        shown = f"~/{db.relative_to(Path.home())}"
+    except (ValueError, RuntimeError):  # not under the home folder, or no home folder
+        shown = str(db)
+    return f"no store at {shown} — create one with `oxmem init`, or try `oxmem demo`; --db PATH opens another file"
 
 
 def _require(store: Memory, command: str) -> None:
@@ -581,7 +672,7 @@ def _print_check(report: CheckReport, as_json: bool) -> int:
 
 def _model_command(args: argparse.Namespace) -> int:
     if args.action == "install":
-        folder = prepare_model()
+        folder = install_model(announce=lambda command: print(f"oxmem: installing: {command}", file=sys.stderr))
     else:
         location = locate_model(args.model_path, prepare=False)
         if location.path is None:
@@ -941,6 +1032,7 @@ async def _notes(store: Memory, args: argparse.Namespace) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     _Parser.argv = list(sys.argv[1:] if argv is None else argv)
     args = build_parser().parse_args(argv)
+    setup_logging("oxmem", args.verbose)
     try:
         return asyncio.run(_run(args))
     except OxmemError as exc:

