@@ -32,9 +32,10 @@ def test_quiet_by_default_verbose_on_request(log_folder, tmp_path, capsys):
     assert main(["--db", db, "--embedding", "deterministic", "--verbose", "sessions"]) == 0
     out, err = capsys.readouterr()
     assert "oxmem: DEBUG oxmem_gui.logs: logging to " in err
-    assert f"oxmem[{os.getpid()}] DEBUG oxmem_gui.logs: logging to {log_folder / LOG_NAME}" in (
-        log_folder / LOG_NAME
-    ).read_text()
+    assert (
+        f"oxmem[{os.getpid()}] DEBUG oxmem_gui.logs: logging to {log_folder / LOG_NAME}"
+        in (log_folder / LOG_NAME).read_text()
+    )
 
 
 def test_warnings_reach_the_file_without_verbose(log_folder):
