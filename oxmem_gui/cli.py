@@ -47,6 +47,7 @@ from .core.formats.tables import shown_value
 from .core.inputs import INT64_MAX
 from .core.jsonl import read_jsonl
 from .core.memory import Memory, choose_ranking, default_ranking, inspect_database, open_memory
+from .core.migrations import discard_new_store
 from .core.model_files import (
     MODEL_DIMS,
     MODEL_LICENSE,
@@ -632,12 +633,27 @@ async def _run(args: argparse.Namespace) -> int:
     if not creating and not args.db and not os.environ.get("OXMEM_DB") and not db.exists():
         raise OxmemError(_no_default_store(db))
     if args.command == "check":
-        return _print_check(await check_store(db, args.quick), args.json)
+        return _print_check(await check_store(db, args.quick, key), args.json)
     if args.command == "info":
         return _print_info(await inspect_database(db, key), args.json)
     read_only = args.command in READ_ONLY_COMMANDS or (args.command, action) in READ_ONLY_ACTIONS
     if args.command == "import-jsonl":  # a bad file is refused before any store is opened (or created)
         args.records = await asyncio.to_thread(read_jsonl, args.file)
+    # a store this command creates is taken back if the command then fails (bad input, a refusal)
+    path = Path(db).expanduser()
+    before = path.stat() if path.is_file() else None
+    new = creating and args.command != "init" and (not path.exists() or (before is not None and before.st_size == 0))
+    try:
+        return await _open_and_dispatch(db, key, read_only, creating, args)
+    except BaseException:
+        if new:
+            await asyncio.to_thread(discard_new_store, path, before)
+        raise
+
+
+async def _open_and_dispatch(
+    db: Path, key: str | None, read_only: bool, creating: bool, args: argparse.Namespace
+) -> int:
     store = await open_memory(
         db,
         key=key,
@@ -692,7 +708,8 @@ def _print_check(report: CheckReport, as_json: bool) -> int:
     if as_json:
         _print_json({**dataclasses.asdict(report), "ok": report.ok})
     else:
-        pages = f", journal {report.journal_mode}, {report.pages:,} pages" if report.pages is not None else ""
+        journal = f", journal {report.journal_mode}" if report.journal_mode else ""
+        pages = f"{journal}, {report.pages:,} pages" if report.pages is not None else ""
         print(safe(f"{report.path}: {report.format}{pages}"))
         print(_table(["status", "check", "finding"], [(f.level, f.check, f.detail) for f in report.findings]))
         if report.counts:
@@ -731,15 +748,23 @@ async def _dispatch(store: Memory, args: argparse.Namespace) -> int:
     out_json = args.json
     cmd = args.command
     if cmd == "init":
-        report = store.migration_report
+        report = await store.migrate()
+        own = store.format == "oxmem"
         if out_json:
             _print_json({"db": str(store.path), "applied": report.applied, "unknown": report.unknown})
-        else:
+        elif own:
             print(
                 safe(f"{store.path}: " + (f"applied {', '.join(report.applied)}" if report.applied else "up to date"))
             )
             if report.unknown:
                 print(safe(f"versions written by a newer program (left as they are): {', '.join(report.unknown)}"))
+        else:
+            label = store.capabilities.label
+            print(
+                safe(f"{store.path}: {label}: the agent's schema, left as it is (oxmem migrates only its own stores)")
+            )
+            if report.unknown:
+                print(safe(f"versions the agent recorded: {', '.join(report.unknown)}"))
     elif cmd == "demo":
         counts = await fill_demo(store)
         if out_json:

@@ -13,13 +13,16 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import apsw
 
-from .database import Database
-from .errors import DamagedError, OxmemError
+from .database import Database, read_only_uri, release_wal_files
+from .errors import DamagedError, KeyRequiredError, OxmemError
+from .formats.detect import LABELS, detect_schema, sniff_file
+from .formats.encrypted import decrypt_to_memory, need_key_message
 from .migrations import REQUIRED_TABLES, available_migrations, missing_schema, recorded_versions
-from .schedules import search_schedules
+from .schedules import has_schedule_tables, search_schedules
 
 OK, WARNING, PROBLEM = "ok", "warning", "problem"
 
@@ -34,7 +37,10 @@ class Finding:
 @dataclass
 class CheckReport:
     path: str
+    #: what the file is, for a person (``oxmem store``, ``Omega memory``…)
     format: str
+    #: the format's name (:mod:`.formats.detect`: ``oxmem``, ``oxydra-libsql``, ``omega``…; ``empty``, ``unreadable``)
+    kind: str = "unreadable"
     journal_mode: str | None = None
     pages: int | None = None
     findings: list[Finding] = field(default_factory=list)
@@ -66,16 +72,22 @@ def _one(conn: apsw.Connection, sql: str) -> int:
     return int(conn.execute(sql).fetchall()[0][0])
 
 
-def run_checks(conn: apsw.Connection, path: str, quick: bool = False) -> CheckReport:
-    """Every check, in one read snapshot; a check that cannot read what it needs is itself a problem."""
-    objects = _objects(conn)
-    ours = all(t in objects for t in REQUIRED_TABLES)
-    libsql = any("libsql_vector_idx" in sql for _, sql in objects.values())
-    tracked = "memory_migrations" in objects
-    kind = "oxmem store" if ours and tracked else "Oxydra store" if ours else "not a memory store"
+def _label(fmt: str, objects: dict) -> str:
     if not objects:
-        kind = "empty database"
-    report = CheckReport(path, kind + (" with libSQL's vector index" if libsql else ""))
+        return "empty database"
+    return {"oxmem": "oxmem store", "sqlite-unknown": "not a memory store"}.get(fmt, LABELS[fmt])
+
+
+def run_checks(conn: apsw.Connection, path: str, quick: bool = False) -> CheckReport:
+    """Every check, in one read snapshot; a check that cannot read what it needs is itself a problem. Each format
+    is checked as what it is (:mod:`.formats.detect`): the store's tables for oxmem's and Oxydra's files, the
+    FTS index against its content for Omega and ZEKE, and every file's unique keys."""
+    objects = _objects(conn)
+    fmt = detect_schema(conn)
+    ours = fmt in ("oxmem", "oxydra", "oxydra-libsql") and all(t in objects for t in REQUIRED_TABLES)
+    libsql = fmt == "oxydra-libsql"
+    tracked = fmt == "oxmem" and "memory_migrations" in objects
+    report = CheckReport(path, _label(fmt, objects), kind=fmt if objects else "empty")
     report.journal_mode = conn.execute("PRAGMA journal_mode").fetchall()[0][0]
     report.pages = _one(conn, "PRAGMA page_count")
 
@@ -90,16 +102,25 @@ def run_checks(conn: apsw.Connection, path: str, quick: bool = False) -> CheckRe
     step("integrity", lambda: _integrity(conn, objects, full=ours and not libsql, quick=quick))
     if tracked:
         step("schema", lambda: _schema(conn, path))
-    elif not ours:
+    elif fmt in ("oxydra", "oxydra-libsql"):
+        step("schema", lambda: _agent_schema(conn))
+    elif fmt in ("sqlite-unknown", "empty"):
         missing = [t for t in REQUIRED_TABLES if t not in objects]
         report.findings.append(Finding("schema", WARNING, f"no memory tables: {', '.join(missing)} missing"))
     step("foreign keys", lambda: _foreign_keys(conn))
+    step("unique keys", lambda: _unique_keys(conn, objects))
     if ours:
         step("index sync", lambda: _index_sync(conn, report))
         step("payloads", lambda: _payloads(conn))
         step("vectors", lambda: _vectors(conn))
         step("sequences", lambda: _sequences(conn))
-    if "schedules" in objects:
+    if libsql:
+        step("vector index", lambda: _libsql_index(Path(path), report))
+    if fmt == "omega" and "messages_fts_docsize" in objects:
+        step("index sync", lambda: _omega_fts(conn, report))
+    if fmt == "zeke" and "memories_fts_docsize" in objects:
+        step("index sync", lambda: _zeke_fts(conn, report))
+    if ours and has_schedule_tables(conn):
         step("schedules", lambda: _schedules(conn, report))
     return report
 
@@ -252,18 +273,160 @@ def _schedules(conn: apsw.Connection, report: CheckReport) -> Finding:
     return Finding("schedules", OK, f"{len(rows):,} schedules readable")
 
 
-async def check_store(path: str | os.PathLike[str], quick: bool = False) -> CheckReport:
+def _agent_schema(conn: apsw.Connection) -> Finding:
+    """An Oxydra file's schema is the agent's: its recorded versions, and what oxmem's features miss there."""
+    versions = recorded_versions(conn)
+    latest = f", latest {versions[-1]}" if versions else ""
+    detail = f"the agent's schema, {len(versions)} versions recorded{latest} (oxmem never migrates it)"
+    if not has_schedule_tables(conn):
+        return Finding(
+            "schema",
+            WARNING,
+            detail + "; its schedules and schedule_runs tables are missing or lack columns the agent adds later "
+            "(its migrations 0017–0023): schedules are not shown",
+        )
+    return Finding("schema", OK, detail)
+
+
+def _unique_keys(conn: apsw.Connection, objects: dict) -> Finding:
+    """Every unique key (primary keys, UNIQUE constraints, unique and partial unique indexes) checked against the
+    table's rows themselves (``NOT INDEXED``), so a key an index no longer enforces is found."""
+    keys = 0
+    duplicated = []
+    for table, (kind, sql) in objects.items():
+        if kind != "table" or sql.upper().startswith("CREATE VIRTUAL") or table.startswith("sqlite_"):
+            continue
+        for _, index, unique, _origin, partial in conn.execute(f"PRAGMA index_list({_quoted(table)})").fetchall():
+            if not unique:
+                continue
+            columns = [r[2] for r in conn.execute(f"PRAGMA index_info({_quoted(index)})").fetchall()]
+            if not columns or None in columns:  # an expression index (libSQL's vector index): nothing to group by
+                continue
+            where = [f"{_quoted(c)} IS NOT NULL" for c in columns]  # UNIQUE lets NULLs repeat
+            if partial:
+                where.append(f"({_partial_where(objects.get(index, ('', ''))[1])})")
+            cols = ", ".join(_quoted(c) for c in columns)
+            dups = _one(
+                conn,
+                f"SELECT count(*) FROM (SELECT 1 FROM {_quoted(table)} NOT INDEXED WHERE {' AND '.join(where)} "
+                f"GROUP BY {cols} HAVING count(*) > 1)",
+            )
+            keys += 1
+            if dups:
+                duplicated.append(f"{table} ({', '.join(columns)}): {dups:,} values held by more than one row")
+    if duplicated:
+        return Finding("unique keys", PROBLEM, "; ".join(duplicated))
+    return Finding("unique keys", OK, f"{keys:,} unique keys hold, each read from its table's rows")
+
+
+def _partial_where(sql: str) -> str:
+    """The WHERE clause of a ``CREATE UNIQUE INDEX … WHERE …`` statement (``1`` when there is none)."""
+    upper = sql.upper()
+    at = upper.rfind(" WHERE ")
+    return sql[at + 7 :] if at >= 0 else "1"
+
+
+def _fts_ids(conn: apsw.Connection, fts: str) -> set[int]:
+    """The rowids an FTS5 table has indexed: one ``_docsize`` row per document, even one without tokens."""
+    return {r[0] for r in conn.execute(f"SELECT id FROM {_quoted(fts + '_docsize')}")}
+
+
+def _compare_ids(what: str, indexed: set[int], expected: set[int], extra: str = "") -> Finding:
+    missing, stray = len(expected - indexed), len(indexed - expected)
+    if not missing and not stray:
+        return Finding("index sync", OK, f"{what}: {len(indexed):,} indexed = {len(expected):,} expected{extra}")
+    parts = [f"{missing:,} rows not in the FTS index" if missing else "", f"{stray:,} FTS rows without their row"]
+    return Finding("index sync", PROBLEM, f"{what}: " + "; ".join(p for p in parts if p and not p.startswith("0 ")))
+
+
+def _omega_fts(conn: apsw.Connection, report: CheckReport) -> Finding:
+    """Omega indexes only its users' messages: the FTS rowids are compared with those rows. FTS5's own
+    ``integrity-check`` calls that partial index corrupt, and ``rebuild`` would index every message — neither is
+    run."""
+    expected = {r[0] for r in conn.execute("SELECT rowid FROM messages NOT INDEXED WHERE role = 'user'")}
+    report.counts["messages"] = _one(conn, "SELECT count(*) FROM messages NOT INDEXED")
+    report.counts["fts rows"] = len(indexed := _fts_ids(conn, "messages_fts"))
+    return _compare_ids("messages_fts against the user messages", indexed, expected)
+
+
+def _zeke_fts(conn: apsw.Connection, report: CheckReport) -> Finding:
+    """ZEKE indexes every memory through an external-content table: rowids are compared, then FTS5's
+    ``'integrity-check'`` with rank 1 compares the index with the content. That command is an INSERT, which a
+    read-only connection refuses, so it runs on an in-memory copy taken with SQLite's backup API."""
+    expected = {r[0] for r in conn.execute("SELECT rowid FROM memories NOT INDEXED")}
+    report.counts["memories"] = len(expected)
+    report.counts["fts rows"] = len(indexed := _fts_ids(conn, "memories_fts"))
+    found = _compare_ids("memories_fts against the memories", indexed, expected, ", and their text agrees")
+    if found.level != OK:
+        return found
+    copy = apsw.Connection(":memory:")
+    try:
+        with copy.backup("main", conn, "main") as backup:
+            backup.step()
+        copy.execute("INSERT INTO memories_fts (memories_fts, rank) VALUES ('integrity-check', 1)")
+    except apsw.CorruptError as exc:
+        return Finding("index sync", PROBLEM, f"memories_fts does not match the memories' text: {exc}")
+    finally:
+        copy.close()
+    return found
+
+
+def _libsql_index(path: Path, report: CheckReport) -> Finding:
+    """libSQL's vector index, through the libSQL engine (SQLite cannot read it, and libSQL's own
+    ``integrity_check`` does not see a broken one): every vector must find its own row among its nearest."""
+    try:
+        import libsql
+    except ImportError:
+        return Finding("vector index", WARNING, "not checked: the libSQL engine is not installed (pip install libsql)")
+    wal_existed = any(Path(f"{path}{s}").exists() for s in ("-wal", "-shm"))
+    conn = libsql.connect(read_only_uri(path))
+    try:
+        rows = conn.execute("SELECT rowid, embedding_blob FROM chunks_vec").fetchall()
+        lost = []
+        for rowid, blob in rows:
+            near = conn.execute("SELECT id FROM vector_top_k('idx_chunks_vec_embedding_ann', ?, 3)", (blob,)).fetchall()
+            if rowid not in {r[0] for r in near}:
+                lost.append(rowid)
+    except ValueError as exc:  # the libsql binding's errors
+        return Finding("vector index", PROBLEM, f"libSQL could not search idx_chunks_vec_embedding_ann: {exc}")
+    finally:
+        conn.close()
+        if not wal_existed:
+            release_wal_files(path)
+    if lost:
+        return Finding(
+            "vector index",
+            PROBLEM,
+            f"{len(lost):,} of {len(rows):,} vectors are not found by idx_chunks_vec_embedding_ann (first chunks_vec "
+            f"rowid {lost[0]}): the index is out of date",
+        )
+    return Finding("vector index", OK, f"idx_chunks_vec_embedding_ann finds each of the {len(rows):,} vectors (libSQL)")
+
+
+async def check_store(path: str | os.PathLike[str], quick: bool = False, key: str | None = None) -> CheckReport:
     """Open ``path`` read-only (never written, never migrated) and run every check on one snapshot. A file SQLite
     cannot even open as a database (a damaged first page, cut short) is a report with that problem; a file that is
-    missing or not SQLite at all is :class:`StoreOpenError`."""
+    missing or not SQLite at all is :class:`StoreOpenError`. An encrypted file needs ``key`` and is checked on its
+    decrypted copy in memory (:mod:`.formats.encrypted`)."""
+    p = Path(path).expanduser()
+    encrypted = sniff_file(p) == "encrypted"
     try:
-        db = await Database.open(path, read_only=True)
+        if encrypted:
+            if not key:
+                raise KeyRequiredError(need_key_message(p))
+            db = await Database.adopt(lambda: decrypt_to_memory(p, key), p)
+        else:
+            db = await Database.open(p, read_only=True)
     except DamagedError as exc:
-        report = CheckReport(str(path), "unreadable")
+        report = CheckReport(str(p), "unreadable", "unreadable")
         detail = str(exc.__cause__ or exc)
         report.findings.append(Finding("open", PROBLEM, f"SQLite cannot read the file: {detail}"))
         return report
     try:
-        return await db.read(run_checks, str(db.path), quick)
+        report = await db.read(run_checks, str(db.path), quick)
     finally:
         db.close()
+    if encrypted:
+        report.format += " (SQLCipher-encrypted: checked on its decrypted copy in memory)"
+        report.journal_mode = None
+    return report

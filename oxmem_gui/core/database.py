@@ -27,6 +27,7 @@ import contextlib
 import fcntl
 import functools
 import os
+import weakref
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -134,11 +135,20 @@ def open_connection(
         raise StoreOpenError(f"{p} does not exist")
     if not read_only and not p.exists():
         p.parent.mkdir(parents=True, exist_ok=True)
+    if not read_only and p.is_file() and not os.access(p, os.W_OK):
+        # before SQLite opens it: its fallback to a read-only open would leave -wal/-shm files behind
+        raise ReadOnlyError(f"{p} is read-only; open it read-only or make it writable")
     flags = apsw.SQLITE_OPEN_URI | (
         apsw.SQLITE_OPEN_READONLY if read_only else apsw.SQLITE_OPEN_READWRITE | apsw.SQLITE_OPEN_CREATE
     )
     notice = None
     try:
+        if read_only and _unremovable_wal_files(p):
+            conn = _checked(apsw.Connection(_uri(p, "ro", immutable=True), flags=flags), p, busy_timeout_ms)
+            return conn, (
+                f"{p.name} is open as a snapshot: this user cannot write it, so SQLite could not remove the -wal and "
+                "-shm files it would make beside it; changes made after opening are not seen (open it again to refresh)"
+            )
         try:
             conn = _checked(apsw.Connection(_uri(p, "ro" if read_only else "rwc"), flags=flags), p, busy_timeout_ms)
         except (apsw.CantOpenError, apsw.ReadOnlyError) as exc:
@@ -154,6 +164,21 @@ def open_connection(
         raise ReadOnlyError(f"{p} is read-only; open it read-only or make it writable")
     tune_connection(conn)
     return conn, notice
+
+
+def read_only_uri(path: Path) -> str:
+    """The URI another SQLite engine (libSQL's) opens ``path`` read-only with, as :func:`open_connection` would:
+    ``immutable`` where reading would leave files beside it that this user cannot take back."""
+    return _uri(path, "ro", immutable=_unremovable_wal_files(path))
+
+
+def _unremovable_wal_files(p: Path) -> bool:
+    """A WAL database that no program has open (no ``-wal`` file), that this user cannot write, in a folder this
+    user can: reading it the usual way would leave a ``-wal`` and a ``-shm`` beside it that only a read-write
+    connection can take back. (In a folder this user cannot write, SQLite cannot make them: see
+    :func:`_snapshot_connection`.)"""
+    wal, _ = _wal_files(p)
+    return _is_wal(p) and not wal.exists() and not os.access(p, os.W_OK) and os.access(p.parent, os.W_OK)
 
 
 def _snapshot_connection(p: Path, flags: int, busy_timeout_ms: int, cause: Exception) -> tuple[apsw.Connection, str]:
@@ -205,7 +230,8 @@ def release_wal_files(path: Path) -> bool:
     A read-only connection cannot take the lock that proves it is the last one, so SQLite leaves both files
     behind. A read-write connection that reads one row and closes can: when it is the last, SQLite checkpoints
     (an empty WAL: nothing is written to the database file) and deletes both; when the agent still has the file
-    open, they are in use and stay. Needs write permission on the file and its folder; otherwise they stay.
+    open, they are in use and stay. A file this user cannot write gets :func:`discard_wal_files` instead (no other
+    process holding a lock on the ``-shm``). Needs write permission on the folder; otherwise they stay.
     """
     wal, shm = _wal_files(path)
     try:
@@ -213,8 +239,11 @@ def release_wal_files(path: Path) -> bool:
             return not wal.exists() and not shm.exists()
     except OSError:
         return False
-    if not os.access(path, os.W_OK) or not os.access(path.parent, os.W_OK):
+    if not os.access(path.parent, os.W_OK):
         return False
+    if not os.access(path, os.W_OK):  # no read-write connection possible: the files' own locks say who uses them
+        discard_wal_files(path)
+        return not wal.exists() and not shm.exists()
     try:
         conn = apsw.Connection(_uri(path, "rw"), flags=apsw.SQLITE_OPEN_READWRITE | apsw.SQLITE_OPEN_URI)
         try:
@@ -233,18 +262,40 @@ def tune_connection(conn: apsw.Connection) -> None:
         conn.execute("PRAGMA synchronous = NORMAL")
 
 
+#: connection → schema work its first write transaction does before the write itself (:func:`defer_to_first_write`)
+_FIRST_WRITE: weakref.WeakKeyDictionary[apsw.Connection, Callable[[apsw.Connection], None]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def defer_to_first_write(conn: apsw.Connection, work: Callable[[apsw.Connection], None]) -> None:
+    """Run ``work(conn)`` at the start of the connection's next write transaction, inside it: it commits with
+    that write or is rolled back with it (and then tried again by the next). How an existing store's pending
+    migrations are applied without ever writing before a write is known to be allowed and valid."""
+    _FIRST_WRITE[conn] = work
+
+
+def pending_first_write(conn: apsw.Connection) -> bool:
+    """Whether work waits for the connection's next write transaction."""
+    return conn in _FIRST_WRITE
+
+
 @contextlib.contextmanager
 def write_transaction(conn: apsw.Connection) -> Iterator[None]:
     """``BEGIN IMMEDIATE`` … ``COMMIT``, rolled back on any exception: every write of the core goes here.
 
     IMMEDIATE takes the write lock up front, so a concurrent writer waits (``busy_timeout``) instead of
-    failing halfway with a lock upgrade error.
+    failing halfway with a lock upgrade error. Work deferred with :func:`defer_to_first_write` runs first,
+    inside the same transaction.
     """
     try:
         conn.execute("BEGIN IMMEDIATE")
     except apsw.ReadOnlyError as exc:
         raise ReadOnlyError("the store is open read-only; enable editing to change it") from exc
+    first = _FIRST_WRITE.get(conn)
     try:
+        if first is not None:
+            first(conn)
         yield
     except apsw.SQLError as exc:
         conn.execute("ROLLBACK")
@@ -260,6 +311,8 @@ def write_transaction(conn: apsw.Connection) -> Iterator[None]:
         raise
     else:
         conn.execute("COMMIT")
+        if first is not None:
+            _FIRST_WRITE.pop(conn, None)
 
 
 @contextlib.contextmanager

@@ -66,6 +66,8 @@ async def open_memory(
         return await _reader(db, read_only, options)
     if sniffed is not None or not p.is_file() or p.stat().st_size == 0:
         return await MemoryStore.open(p, read_only=read_only, create=create, **options)
+    if not read_only and not os.access(p, os.W_OK):  # refused before any connection could leave files beside it
+        raise ReadOnlyError(f"{p} is read-only; open it read-only or make it writable")
     db = await Database.open(p, read_only=True, create=False, busy_timeout_ms=busy_timeout_ms)
     return await _reader(db, read_only, options, create=create)
 
@@ -77,17 +79,14 @@ async def _reader(db: Database, read_only: bool, options: dict[str, Any], create
         db.close()
         raise
     if fmt in NATIVE_FORMATS and db.adopted is None:
-        if read_only:
-            try:
-                store = await MemoryStore.open(db.path, read_only=True, database=db, **options)
-            except BaseException:
-                db.close()
-                raise
-        else:
+        if not read_only:
             db.close()
-            store = await MemoryStore.open(db.path, read_only=False, create=create, **options)
-        store.format = fmt
-        return store
+            return await MemoryStore.open(db.path, read_only=False, create=create, **options)
+        try:
+            return await MemoryStore.open(db.path, read_only=True, database=db, **options)
+        except BaseException:
+            db.close()
+            raise
     reader = READERS.get(fmt, ForeignReader)(db, fmt)
     if not read_only:
         db.close()

@@ -1,12 +1,21 @@
 """The store's schema versions: ``migrations/NNNN_description.sql`` applied in order (SPEC §3).
 
-Each file runs inside ``BEGIN IMMEDIATE … COMMIT`` together with its row in ``memory_migrations``.
-Versions recorded in the file that this program does not know (a newer agent wrote them) are tolerated and
-reported, never undone.
+Only this project's own stores are migrated. Another agent's file with the same tables (Oxydra's, which records
+its *own* versions in a ``memory_migrations`` table of the same name) keeps the schema its agent gave it: no
+script and no row of this project is ever written there (:func:`plan_migrations`).
+
+Nothing is written before a write is known to be allowed and valid: a new (empty) file is created as a store
+when opened read-write with ``create``; an existing store's pending versions are applied inside the first write
+transaction of the connection (:func:`oxmem_gui.core.database.defer_to_first_write`), so a refused or failed
+write rolls them back with itself. A version's scripts, its row in ``memory_migrations`` and that first write
+commit together. Reads never need a pending version: a migration that adds a table must leave the code able to
+read a file without it until then. Versions recorded in the file that this program does not know (a newer agent
+wrote them) are tolerated and reported, never undone.
 """
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -120,36 +129,44 @@ def check_recorded_schema(conn: apsw.Connection, path: object) -> None:
         raise DamagedError(damaged_message(path, missing))
 
 
-def migrate(conn: apsw.Connection, path: object = "the file", create: bool = True) -> MigrationReport:
-    """Apply every pending migration, one transaction each. A new (empty) file becomes a WAL store — only with
-    ``create``; otherwise an empty file is :class:`StoreOpenError` and stays as it is.
+def plan_migrations(conn: apsw.Connection, path: object, create: bool, own: bool) -> MigrationReport:
+    """What opening ``conn`` read-write will do to its schema, found without writing anything.
 
-    A non-empty file without ``memory_migrations`` is another program's database: nothing is added to it;
-    it opens as is when it has the memory tables, else :class:`StoreOpenError`.
+    An empty file becomes a new store (``created``; only with ``create``, otherwise :class:`StoreOpenError`).
+    A file that is not a memory store is :class:`StoreOpenError`. ``own``: the file is this project's store, so
+    its missing versions are ``pending``; another agent's file (Oxydra's, with its own versions in
+    ``memory_migrations``) keeps the schema the agent gave it — nothing is pending there, ever.
     """
-    tables = table_names(conn)
-    created = not tables
-    if created and not create:
-        raise StoreOpenError(f"{path} is empty, not a memory store (`oxmem init` makes it one)")
-    if tables and "memory_migrations" not in tables:
-        check_required_tables(conn, path)
-        return inspect_schema(conn)
-    if created:
-        conn.execute("PRAGMA journal_mode = WAL")
-        tune_connection(conn)
-    with write_transaction(conn):
-        conn.execute(TRACKING_TABLE_SQL)
+    if not table_names(conn):
+        if not create:
+            raise StoreOpenError(f"{path} is empty, not a memory store (`oxmem init` makes it one)")
+        return MigrationReport(pending=[v for v, _ in available_migrations()], created=True)
+    check_required_tables(conn, path)
     report = inspect_schema(conn)
-    report.created = created
+    if not own:
+        report.pending = []
+    return report
+
+
+def apply_pending(conn: apsw.Connection, report: MigrationReport, path: object = "the file") -> None:
+    """Apply ``report.pending`` inside the caller's write transaction: the tracking table, then each script with
+    its row. A failure raises, and the caller's rollback takes every one of them back with its own write."""
+    conn.execute(TRACKING_TABLE_SQL)
     scripts = dict(available_migrations())
     for version in report.pending:
-        with write_transaction(conn):
-            conn.execute(scripts[version])
-            conn.execute("INSERT INTO memory_migrations (version) VALUES (?)", (version,))
-        report.applied.append(version)
-    report.pending = []
+        conn.execute(scripts[version])
+        conn.execute("INSERT INTO memory_migrations (version) VALUES (?)", (version,))
     check_recorded_schema(conn, path)
-    return report
+    report.applied += report.pending
+    report.pending = []
+
+
+def create_store(conn: apsw.Connection, report: MigrationReport, path: object = "the file") -> None:
+    """Make an empty file a WAL store with every migration, in one transaction (nothing there to protect)."""
+    conn.execute("PRAGMA journal_mode = WAL")
+    tune_connection(conn)
+    with write_transaction(conn):
+        apply_pending(conn, report, path)
 
 
 def check_required_tables(conn: apsw.Connection, path: object) -> None:
@@ -160,3 +177,30 @@ def check_required_tables(conn: apsw.Connection, path: object) -> None:
     missing = [t for t in REQUIRED_TABLES if t not in tables]
     if missing:
         raise StoreOpenError(f"{path} is not a memory store (missing tables: {', '.join(missing)})")
+
+
+def discard_new_store(path: Path, before: os.stat_result | None) -> bool:
+    """Undo :func:`create_store` after the command that made it failed: a store that still holds no session and no
+    schedule is removed with its ``-wal``/``-shm``/``-journal`` files — or, when an empty file was there
+    ``before``, cut back to zero bytes with its times as they were. Returns True when it did so."""
+    try:
+        conn = apsw.Connection(str(path), flags=apsw.SQLITE_OPEN_READONLY)
+        try:
+            rows = conn.execute(
+                "SELECT (SELECT count(*) FROM sessions) + (SELECT count(*) FROM schedules) "
+                "+ (SELECT count(*) FROM schedule_runs)"
+            ).fetchall()[0][0]
+        finally:
+            conn.close()
+    except apsw.Error:
+        return False
+    if rows:
+        return False
+    for suffix in ("-wal", "-shm", "-journal"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
+    if before is not None:
+        path.write_bytes(b"")
+        os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    else:
+        path.unlink(missing_ok=True)
+    return True

@@ -139,6 +139,16 @@ def _as_cadence(value: Cadence | str | Mapping[str, Any]) -> Cadence:
     return value if isinstance(value, (CronCadence, IntervalCadence, OnceCadence)) else parse_cadence(value)
 
 
+def has_schedule_tables(conn: apsw.Connection) -> bool:
+    """Whether the file has ``schedules`` and ``schedule_runs`` with every column read here (an early Oxydra file
+    has neither, or lacks the columns its later migrations add)."""
+    for table, columns in (("schedules", _COLUMNS), ("schedule_runs", _RUN_COLUMNS)):
+        have = {r[1] for r in conn.execute(f"PRAGMA table_info({table})")}
+        if not {c.strip() for c in columns.split(",")} <= have:
+            return False
+    return True
+
+
 def get_schedule(conn: apsw.Connection, schedule_id: str) -> Schedule:
     rows = conn.execute(f"SELECT {_COLUMNS} FROM schedules WHERE schedule_id = ?", (schedule_id,)).fetchall()
     if not rows:

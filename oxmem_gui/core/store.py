@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
 import json
 import os
 import threading
@@ -21,11 +22,11 @@ import apsw
 
 from . import browse, events, importing, notes, retrieval, schedules, summary
 from .bm25 import Bm25Index
-from .database import BUSY_TIMEOUT_MS, Database, data_version
+from .database import BUSY_TIMEOUT_MS, Database, data_version, defer_to_first_write, write_transaction
 from .embeddings import DETERMINISTIC_MODEL, BackendChoice, DeterministicEmbedding, EmbeddingBackend, choose_backend
 from .errors import EmbeddingError, InvalidInputError, ReadOnlyError
 from .formats.base import Capabilities, Retriever
-from .formats.detect import LABELS
+from .formats.detect import LABELS, detect_schema
 from .formats.info import DatabaseInfo, EmbeddingInfo, gather_info, real_dimensions
 from .formats.oxydra import (
     LIBSQL_REASON,
@@ -38,9 +39,11 @@ from .formats.tables import PAGE as TABLE_PAGE
 from .formats.tables import TableInfo, TablePage, list_tables, table_page
 from .migrations import (
     MigrationReport,
+    apply_pending,
     check_required_tables,
+    create_store,
     inspect_schema,
-    migrate,
+    plan_migrations,
     recorded_versions,
     table_names,
 )
@@ -55,7 +58,12 @@ class MemoryStore:
     """An open memory store. Create it with ``await MemoryStore.open(path)``; close it with ``aclose``."""
 
     def __init__(
-        self, db: Database, choice: BackendChoice, report: MigrationReport, vector_cache_bytes: int = DEFAULT_MAX_BYTES
+        self,
+        db: Database,
+        choice: BackendChoice,
+        report: MigrationReport,
+        vector_cache_bytes: int = DEFAULT_MAX_BYTES,
+        fmt: str = "oxmem",
     ) -> None:
         self._db = db
         self.backend = choice.backend
@@ -64,7 +72,10 @@ class MemoryStore:
         self.migration_report = report
         self._vectors = VectorIndex(vector_cache_bytes)
         self._bm25 = Bm25Index()
-        self.format = "oxmem"
+        #: ``oxmem``, ``oxydra`` or ``oxydra-libsql`` (:mod:`.formats.detect`), found when opening
+        self.format = fmt
+        #: an early Oxydra file has no schedules (oxmem does not add them to the agent's schema)
+        self._has_schedules = True
         #: how numeric cron weekdays are read (``sunday-1``: as newer Oxydra counts them, see :mod:`.formats.oxydra`)
         self.weekday_numbering = "standard"
         self.schedules = ScheduleStore(db, self._writable, self)
@@ -82,7 +93,8 @@ class MemoryStore:
         busy_timeout_ms: int = BUSY_TIMEOUT_MS,
         database: Database | None = None,
     ) -> MemoryStore:
-        """Open (and, read-write, create or migrate) the store at ``path``.
+        """Open the store at ``path`` (read-write: creating a new one, or migrating this project's own store at its
+        first write — never another agent's file; see :mod:`.migrations`).
 
         ``embedding`` is ``"auto"`` (semantic when the model is present, else deterministic with a notice in
         ``backend_notice``), ``"semantic"``, ``"deterministic"``, or a backend object; ``model_path`` points
@@ -102,11 +114,13 @@ class MemoryStore:
             choice.available[embedding.model_name] = embedding
         db = database or await Database.open(path, read_only=read_only, create=create, busy_timeout_ms=busy_timeout_ms)
         try:
-            report = await db.run(_prepare_schema, read_only, db.path, create)
+            report, fmt = await db.run(_prepare_schema, read_only, db.path, create)
         except BaseException:
             db.close()
             raise
-        return cls(db, choice, report, vector_cache_bytes)
+        store = cls(db, choice, report, vector_cache_bytes, fmt)
+        store._has_schedules = await db.read(schedules.has_schedule_tables)
+        return store
 
     @property
     def path(self) -> Path:
@@ -127,7 +141,10 @@ class MemoryStore:
         refusals = {"events": LIBSQL_REASON, "notes": LIBSQL_REASON} if libsql else {}
         if self.weekday_numbering != "standard":
             refusals["schedules"] = "schedules are shown in the agent's weekday numbering; switch back to edit them"
-        return Capabilities(self.format, LABELS[self.format], refusals=refusals, weekday_choice=libsql)
+        label = LABELS[self.format]
+        return Capabilities(
+            self.format, label, has_schedules=self._has_schedules, refusals=refusals, weekday_choice=libsql
+        )
 
     def set_weekday_numbering(self, numbering: str) -> None:
         """``standard`` or ``sunday-1`` (how newer Oxydra numbers cron weekdays); only for such files."""
@@ -139,6 +156,14 @@ class MemoryStore:
 
     async def info(self) -> DatabaseInfo:
         return await self._db.read(native_info, self.path, self.format, self.capabilities)
+
+    async def migrate(self) -> MigrationReport:
+        """``oxmem init``: apply this store's pending versions now (a new store has them already). Another agent's
+        file has none: its schema is the agent's, read and edited here as it is, and nothing is written."""
+        if self.migration_report.pending:
+            self._writable("schema")
+            await self._db.run(_begin_and_commit)
+        return self.migration_report
 
     async def tables(self) -> list[TableInfo]:
         return await self._db.read(list_tables, True)
@@ -683,8 +708,22 @@ def native_info(conn: apsw.Connection, path: Path, fmt: str, capabilities: Capab
     return gather_info(conn, path, fmt, markers, embeddings, editing)
 
 
-def _prepare_schema(conn: apsw.Connection, read_only: bool, path: Path, create: bool) -> MigrationReport:
+def _begin_and_commit(conn: apsw.Connection) -> None:
+    with write_transaction(conn):  # the pending versions deferred to the first write run inside it
+        pass
+
+
+def _prepare_schema(conn: apsw.Connection, read_only: bool, path: Path, create: bool) -> tuple[MigrationReport, str]:
+    """The file's format and what opening it did to its schema: read-only opens and other agents' files only
+    report; a new file becomes a store now; a store's pending versions wait for its first write (see
+    :mod:`.migrations`)."""
     if read_only:
         check_required_tables(conn, path)
-        return inspect_schema(conn)
-    return migrate(conn, path, create)
+        return inspect_schema(conn), detect_schema(conn)
+    fmt = detect_schema(conn) if table_names(conn) else "oxmem"
+    report = plan_migrations(conn, path, create, own=fmt == "oxmem")
+    if report.created:
+        create_store(conn, report, path)
+    elif report.pending:
+        defer_to_first_write(conn, functools.partial(apply_pending, report=report, path=path))
+    return report, fmt

@@ -33,6 +33,7 @@ def test_a_healthy_store(healthy, loop):
         "integrity": ("ok", "SQLite integrity_check: ok — tables, indexes and the FTS5 index"),
         "schema": ("ok", "every table, index and trigger of 0001_initial is there"),
         "foreign keys": ("ok", "no row points at a missing parent"),
+        "unique keys": ("ok", "11 unique keys hold, each read from its table's rows"),
         "index sync": ("ok", "chunks 7 = FTS rows 7 = vectors 7"),
         "payloads": ("ok", "every event holds JSON"),
         "vectors": ("ok", "deterministic-hash-v1 × 64 dims: 7"),

@@ -3,7 +3,7 @@ import subprocess
 
 import pytest
 
-from oxmem_gui.core import MemoryStore, ReadOnlyError, StoreOpenError
+from oxmem_gui.core import InvalidInputError, MemoryStore, ReadOnlyError, StoreOpenError
 from oxmem_gui.core.migrations import available_migrations, migrations_dir
 from tests.conftest import open_sync, user
 
@@ -28,6 +28,25 @@ def test_reopen_applies_nothing_and_unknown_versions_are_reported(tmp_path, loop
     again = open_sync(loop, tmp_path / "m.db")
     assert again.migration_report.applied == [] and again.migration_report.unknown == ["0099_from_a_newer_agent"]
     assert again.sql("SELECT count(*) FROM memory_migrations") == [(2,)]
+    again.aclose()
+
+
+def test_pending_versions_commit_with_the_first_write_and_roll_back_with_a_refused_one(tmp_path, loop):
+    """An existing store missing a version: opening read-write writes nothing; a refused write leaves it pending;
+    the first write that succeeds records it in its own transaction."""
+    s = open_sync(loop, tmp_path / "m.db")
+    s.exec_sql("DELETE FROM memory_migrations")
+    s.aclose()
+    again = open_sync(loop, tmp_path / "m.db")
+    assert again.migration_report.pending == ["0001_initial"] and again.migration_report.applied == []
+    with pytest.raises(InvalidInputError, match="content"):
+        again.save_note("alice", "   ")
+    assert again.sql("SELECT count(*) FROM memory_migrations") == [(0,)]
+    assert again.migration_report.pending == ["0001_initial"]
+    note = again.save_note("alice", "kept")
+    assert again.sql("SELECT version FROM memory_migrations") == [("0001_initial",)]
+    assert again.migration_report.applied == ["0001_initial"] and again.migration_report.pending == []
+    assert [n.note_id for n in again.list_notes("alice")] == [note.note_id]
     again.aclose()
 
 

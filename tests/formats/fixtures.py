@@ -102,14 +102,20 @@ Oxydra (``make_oxydra``; native schema made by the project's core) — WAL
 * Table timestamps (``created_at``…) are fixed; chunk/event times are the session's start plus ``sequence``
   minutes.
 
-Oxydra with the libSQL vector index (``make_oxydra_libsql``) — WAL
------------------------------------------------------------------
-* The same rows as ``make_oxydra``, written by the ``libsql`` engine; ``chunks_vec.embedding_blob`` is declared
+Oxydra made by its own migrations (``make_oxydra_agent``, ``make_oxydra_libsql``) — WAL
+----------------------------------------------------------------------------------------
+* The same rows as ``make_oxydra``, in a schema made by the agent's own migration scripts, copied verbatim into
+  ``upstream/oxydra/`` (commits in its README), recorded in ``memory_migrations`` as the agent records them
+  (:data:`OXYDRA_AGENT_MIGRATIONS`: ``0001_create_sessions_table`` …) — no version of this project's.
+* ``make_oxydra_agent``: the agent before its libSQL index (0001–0023, ``embedding_blob BLOB``), written with plain
+  SQLite; vectors are the project's 64 deterministic values.
+* ``make_oxydra_libsql``: 0001–0024, written by the ``libsql`` engine; ``chunks_vec.embedding_blob`` is declared
   ``FLOAT32(512)`` and every blob is 2048 bytes. The 4 chunks of session ``discord:carol:sourdough`` have
   ``minishlab/potion-base-8M`` vectors (256 random unit values + zeros); the other 17 ``deterministic-hash-v1``
   (the project's 64 values for ``chunk_text`` + zeros). ``chunks`` keep their rowids, so ``chunks_fts`` matches.
 * Index ``idx_chunks_vec_embedding_ann`` on ``libsql_vector_idx(embedding_blob)``, shadow tables
-  ``libsql_vector_meta_shadow`` and ``idx_chunks_vec_embedding_ann_shadow``; migration ``0024_chunks_vec_ann_index``.
+  ``libsql_vector_meta_shadow`` and ``idx_chunks_vec_embedding_ann_shadow``; migration
+  ``0024_create_chunks_vec_vector_index``.
 * With plain SQLite (APSW): every table reads, ``chunks_fts MATCH`` included. With ``foreign_keys = ON`` every
   write touching ``chunks_vec`` (insert, update, ``DELETE`` with or without WHERE, a delete cascading from
   ``chunks`` or ``sessions``) and ``PRAGMA integrity_check`` fail with ``unknown function: libsql_vector_idx()``.
@@ -1360,7 +1366,7 @@ OXYDRA_UNKNOWN_MIGRATIONS = [
     "0022_schedule_runs_notified",
     "0023_memory_notes_schema_v1",
 ]
-OXYDRA_ANN_MIGRATION = "0024_chunks_vec_ann_index"
+OXYDRA_ANN_MIGRATION = "0024_create_chunks_vec_vector_index"
 POTION_MODEL = "minishlab/potion-base-8M"
 POTION_SESSION = "discord:carol:sourdough"
 OXYDRA_VECTOR_DIMS = 512
@@ -1667,13 +1673,30 @@ def _padded(vector: np.ndarray) -> bytes:
     return out.tobytes()
 
 
-def make_oxydra_libsql(path: str | os.PathLike[str]) -> Path:
-    """The ``make_oxydra`` content in a newer Oxydra's libSQL file: ``FLOAT32(512)`` vectors with an ANN index
-    (``libsql_vector_idx``) and its shadow tables. Needs the ``libsql`` package."""
-    import libsql  # optional: only this fixture needs it
+#: the agent's own migration scripts, verbatim (see ``upstream/oxydra/README.md`` for the commits)
+OXYDRA_UPSTREAM = Path(__file__).resolve().parent / "upstream" / "oxydra"
+#: ``memory_migrations`` of the libSQL file: the agent's 24 versions, as it names them
+OXYDRA_AGENT_MIGRATIONS = [f.stem for f in sorted(OXYDRA_UPSTREAM.glob("[0-9][0-9][0-9][0-9]_*.sql"))]
+#: the agent's ``CREATE TABLE`` of its tracking table (``ensure_migration_bookkeeping`` in ``schema.rs``)
+OXYDRA_BOOKKEEPING_SQL = """CREATE TABLE IF NOT EXISTS memory_migrations (
+            version TEXT PRIMARY KEY,
+            applied_at TEXT NOT NULL DEFAULT CURRENT_TIMESTAMP
+        )"""
 
-    from oxmem_gui.core.migrations import TRACKING_TABLE_SQL, available_migrations
 
+def _oxydra_scripts(libsql: bool) -> list[tuple[str, str]]:
+    """``(version, sql)`` as the agent applies them: 0001–0024 with libSQL's index, else 0001–0023 with the
+    ``BLOB`` vectors of before it."""
+    scripts = [(v, (OXYDRA_UPSTREAM / f"{v}.sql").read_text(encoding="utf-8")) for v in OXYDRA_AGENT_MIGRATIONS]
+    if libsql:
+        return scripts
+    older = (OXYDRA_UPSTREAM / "before-0024" / "0008_create_chunks_vec_table.sql").read_text(encoding="utf-8")
+    return [(v, older if v.startswith("0008_") else sql) for v, sql in scripts if not v.startswith("0024_")]
+
+
+def _make_oxydra_from_migrations(path: str | os.PathLike[str], libsql: bool) -> Path:
+    """The ``make_oxydra`` rows in a file whose schema the agent's own migrations made (recorded as the agent
+    records them: no version of this project's), through the engine the agent uses."""
     path = _fresh(path)
     with tempfile.TemporaryDirectory() as tmp:
         source = apsw.Connection(str(make_oxydra(Path(tmp) / "oxydra.db")), flags=apsw.SQLITE_OPEN_READONLY)
@@ -1683,28 +1706,29 @@ def make_oxydra_libsql(path: str | os.PathLike[str]) -> Path:
             chunk_sessions = dict(source.execute("SELECT chunk_id, session_id FROM chunks").fetchall())
         finally:
             source.close()
-
-    schema = [TRACKING_TABLE_SQL]
-    declared = 0
-    plain, libsql_vector = "embedding_blob BLOB NOT NULL", f"embedding_blob FLOAT32({OXYDRA_VECTOR_DIMS}) NOT NULL"
-    for _, sql in available_migrations():
-        declared += sql.count(plain)
-        schema.append(sql.replace(plain, libsql_vector))
-    if declared != 1:
-        raise RuntimeError("the project's schema no longer declares chunks_vec.embedding_blob as expected")
-    schema.append(OXYDRA_GATEWAY_SQL)
-
+    if libsql:
+        import libsql as engine  # optional: only the libSQL fixture needs it
+    else:
+        engine = sqlite3
     potion = iter(_unit_vectors(8_000_000, 100, 256))
-    conn = libsql.connect(str(path))
+    conn = engine.connect(str(path))
     try:
         conn.execute("PRAGMA journal_mode = WAL")
-        for sql in schema:
+        conn.execute(OXYDRA_BOOKKEEPING_SQL)
+        for i, (version, sql) in enumerate(_oxydra_scripts(libsql)):
             conn.executescript(sql)
+            conn.execute(
+                "INSERT INTO memory_migrations (version, applied_at) VALUES (?, ?)",
+                (version, _stamp("2026-01-05 10:00:00", i * 2 * 86400)),
+            )
+            conn.commit()
         for table, (columns, rows) in tables.items():
+            if table == "memory_migrations":
+                continue
             if table == "chunks":  # keep rowids: chunks_fts rows (made by the insert trigger) use them
                 columns = ["rowid", *columns]
                 rows = [(chunk_rowids[row[0]], *row) for row in rows]
-            if table == "chunks_vec":
+            if table == "chunks_vec" and libsql:
                 blob, model = columns.index("embedding_blob"), columns.index("embedding_model")
                 fixed = []
                 for row in rows:
@@ -1718,15 +1742,23 @@ def make_oxydra_libsql(path: str | os.PathLike[str]) -> Path:
             marks = ", ".join("?" * len(columns))
             conn.executemany(f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({marks})", rows)
         conn.commit()
-        conn.execute("CREATE INDEX idx_chunks_vec_embedding_ann ON chunks_vec (libsql_vector_idx(embedding_blob))")
-        conn.execute(
-            "INSERT INTO memory_migrations (version, applied_at) VALUES (?, ?)",
-            (OXYDRA_ANN_MIGRATION, "2026-02-15 09:00:00"),
-        )
-        conn.commit()
     finally:
         conn.close()
     return path
+
+
+def make_oxydra_agent(path: str | os.PathLike[str]) -> Path:
+    """The ``make_oxydra`` rows in a file the agent itself made before its libSQL index: its migrations
+    ``0001_create_sessions_table`` … ``0023_add_full_output_to_schedule_runs`` (commit 2dfcaa1), ``BLOB`` vectors
+    of 64 values, written with plain SQLite."""
+    return _make_oxydra_from_migrations(path, libsql=False)
+
+
+def make_oxydra_libsql(path: str | os.PathLike[str]) -> Path:
+    """The ``make_oxydra`` content in a newer Oxydra's libSQL file, its schema made by the agent's own migrations
+    0001–0024 (commit 677951e): ``FLOAT32(512)`` vectors with an ANN index (``libsql_vector_idx``) and its shadow
+    tables. Needs the ``libsql`` package."""
+    return _make_oxydra_from_migrations(path, libsql=True)
 
 
 # == other files ===============================================================================================
@@ -1838,6 +1870,7 @@ def write_all(folder: str | os.PathLike[str]) -> dict[str, Path]:
         "aidaemon-legacy": lambda p: make_aidaemon(p, "legacy"),
         "aidaemon-encrypted": make_encrypted_aidaemon if _have("sqlcipher3") else None,
         "oxydra": make_oxydra,
+        "oxydra-agent": make_oxydra_agent,
         "oxydra-libsql": make_oxydra_libsql if _have("libsql") else None,
         "unknown": make_unknown_sqlite,
         "not-sqlite": make_not_sqlite,

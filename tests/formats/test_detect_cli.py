@@ -42,6 +42,7 @@ EXPECTED_FORMATS = {
     "oxmem": "oxmem",  # `oxmem demo`
     "oxmem-store": "oxmem",  # MemoryStore.open, nothing in it
     "oxydra": "oxydra",
+    "oxydra-agent": "oxydra",
     LIBSQL: "oxydra-libsql",
     "omega": "omega",
     "omega-old": "omega",
@@ -191,7 +192,7 @@ def test_info_json_of_libsql_file(capsys: pytest.CaptureFixture[str], built: dic
     assert (doc["format"], doc["label"]) == ("oxydra-libsql", "Oxydra memory (libSQL vector index)")
     assert doc["journal_mode"] == "wal"
     markers = " | ".join(doc["markers"])
-    assert "0024_chunks_vec_ann_index" in markers and "libsql" in markers.lower(), markers
+    assert "0024_create_chunks_vec_vector_index" in markers and "libsql" in markers.lower(), markers
 
     tables = {t["name"]: t for t in doc["tables"]}
     plain_count = one(path, "SELECT count(*) FROM chunks_vec NOT INDEXED")
@@ -581,6 +582,7 @@ READS: dict[str, list[tuple[str, ...]]] = {
         ("schedules", "runs", "remind-passport"),
     ],
     "oxydra": OXYDRA_READS,
+    "oxydra-agent": OXYDRA_READS,
     LIBSQL: [*OXYDRA_READS, ("--cron-weekdays", "sunday-1", "schedules", "list")],
     "unknown": [("tables", "recipes", "--limit", "5", "--offset", "240", "--json"), ("tables", "quick_recipes")],
     "encrypted-with-key": [("tables", "events", "--limit", "5", "--json"), *AIDAEMON_READS],

@@ -349,7 +349,7 @@ def test_oxydra_libsql_reads_with_apsw(libsql_file: Path, built: dict[str, Path]
     index = conn.execute("SELECT sql FROM sqlite_master WHERE name = 'idx_chunks_vec_embedding_ann'").fetchall()
     assert "libsql_vector_idx(embedding_blob)" in index[0][0]
     versions = {r[0] for r in conn.execute("SELECT version FROM memory_migrations")}
-    assert fx.OXYDRA_ANN_MIGRATION in versions and set(fx.OXYDRA_UNKNOWN_MIGRATIONS) <= versions
+    assert versions == set(fx.OXYDRA_AGENT_MIGRATIONS) and fx.OXYDRA_ANN_MIGRATION in versions
     for name in names:  # every table reads
         conn.execute(f'SELECT * FROM "{name}"').fetchall()
     hits = conn.execute("SELECT chunk_id, session_id FROM chunks_fts WHERE chunks_fts MATCH '\"sourdough starter\"'")

@@ -146,3 +146,28 @@ def test_newer_oxydra_schedules_can_be_read_with_its_weekday_numbering(make_wind
     assert cadence_of("Monday plan") == "every Sunday at 08:00 Europe/Berlin ⓘ"
     assert cadence_of("Friday wrap-up") == "every Friday at 17:00 Europe/Berlin"
     assert dialogs.errors == []
+
+
+def test_enabling_editing_on_the_agents_libsql_file_changes_no_byte(make_window, qloop, files, tmp_path):
+    """Enable Editing re-opens the file read-write: nothing of oxmem's schema is written into the agent's file, and
+    the note editor says why notes cannot be saved there."""
+    import hashlib
+
+    open_as_demo(files, "oxydra-libsql", tmp_path)
+    path = tmp_path / "demo.db"
+    before = hashlib.sha256(path.read_bytes()).hexdigest()
+    window, ctx, dialogs = make_window(read_only=True)
+    settle(qloop, ctx)
+    window.enable_editing()
+    settle(qloop, ctx)
+    assert not ctx.read_only
+    window.show_panel("notes")
+    settle(qloop, ctx)
+    assert not window.notes.new_button.isEnabled()
+    assert window.notes.new_button.toolTip().startswith(
+        "Oxydra memory (libSQL vector index): this database has libSQL's vector index"
+    )
+    qloop.run_until_complete(ctx.close())
+    assert hashlib.sha256(path.read_bytes()).hexdigest() == before
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("demo.db")) == ["demo.db"]
+    assert dialogs.errors == []

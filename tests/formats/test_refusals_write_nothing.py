@@ -1,0 +1,411 @@
+"""A refused write changes nothing: every write command, on a file of every format, in every situation that must
+refuse it, leaves the file's bytes, its modification time and the files beside it (``-wal``, ``-shm``,
+``-journal``, anything else) exactly as they were.
+
+The situations: bad input (an empty note, a bad cron, an unknown id, a JSON Lines file whose sequences go
+backwards, an unknown model); another agent's file oxmem does not write (Omega, ZEKE, aidaemon, an unknown SQLite
+file, an encrypted one opened with its key); a write that needs an engine oxmem does not drive (libSQL's vector
+index); a file this user cannot write; a damaged file; a file whose write lock another process holds. The GUI's
+write paths are the store's methods (the panels call them through ``StoreContext.writable``): they are swept at
+that layer, read-only (as the inspector opens a file) and after *Enable Editing*.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shutil
+import stat
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import apsw
+import pytest
+
+from oxmem_gui.core import ReadOnlyError
+from oxmem_gui.core.errors import OxmemError
+from oxmem_gui.core.memory import open_memory
+from tests.cli._support import assert_one_error_line, build_demo, run
+from tests.formats import fixtures as fx
+from tests.formats.test_detect_cli import BERLIN, MONDAY_PLAN, copy, state
+from tests.processes import ROOT, start_agent
+
+NOTE = "note-00000000-0000-4000-8000-000000000001"  # alice's first note in the Oxydra fixtures
+#: the native formats: the store's own tables, opened read-write when editing
+NATIVE = ("oxmem", "oxydra", "oxydra-agent", "oxydra-libsql")
+#: other agents' files (and any SQLite file): never written
+FOREIGN = ("omega", "zeke", "aidaemon", "aidaemon-legacy", "unknown", "encrypted-with-key")
+
+
+@pytest.fixture(autouse=True)
+def _environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OXMEM_EMBEDDING", "deterministic")
+    monkeypatch.delenv("OXMEM_DB", raising=False)
+    monkeypatch.delenv("OXMEM_DB_KEY", raising=False)
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    files = fx.write_all(tmp_path_factory.mktemp("formats"))
+    assert {"oxydra-libsql", "aidaemon-encrypted"} <= set(files), sorted(files)
+    files["oxmem"] = build_demo(tmp_path_factory.mktemp("demo"))
+    files["encrypted-with-key"] = files["aidaemon-encrypted"]
+    return files
+
+
+@pytest.fixture(scope="module")
+def inputs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    folder = tmp_path_factory.mktemp("inputs")
+    good, backwards = folder / "good.jsonl", folder / "backwards.jsonl"
+    good.write_text(json.dumps({"session_id": "new:s", "sequence": 1, "payload": {"role": "user", "content": "hi"}}))
+    backwards.write_text(
+        '{"session_id": "s", "sequence": 2, "payload": {"role": "user", "content": "a"}}\n'
+        '{"session_id": "s", "sequence": 1, "payload": {"role": "user", "content": "b"}}\n'
+    )
+    return {"good": str(good), "backwards": str(backwards)}
+
+
+def bad_input_commands(inputs: dict[str, str]) -> list[tuple[str, ...]]:
+    """Write commands whose input is wrong on any file: each must be refused with one line."""
+    return [
+        ("notes", "add", "alice", "   "),
+        ("notes", "add", "alice", "text", "--tag", "a,b"),
+        ("notes", "update", "alice", "note-00000000-0000-4000-8000-0000000000ff", "x"),
+        ("notes", "delete", "alice", "note-00000000-0000-4000-8000-0000000000ff"),
+        ("schedules", "add", "--user", "alice", "--goal", "g", "--cron", "not a cron", "--tz", "UTC"),
+        ("schedules", "add", "--user", "alice", "--goal", "g", "--cron", "0 8 * * *", "--tz", "Mars/Olympus"),
+        ("schedules", "add", "--user", "alice", "--goal", "g", "--every", "5"),
+        ("schedules", "pause", "no-such-schedule"),
+        ("schedules", "resume", "no-such-schedule"),
+        ("schedules", "delete", "no-such-schedule"),
+        ("forget", "no-such-session"),
+        ("import-jsonl", inputs["backwards"]),
+        ("reindex", "--model", "no-such-model"),
+        ("reindex", "--session", "no-such-session"),
+    ]
+
+
+def valid_commands(inputs: dict[str, str]) -> list[tuple[str, ...]]:
+    """Write commands that a writable store of the right kind would carry out."""
+    return [
+        ("demo",),
+        ("import-jsonl", inputs["good"]),
+        ("reindex",),
+        ("forget", BERLIN),
+        ("notes", "add", "alice", "a new note", "--tag", "x"),
+        ("notes", "update", "alice", NOTE, "changed"),
+        ("notes", "delete", "alice", NOTE),
+        ("schedules", "add", "--user", "alice", "--goal", "g", "--cron", "0 8 * * *", "--tz", "UTC"),
+        ("schedules", "pause", MONDAY_PLAN),
+        ("schedules", "resume", MONDAY_PLAN),
+        ("schedules", "delete", MONDAY_PLAN),
+    ]
+
+
+#: what libSQL's vector index refuses (a write reaching ``chunks_vec``); schedules stay editable there
+VECTOR_WRITES = {"demo", "import-jsonl", "reindex", "forget", "notes"}
+
+
+def _key_args(name: str) -> list[str]:
+    return ["--key", fx.AIDAEMON_KEY] if name == "encrypted-with-key" else []
+
+
+def assert_refused_unchanged(
+    capsys: pytest.CaptureFixture[str], path: Path, argv: tuple[str, ...], *extra: str
+) -> None:
+    before = state(path)
+    code, out, err = run(capsys, "--db", str(path), *extra, *argv)
+    assert_one_error_line(code, out, err)
+    assert state(path) == before, (argv, err)
+
+
+# -- the command line --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", [*NATIVE, *FOREIGN, "empty", "not-sqlite", "missing"])
+def test_bad_input_writes_nothing(
+    capsys: pytest.CaptureFixture[str], built: dict[str, Path], inputs: dict[str, str], tmp_path: Path, name: str
+) -> None:
+    if name == "missing":
+        path = tmp_path / "db" / "absent.db"
+        path.parent.mkdir()
+    else:
+        path = copy(built, name, tmp_path, "memory.db")
+    for argv in bad_input_commands(inputs):
+        if name == "missing":
+            code, out, err = run(capsys, "--db", str(path), *argv)
+            assert_one_error_line(code, out, err)
+            assert os.listdir(path.parent) == [], (argv, err)  # no store left behind by a refused command
+        else:
+            assert_refused_unchanged(capsys, path, argv, *_key_args(name))
+
+
+def test_oxydra_libsql_refusals_leave_no_migration_row(
+    capsys: pytest.CaptureFixture[str], built: dict[str, Path], tmp_path: Path
+) -> None:
+    """The reported case: on a file the agent's own migrations made, a refused note used to record oxmem's
+    ``0001_initial`` in the agent's ``memory_migrations`` first."""
+    path = copy(built, "oxydra-libsql", tmp_path, "memory.db")
+    before = state(path)
+    code, out, err = run(capsys, "--db", str(path), "notes", "add", "alice", "hello")
+    assert_one_error_line(code, out, err, "libSQL", "nothing was changed")
+    assert state(path) == before
+    versions = [r[0] for r in apsw.Connection(str(path)).execute("SELECT version FROM memory_migrations ORDER BY 1")]
+    assert versions == fx.OXYDRA_AGENT_MIGRATIONS
+
+
+@pytest.mark.parametrize("name", FOREIGN)
+def test_other_agents_files_refuse_every_write(
+    capsys: pytest.CaptureFixture[str], built: dict[str, Path], inputs: dict[str, str], tmp_path: Path, name: str
+) -> None:
+    path = copy(built, name, tmp_path, "memory.db")
+    for argv in [("init",), *valid_commands(inputs)]:
+        assert_refused_unchanged(capsys, path, argv, *_key_args(name))
+    assert not list(path.parent.glob("*.db-*")), "a decrypted copy or another sidecar was left"
+
+
+def test_libsql_index_refuses_vector_writes(
+    capsys: pytest.CaptureFixture[str], built: dict[str, Path], inputs: dict[str, str], tmp_path: Path
+) -> None:
+    path = copy(built, "oxydra-libsql", tmp_path, "memory.db")
+    refused = [argv for argv in valid_commands(inputs) if argv[0] in VECTOR_WRITES]
+    assert len(refused) == 7
+    for argv in refused:
+        assert_refused_unchanged(capsys, path, argv)
+
+
+@pytest.mark.parametrize("name", ["oxydra", "oxydra-agent", "oxydra-libsql"])
+def test_init_leaves_an_agents_schema_as_it_is(
+    capsys: pytest.CaptureFixture[str], built: dict[str, Path], tmp_path: Path, name: str
+) -> None:
+    path = copy(built, name, tmp_path, "memory.db")
+    before = state(path)
+    code, out, err = run(capsys, "--db", str(path), "init")
+    assert (code, err) == (0, "")
+    assert "the agent's schema, left as it is (oxmem migrates only its own stores)" in out
+    assert state(path) == before
+
+
+def test_writes_that_oxydra_allows_do_not_record_oxmem_versions(
+    capsys: pytest.CaptureFixture[str], built: dict[str, Path], tmp_path: Path
+) -> None:
+    """Editing a file the agent made: the edit is written, and nothing of oxmem's schema with it."""
+    path = copy(built, "oxydra-agent", tmp_path, "memory.db")
+    schema = apsw.Connection(str(path)).execute("SELECT type, name, sql FROM sqlite_master ORDER BY 2").fetchall()
+    code, out, err = run(capsys, "--db", str(path), "notes", "add", "alice", "kept as the agent keeps notes")
+    assert code == 0, err
+    code, _, err = run(capsys, "--db", str(path), "schedules", "pause", MONDAY_PLAN)
+    assert code == 0, err
+    conn = apsw.Connection(str(path))
+    assert conn.execute("SELECT type, name, sql FROM sqlite_master ORDER BY 2").fetchall() == schema
+    versions = [r[0] for r in conn.execute("SELECT version FROM memory_migrations ORDER BY 1")]
+    assert versions == [v for v in fx.OXYDRA_AGENT_MIGRATIONS if not v.startswith("0024_")]
+    assert conn.execute("SELECT status FROM schedules WHERE schedule_id = ?", (MONDAY_PLAN,)).fetchall() == [
+        ("paused",)
+    ]
+
+
+def test_an_early_oxydra_file_gets_no_schedule_tables(
+    capsys: pytest.CaptureFixture[str], built: dict[str, Path], tmp_path: Path
+) -> None:
+    """A file from before the agent's migration 0017 has no schedules: oxmem says so and adds nothing."""
+    path = copy(built, "oxydra-agent", tmp_path, "memory.db")
+    conn = apsw.Connection(str(path))
+    conn.execute("DROP TABLE schedule_runs; DROP TABLE schedules")
+    conn.close()
+    for argv in [
+        ("schedules", "add", "--user", "alice", "--goal", "g", "--every", "3600"),
+        ("schedules", "list"),
+        ("schedules", "pause", MONDAY_PLAN),
+    ]:
+        before = state(path)
+        code, out, err = run(capsys, "--db", str(path), *argv)
+        assert_one_error_line(code, out, err, "memory.db is an Oxydra memory: it has no schedules")
+        assert state(path) == before
+    code, out, _ = run(capsys, "--db", str(path), "check")
+    assert code == 0 and "schedules are not shown" in out
+    tables = {r[0] for r in apsw.Connection(str(path)).execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    assert not {"schedules", "schedule_runs"} & tables
+
+
+def _damage(path: Path) -> None:
+    """Garbage over page 1's b-tree (the schema table), so SQLite reports the file malformed when it reads it."""
+    with open(path, "r+b") as fh:
+        fh.seek(100)
+        fh.write(b"\xff" * 400)
+
+
+@pytest.mark.parametrize("name", NATIVE)
+def test_damaged_file_refuses_every_write(
+    capsys: pytest.CaptureFixture[str], built: dict[str, Path], inputs: dict[str, str], tmp_path: Path, name: str
+) -> None:
+    path = copy(built, name, tmp_path, "memory.db")
+    _damage(path)
+    for argv in [("init",), *valid_commands(inputs)]:
+        assert_refused_unchanged(capsys, path, argv)
+
+
+@pytest.fixture
+def locked(built: dict[str, Path], tmp_path: Path) -> Iterator[Callable[[str], Path]]:
+    """A copy of a fixture whose write lock another process (the stand-in agent) holds."""
+    agents: list[subprocess.Popen] = []
+
+    def lock(name: str) -> Path:
+        path = copy(built, name, tmp_path, "memory.db")
+        agents.append(start_agent(path, "hold", "300", ready=tmp_path / "ready"))
+        return path
+
+    yield lock
+    for proc in agents:
+        proc.kill()
+        proc.communicate()
+
+
+@pytest.mark.parametrize("name", NATIVE)
+def test_locked_file_refuses_every_write(
+    capsys: pytest.CaptureFixture[str],
+    locked: Callable[[str], Path],
+    inputs: dict[str, str],
+    name: str,
+) -> None:
+    path = locked(name)
+    # `reindex` is left out: every chunk already has its vector for the model, so it has nothing to write
+    writes = [
+        argv
+        for argv in valid_commands(inputs)
+        if argv[0] != "reindex" and (name != "oxydra-libsql" or argv[0] not in VECTOR_WRITES)
+    ]
+    for argv in writes:
+        assert_refused_unchanged(capsys, path, argv, "--wait", "0.2")
+
+
+def _without_write_override() -> None:
+    """In the child, before it runs Python: root without ``CAP_DAC_OVERRIDE`` (dropped from the bounding set,
+    so the new program never gets it) cannot write a file of mode 0444, as any other user cannot."""
+    import ctypes
+
+    pr_capbset_drop, cap_dac_override = 24, 1
+    if ctypes.CDLL(None, use_errno=True).prctl(pr_capbset_drop, cap_dac_override, 0, 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "prctl(PR_CAPBSET_DROP, CAP_DAC_OVERRIDE)")
+
+
+def _unprivileged(argv: list[str], home: Path) -> subprocess.CompletedProcess:
+    """The command line in its own process, unable to write a file of mode 0444 (see above when root)."""
+    code = "import sys; from oxmem_gui.cli import main; sys.exit(main())"
+    env = {**os.environ, "OXMEM_EMBEDDING": "deterministic", "HOME": str(home)}
+    env["XDG_DATA_HOME"] = env["XDG_CONFIG_HOME"] = env["XDG_STATE_HOME"] = str(home)
+    demote = _without_write_override if os.geteuid() == 0 else None
+    return subprocess.run(
+        [sys.executable, "-c", code, *argv], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120,
+        preexec_fn=demote,  # noqa: PLW1509 - the child only drops a capability before exec
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize("name", NATIVE)
+def test_file_this_user_cannot_write_refuses_every_write(
+    built: dict[str, Path], inputs: dict[str, str], tmp_path: Path, name: str
+) -> None:
+    # the folder stays writable, so SQLite *could* leave -wal/-shm files beside the file
+    folder = tmp_path / "db"
+    folder.mkdir()
+    path = folder / "memory.db"
+    shutil.copy2(built[name], path)
+    path.chmod(stat.S_IRUSR | stat.S_IRGRP | stat.S_IROTH)
+    home = tmp_path / "home"
+    home.mkdir()
+    before = state(path)
+    for argv in [("init",), *valid_commands(inputs)]:
+        done = _unprivileged(["--db", str(path), *argv], home)
+        assert_one_error_line(done.returncode, done.stdout, done.stderr)
+        assert state(path) == before, (argv, done.stderr)
+    for argv in [("sessions",), ("schedules", "list"), ("check",), ("info",)]:  # reads work, as a snapshot
+        done = _unprivileged(["--db", str(path), *argv], home)
+        assert done.returncode == 0, (argv, done.stderr)
+        assert state(path) == before, argv
+    assert (
+        "is open as a snapshot: this user cannot write it"
+        in _unprivileged(["--db", str(path), "sessions"], home).stderr
+    )
+
+
+# -- the inspector's write paths (the store's methods its panels call) ----------------------------------------
+
+
+def _write_paths(memory) -> list[Callable[[], object]]:
+    """Every write the inspector's panels make, as the calls they make it with."""
+    from oxmem_gui.core.notes import Note
+
+    stamp = "2026-02-18T20:00:00.000000+00:00"
+    note = Note(NOTE, "alice", "x", ["t"], stamp, stamp, 1)
+    return [
+        lambda: memory.store("gui:s", 1, {"role": "user", "content": "hi"}),
+        lambda: memory.forget(BERLIN),
+        lambda: memory.save_note("alice", "a note", ["t"]),
+        lambda: memory.update_note("alice", NOTE, "changed", ["t"]),
+        lambda: memory.delete_notes("alice", [NOTE]),
+        lambda: memory.set_note_tags("alice", [NOTE], add=["new"]),
+        lambda: memory.restore_notes([note]),
+        lambda: memory.write_summary_state(BERLIN, "summary", 1, 0),
+        lambda: memory.summarize(BERLIN, 10),
+        lambda: memory.reindex(),
+        lambda: memory.schedules.create("alice", "goal", {"type": "interval", "every_secs": 3600}),
+        lambda: memory.schedules.pause(MONDAY_PLAN),
+        lambda: memory.schedules.delete(MONDAY_PLAN),
+    ]
+
+
+async def _sweep_gui_paths(path: Path, key: str | None, read_only: bool) -> list[str]:
+    """Open ``path`` as the inspector does (read-only, or read-write as *Enable Editing* re-opens it) and try every
+    write path; returns the errors (each must be a refusal). Another agent's file refuses read-write opening."""
+    try:
+        memory = await open_memory(path, read_only=read_only, key=key, embedding="deterministic")
+    except ReadOnlyError as exc:
+        return [str(exc)]
+    errors = []
+    async with memory:
+        for call in _write_paths(memory):
+            try:
+                await call()
+            except OxmemError as exc:
+                errors.append(str(exc))
+            else:
+                errors.append("")
+    return errors
+
+
+@pytest.mark.parametrize("name", [*NATIVE, *FOREIGN])
+def test_inspector_read_only_refuses_every_write_path(built: dict[str, Path], tmp_path: Path, name: str) -> None:
+    path = copy(built, name, tmp_path, "memory.db")
+    before = state(path)
+    errors = asyncio.run(_sweep_gui_paths(path, fx.AIDAEMON_KEY if name == "encrypted-with-key" else None, True))
+    assert len(errors) == 13 and all(errors), errors
+    assert state(path) == before
+
+
+@pytest.mark.parametrize("name", [*FOREIGN, "oxydra-libsql"])
+def test_inspector_editing_refuses_what_the_file_cannot_take(built: dict[str, Path], tmp_path: Path, name: str) -> None:
+    """After *Enable Editing*: other agents' files do not open read-write at all; the libSQL file refuses the
+    vector writes before touching the file (its schedule and summary edits are allowed and not run here)."""
+    path = copy(built, name, tmp_path, "memory.db")
+    before = state(path)
+
+    async def sweep() -> list[str]:
+        key = fx.AIDAEMON_KEY if name == "encrypted-with-key" else None
+        if name != "oxydra-libsql":
+            return await _sweep_gui_paths(path, key, False)
+        async with await open_memory(path, read_only=False, embedding="deterministic") as memory:
+            errors = []
+            for call in _write_paths(memory)[:7] + [_write_paths(memory)[9]]:
+                try:
+                    await call()
+                except ReadOnlyError as exc:
+                    errors.append(str(exc))
+            return errors
+
+    errors = asyncio.run(sweep())
+    assert errors and all("nothing was changed" in e for e in errors), errors
+    assert len(errors) == (8 if name == "oxydra-libsql" else 1)
+    assert state(path) == before
