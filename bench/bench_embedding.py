@@ -51,7 +51,7 @@ def peak_rss_mb() -> float:
 def run_raw(n: int) -> dict:
     from fastembed import TextEmbedding
 
-    from oxmem_gui.core.model_files import MODEL_NAME, locate_model
+    from oxmem_gui.core.embeddings.model_files import MODEL_NAME, locate_model
 
     model = TextEmbedding(model_name=MODEL_NAME, specific_model_path=str(locate_model().path))
     data = texts(n)

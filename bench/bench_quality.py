@@ -43,10 +43,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from oxmem_gui.core import MemoryStore
-from oxmem_gui.core.indexing import normalize
-from oxmem_gui.core.metrics import ndcg_at_k, recall_at_k, reciprocal_rank
-from oxmem_gui.core.ranking import TUNED, RankingProfile
-from oxmem_gui.core.retrieval import Hit, QueryResult, order_key
+from oxmem_gui.core.embeddings.indexing import normalize
+from oxmem_gui.core.retrieval.hybrid import Hit, QueryResult, order_key
+from oxmem_gui.core.retrieval.metrics import ndcg_at_k, recall_at_k, reciprocal_rank
+from oxmem_gui.core.retrieval.ranking import TUNED, RankingProfile
 
 OUT = Path(__file__).resolve().parent / "out"
 WHEELS = OUT / "wheels"

@@ -35,8 +35,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # tests.agent and the crash rounds of tests/core/test_crash.py
 
 from oxmem_gui.core import MemoryStore, OxmemError  # noqa: E402
-from oxmem_gui.core.bm25 import MIN_ROWS  # noqa: E402
 from oxmem_gui.core.errors import StoreBusyError  # noqa: E402
+from oxmem_gui.core.retrieval.bm25 import MIN_ROWS  # noqa: E402
 from tests.core.test_crash import (  # noqa: E402
     CATEGORIES,
     CrashRound,

@@ -23,8 +23,9 @@ from pathlib import Path
 import apsw
 import numpy as np
 
-from oxmem_gui.core import MemoryStore, retrieval
-from oxmem_gui.core.bm25 import MIN_ROWS
+from oxmem_gui.core import MemoryStore
+from oxmem_gui.core.retrieval import hybrid as retrieval
+from oxmem_gui.core.retrieval.bm25 import MIN_ROWS
 
 DIMS = 384
 MODEL = "bench-synthetic-384"

@@ -21,7 +21,30 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from .core import OxmemError
-from .core.cadence import (
+from .core.check import CheckReport, check_store
+from .core.database import BUSY_TIMEOUT_MS
+from .core.demo import fill_demo
+from .core.embeddings.backends import BACKEND_NAMES
+from .core.embeddings.model_files import (
+    MODEL_DIMS,
+    MODEL_LICENSE,
+    MODEL_NAME,
+    SOURCE_DISTRIBUTION,
+    install_model,
+    locate_model,
+    verify_prepared,
+)
+from .core.errors import EmbeddingError
+from .core.formats.base import Retriever
+from .core.formats.detect import article
+from .core.formats.encrypted import KEY_ENV
+from .core.formats.info import DatabaseInfo, info_lines
+from .core.formats.oxydra import WEEKDAY_NUMBERINGS
+from .core.formats.tables import MAX_PAGE as TABLE_MAX_PAGE
+from .core.formats.tables import shown_value
+from .core.memory import Memory, choose_ranking, default_ranking, inspect_database, open_memory
+from .core.retrieval.hybrid import FTS_MODES, MAX_TOP_K, TAG_MODES, LegStats, QueryResult
+from .core.schedules.cadence import (
     CADENCE_TYPES,
     MAX_NEXT_RUNS,
     cadence_warnings,
@@ -32,34 +55,11 @@ from .core.cadence import (
     to_rfc3339,
     utc_now,
 )
-from .core.check import CheckReport, check_store
-from .core.database import BUSY_TIMEOUT_MS
-from .core.demo import fill_demo
-from .core.embeddings import BACKEND_NAMES
-from .core.errors import EmbeddingError
-from .core.formats.base import Retriever
-from .core.formats.detect import article
-from .core.formats.encrypted import KEY_ENV
-from .core.formats.info import DatabaseInfo, info_lines
-from .core.formats.oxydra import WEEKDAY_NUMBERINGS
-from .core.formats.tables import MAX_PAGE as TABLE_MAX_PAGE
-from .core.formats.tables import shown_value
-from .core.inputs import INT64_MAX
-from .core.jsonl import read_jsonl
-from .core.memory import Memory, choose_ranking, default_ranking, inspect_database, open_memory
-from .core.migrations import discard_new_store
-from .core.model_files import (
-    MODEL_DIMS,
-    MODEL_LICENSE,
-    MODEL_NAME,
-    SOURCE_DISTRIBUTION,
-    install_model,
-    locate_model,
-    verify_prepared,
-)
-from .core.retrieval import FTS_MODES, MAX_TOP_K, TAG_MODES, LegStats, QueryResult
-from .core.schedules import POLICIES, STATUSES, Schedule
-from .core.summary import message_text
+from .core.schedules.store import POLICIES, STATUSES, Schedule
+from .core.store.inputs import INT64_MAX
+from .core.store.jsonl import read_jsonl
+from .core.store.migrations import discard_new_store
+from .core.store.summary import message_text
 from .logs import setup_logging
 from .paths import default_db_path
 

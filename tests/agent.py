@@ -24,7 +24,7 @@ from datetime import datetime, timedelta, timezone
 import apsw
 
 from oxmem_gui.core import MemoryStore, OxmemError
-from oxmem_gui.core.jsonl import read_jsonl
+from oxmem_gui.core.store.jsonl import read_jsonl
 
 
 async def main(argv: list[str]) -> dict:

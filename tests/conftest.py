@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from oxmem_gui.core import MemoryStore
-from oxmem_gui.core.store import ScheduleStore
+from oxmem_gui.core.memory_store import ScheduleStore
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 

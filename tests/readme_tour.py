@@ -72,7 +72,8 @@ class _Clock:
 def _fixed_world(clock: _Clock) -> Iterator[None]:
     """Python's clock reads ``clock`` and ``uuid.uuid4`` is seeded until the block ends."""
     import oxmem_gui.cli  # noqa: F401 - the modules whose bindings of the clock are replaced
-    from oxmem_gui.core import cadence, notes
+    from oxmem_gui.core.schedules import cadence
+    from oxmem_gui.core.store import notes
 
     def aware_now() -> datetime:
         return clock.now

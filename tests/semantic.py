@@ -4,7 +4,7 @@ import os
 
 import pytest
 
-from oxmem_gui.core.model_files import locate_model
+from oxmem_gui.core.embeddings.model_files import locate_model
 
 
 def model_dir_or_skip():

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from oxmem_gui.core import model_files
+from oxmem_gui.core.embeddings import model_files
 from oxmem_gui.core.errors import EmbeddingError
 
 tomllib = pytest.importorskip("tomllib", reason="reading pyproject.toml needs Python 3.11's tomllib")
@@ -343,8 +343,9 @@ def test_wheel_runs_from_outside_the_checkout(tmp_path):
     where = run(
         python,
         "-c",
-        "import oxmem_gui; from oxmem_gui.core.migrations import migrations_dir; "
-        "from oxmem_gui.ui.resources import resources_dir; from oxmem_gui.core.model_files import requirements_file; "
+        "import oxmem_gui; from oxmem_gui.core.store.migrations import migrations_dir; "
+        "from oxmem_gui.ui.resources import resources_dir; "
+        "from oxmem_gui.core.embeddings.model_files import requirements_file; "
         "print(oxmem_gui.__file__, migrations_dir(), resources_dir(), requirements_file(), sep='\\n')",
     )
     assert where.returncode == 0, where.stderr

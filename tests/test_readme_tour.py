@@ -11,7 +11,8 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from urllib.parse import unquote
 
-from oxmem_gui.core import cadence, notes
+from oxmem_gui.core.schedules import cadence
+from oxmem_gui.core.store import notes
 from tests import readme_tour
 
 ROOT = Path(__file__).resolve().parents[1]

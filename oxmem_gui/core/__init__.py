@@ -1,7 +1,29 @@
-"""The memory system, usable without any GUI: store, indexing, embeddings, retrieval, notes, summary.
+"""The memory system, usable without any GUI. Nothing under ``oxmem_gui.core`` imports Qt; the public API is
+async (:class:`MemoryStore`, :func:`~.memory.open_memory`), and the SQLite work runs on one worker thread per
+connection.
 
-Nothing under ``oxmem_gui.core`` imports Qt. The public API is async (:class:`MemoryStore`); the SQLite work
-runs on one worker thread per connection.
+Where things are, and which way imports go (an arrow: "may import"; nothing imports upward, and there are
+no cycles between groups — ``tests/core/test_layout.py`` holds the code to this picture)::
+
+    memory_store.py  memory.py  check.py  demo.py     the front doors: MemoryStore, open any file, check, demo
+          │
+          ▼
+    formats/          other agents' files: detection, info, the table browser, each agent's reader
+          │
+          ▼
+    retrieval/        schedules/                       searching and ranking  |  schedules, cadences, calendar
+          │               │
+          ▼               ▼
+    store/            the store's tables: migrations, events and indexing writes, notes, tags, summary,
+          │           browsing, importing, backups, the checks on what a user types (inputs)
+          ▼
+    embeddings/       embedding backends, the semantic model and its files, the indexing pipeline's pure
+          │           parts (text extraction, chunks), re-embedding
+          ▼
+    database.py  errors.py                              opening a SQLite file safely, transactions; the errors
+
+``database.py`` sits under every group rather than in ``store/`` because every group runs SQL through it
+(re-embedding and the vector and BM25 caches too).
 """
 
 from .errors import (
@@ -18,7 +40,7 @@ from .errors import (
     StoreBusyError,
     StoreOpenError,
 )
-from .store import MemoryStore
+from .memory_store import MemoryStore
 
 __all__ = [
     "ConflictError",

@@ -21,8 +21,8 @@ from .database import Database, read_only_uri, release_wal_files
 from .errors import DamagedError, KeyRequiredError, OxmemError
 from .formats.detect import LABELS, detect_schema, sniff_file
 from .formats.encrypted import decrypt_to_memory, need_key_message
-from .migrations import REQUIRED_TABLES, available_migrations, missing_schema, recorded_versions
-from .schedules import has_schedule_tables, search_schedules
+from .schedules.store import has_schedule_tables, search_schedules
+from .store.migrations import REQUIRED_TABLES, available_migrations, missing_schema, recorded_versions
 
 OK, WARNING, PROBLEM = "ok", "warning", "problem"
 

@@ -11,8 +11,8 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any
 
-from .cadence import parse_time, to_rfc3339, utc_now
-from .store import MemoryStore
+from .memory_store import MemoryStore
+from .schedules.cadence import parse_time, to_rfc3339, utc_now
 
 
 def _user(text: str) -> dict[str, Any]:

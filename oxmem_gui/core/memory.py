@@ -14,7 +14,6 @@ import os
 from pathlib import Path
 from typing import Any, Union
 
-from . import ranking_choice
 from .database import BUSY_TIMEOUT_MS, Database
 from .errors import InvalidInputError, KeyRequiredError, ReadOnlyError, StoreOpenError
 from .formats.aidaemon import AidaemonReader
@@ -24,7 +23,8 @@ from .formats.encrypted import KEY_ENV, decrypt_to_memory, need_key_message
 from .formats.info import DatabaseInfo, file_info
 from .formats.omega import OmegaReader
 from .formats.zeke import ZekeReader
-from .store import MemoryStore
+from .memory_store import MemoryStore
+from .retrieval import ranking_choice
 
 #: formats read by the store itself (the tables of SPEC §3)
 NATIVE_FORMATS = ("oxmem", "oxydra", "oxydra-libsql")

@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..core.calendar import CalendarItem, CellLine, by_day, by_hour, cell_lines
+from ..core.schedules.calendar import CalendarItem, CellLine, by_day, by_hour, cell_lines
 from .widgets import plural, tab_leaves
 
 SCHEDULE_COLORS = [

@@ -22,9 +22,9 @@ import platformdirs
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from ..core import NotFoundError, OperationCancelled, OxmemError
-from ..core.backups import Backup, backup_target, list_backups, restore
 from ..core.demo import fill_demo
 from ..core.memory import Memory, open_memory
+from ..core.store.backups import Backup, backup_target, list_backups, restore
 from .crash import unexpected
 
 log = logging.getLogger(__name__)

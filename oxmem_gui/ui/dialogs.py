@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..core.backups import Backup
+from ..core.store.backups import Backup
 from .backups_dialog import BackupsDialog
 
 

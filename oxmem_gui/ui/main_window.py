@@ -31,12 +31,12 @@ from PySide6.QtWidgets import (
 
 from .. import __version__
 from ..core import KeyRequiredError, OperationCancelled
-from ..core.backups import Backup
 from ..core.formats.base import Capabilities
 from ..core.formats.info import info_lines
-from ..core.importing import ImportResult
-from ..core.jsonl import read_jsonl
-from ..core.judgments import JudgmentStore
+from ..core.retrieval.judgments import JudgmentStore
+from ..core.store.backups import Backup
+from ..core.store.importing import ImportResult
+from ..core.store.jsonl import read_jsonl
 from .context import StoreContext, backups_dir
 from .dialogs import Dialogs
 from .notes import NotesPanel

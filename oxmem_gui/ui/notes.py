@@ -25,9 +25,9 @@ from PySide6.QtWidgets import (
 )
 
 from ..core import ConflictError
-from ..core.note_files import notes_json, notes_markdown, parse_notes_json
-from ..core.notes import Note, utc_now
-from ..core.tags import normalize_tags
+from ..core.store.note_files import notes_json, notes_markdown, parse_notes_json
+from ..core.store.notes import Note, utc_now
+from ..core.store.tags import normalize_tags
 from .context import StoreContext
 from .dialogs import Dialogs
 from .sessions import fit_columns

@@ -13,7 +13,7 @@ from typing import Any
 
 from PySide6.QtCore import QModelIndex, Qt
 
-from ..core.browse import PAGE
+from ..core.store.browse import PAGE
 from .context import StoreContext, gone
 from .table_model import Index, RowsModel, tip
 

@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from ..core import OxmemError
-from ..core.cadence import (
+from ..core.schedules.cadence import (
     CronCadence,
     IntervalCadence,
     OnceCadence,
@@ -38,7 +38,7 @@ from ..core.cadence import (
     validate_cadence,
     zone,
 )
-from ..core.schedules import POLICIES, Schedule
+from ..core.schedules.store import POLICIES, Schedule
 
 UNITS = (("seconds", 1), ("minutes", 60), ("hours", 3600), ("days", 86400))
 

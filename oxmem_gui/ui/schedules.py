@@ -33,7 +33,7 @@ from PySide6.QtWidgets import (
 )
 
 from ..core import ConflictError
-from ..core.cadence import (
+from ..core.schedules.cadence import (
     CADENCE_TYPES,
     OnceCadence,
     cadence_dict,
@@ -43,9 +43,9 @@ from ..core.cadence import (
     parse_cadence,
     utc_now,
 )
-from ..core.calendar import calendar_items
-from ..core.inputs import parse_stored
-from ..core.schedules import STATUSES, Schedule, ScheduleRun, time_or_none
+from ..core.schedules.calendar import calendar_items
+from ..core.schedules.store import STATUSES, Schedule, ScheduleRun, time_or_none
+from ..core.store.inputs import parse_stored
 from .calendar_views import STATUS, AgendaView, DayDialog, MonthView, WeekView, schedule_color
 from .context import StoreContext, gone
 from .dialogs import Dialogs

@@ -42,7 +42,9 @@ from PySide6.QtWidgets import (
 )
 
 from ..core.errors import InvalidInputError, NotFoundError, OxmemError
-from ..core.evaluation import (
+from ..core.formats.base import Retriever
+from ..core.memory import choose_ranking, default_ranking
+from ..core.retrieval.evaluation import (
     Evaluation,
     evaluate_settings,
     metrics_json,
@@ -51,12 +53,8 @@ from ..core.evaluation import (
     results_json,
     to_csv,
 )
-from ..core.explain import Move, describe_settings, explain, hit_flags, moves
-from ..core.formats.base import Retriever
-from ..core.judgments import JudgmentStore
-from ..core.memory import choose_ranking, default_ranking
-from ..core.ranking import PROFILES
-from ..core.retrieval import (
+from ..core.retrieval.explain import Move, describe_settings, explain, hit_flags, moves
+from ..core.retrieval.hybrid import (
     FTS_MODES,
     KEYWORDS_MODE,
     TAG_MODES,
@@ -67,6 +65,8 @@ from ..core.retrieval import (
     hybrid_query,
     rerank,
 )
+from ..core.retrieval.judgments import JudgmentStore
+from ..core.retrieval.ranking import PROFILES
 from .context import StoreContext
 from .dialogs import Dialogs
 from .table_model import RowsModel, tip

@@ -25,9 +25,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..core.browse import PAGE, ChunkRow, SessionRow
-from ..core.events import Event
-from ..core.indexing import PayloadNotIndexable, extract_text, normalize
+from ..core.embeddings.indexing import PayloadNotIndexable, extract_text, normalize
+from ..core.store.browse import PAGE, ChunkRow, SessionRow
+from ..core.store.events import Event
 from .context import StoreContext, gone
 from .dialogs import Dialogs
 from .paged import PagedTableModel

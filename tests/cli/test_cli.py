@@ -208,7 +208,7 @@ def test_sequence_conflict_in_import_writes_nothing(capsys, db, tmp_path):
 
 
 def test_auto_without_the_model_says_so(capsys, db, tmp_path, monkeypatch):
-    from oxmem_gui.core import model_files
+    from oxmem_gui.core.embeddings import model_files
 
     monkeypatch.setenv("OXMEM_MODEL_DIR", str(tmp_path / "none"))
     monkeypatch.setattr(model_files, "source_dir", lambda: None)

@@ -12,7 +12,7 @@ import apsw
 import pytest
 
 from oxmem_gui.core import InvalidInputError, StoreBusyError
-from oxmem_gui.core.backups import backup_target, list_backups, restore
+from oxmem_gui.core.store.backups import backup_target, list_backups, restore
 
 
 def make_db(path: Path, rows: list[str]) -> None:

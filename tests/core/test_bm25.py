@@ -4,8 +4,8 @@ import random
 
 import pytest
 
-from oxmem_gui.core import retrieval
-from oxmem_gui.core.bm25 import Bm25Index
+from oxmem_gui.core.retrieval import hybrid as retrieval
+from oxmem_gui.core.retrieval.bm25 import Bm25Index
 from tests.conftest import open_sync, user
 
 WORDS = [f"w{i}" for i in range(300)]

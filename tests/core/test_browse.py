@@ -6,7 +6,7 @@ import apsw
 import pytest
 
 from oxmem_gui.core import NotFoundError, OperationCancelled
-from oxmem_gui.core.notes import Note
+from oxmem_gui.core.store.notes import Note
 from tests.conftest import user
 
 
@@ -114,7 +114,7 @@ def test_cancelled_import_writes_nothing(store):
 
 def test_note_files_round_trip_and_errors():
     from oxmem_gui.core import InvalidInputError
-    from oxmem_gui.core.note_files import notes_json, notes_markdown, parse_notes_json
+    from oxmem_gui.core.store.note_files import notes_json, notes_markdown, parse_notes_json
 
     note = Note(
         "note-1", "u", "First line\nsecond", ["A", "b"], "2026-01-01T00:00:00+00:00", "2026-02-01T00:00:00+00:00", 3

@@ -5,8 +5,8 @@ from datetime import datetime, timezone
 import pytest
 
 from oxmem_gui.core import InvalidInputError
-from oxmem_gui.core import cadence as cad
-from oxmem_gui.core.cadence import (
+from oxmem_gui.core.schedules import cadence as cad
+from oxmem_gui.core.schedules.cadence import (
     CronCadence,
     IntervalCadence,
     OnceCadence,
@@ -248,8 +248,8 @@ def test_next_runs_is_capped():
 
 
 def test_foreign_rows_are_flagged_not_fatal():
-    from oxmem_gui.core.calendar import calendar_items
-    from oxmem_gui.core.schedules import Schedule
+    from oxmem_gui.core.schedules.calendar import calendar_items
+    from oxmem_gui.core.schedules.store import Schedule
 
     def row(sid, cadence_json, next_run_at=None, status="active"):
         stamp = "2026-11-01T00:00:00.000000+00:00"

@@ -3,7 +3,7 @@
 from datetime import date, datetime, timedelta, timezone
 from zoneinfo import ZoneInfo
 
-from oxmem_gui.core.calendar import by_day, by_hour, calendar_items, cell_lines
+from oxmem_gui.core.schedules.calendar import by_day, by_hour, calendar_items, cell_lines
 
 NY = ZoneInfo("America/New_York")
 

@@ -34,8 +34,8 @@ from pathlib import Path
 import apsw
 
 from oxmem_gui.core.check import OK, check_store
-from oxmem_gui.core.events import prepare_event
-from oxmem_gui.core.jsonl import Record, read_jsonl
+from oxmem_gui.core.store.events import prepare_event
+from oxmem_gui.core.store.jsonl import Record, read_jsonl
 from tests.conftest import open_sync
 from tests.processes import agent_report, start_agent
 

@@ -1,12 +1,7 @@
 import numpy as np
 import pytest
 
-from oxmem_gui.core.embeddings import (
-    DeterministicEmbedding,
-    deterministic_vector,
-    from_blob,
-    to_blob,
-)
+from oxmem_gui.core.embeddings.backends import DeterministicEmbedding, deterministic_vector, from_blob, to_blob
 from oxmem_gui.core.errors import EmbeddingError
 
 
@@ -53,8 +48,8 @@ def test_wrong_size_vectors_are_clear_errors():
 
 
 def test_backend_choice_without_the_semantic_model(monkeypatch, tmp_path):
-    from oxmem_gui.core import model_files
-    from oxmem_gui.core.embeddings import choose_backend
+    from oxmem_gui.core.embeddings import model_files
+    from oxmem_gui.core.embeddings.backends import choose_backend
 
     monkeypatch.setenv("OXMEM_MODEL_DIR", str(tmp_path / "no-model-here"))
     monkeypatch.setattr(model_files, "source_dir", lambda: None)

@@ -3,8 +3,8 @@ import json
 import pytest
 
 from oxmem_gui.core import InvalidInputError, NotFoundError, SequenceError
-from oxmem_gui.core.embeddings import deterministic_vector, to_blob
-from oxmem_gui.core.indexing import content_hash
+from oxmem_gui.core.embeddings.backends import deterministic_vector, to_blob
+from oxmem_gui.core.embeddings.indexing import content_hash
 from tests.conftest import user
 
 

@@ -8,7 +8,7 @@ import apsw
 import pytest
 
 from oxmem_gui.core import OperationCancelled, SequenceError
-from oxmem_gui.core.jsonl import Record
+from oxmem_gui.core.store.jsonl import Record
 from tests.conftest import user
 
 

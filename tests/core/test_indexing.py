@@ -1,6 +1,6 @@
 import pytest
 
-from oxmem_gui.core.indexing import (
+from oxmem_gui.core.embeddings.indexing import (
     PayloadNotIndexable,
     chunk_id,
     chunk_text,
@@ -9,7 +9,7 @@ from oxmem_gui.core.indexing import (
     extract_text,
     normalize,
 )
-from oxmem_gui.core.retrieval import fts_expression, fts_terms
+from oxmem_gui.core.retrieval.hybrid import fts_expression, fts_terms
 
 
 def letters(n: int) -> str:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from oxmem_gui.core import InvalidInputError
-from oxmem_gui.core.inputs import check_int, check_json, check_positive, check_text, loads_strict
-from oxmem_gui.core.jsonl import parse_record
+from oxmem_gui.core.store.inputs import check_int, check_json, check_positive, check_text, loads_strict
+from oxmem_gui.core.store.jsonl import parse_record
 
 
 def nested(depth):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from oxmem_gui.core.bm25 import MIN_ROWS
+from oxmem_gui.core.retrieval.bm25 import MIN_ROWS
 from tests.conftest import open_sync, user
 from tests.processes import agent_report, start_agent
 

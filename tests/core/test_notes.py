@@ -3,8 +3,8 @@ import json
 import pytest
 
 from oxmem_gui.core import InvalidInputError, NotFoundError
-from oxmem_gui.core import notes as notes_api
-from oxmem_gui.core.tags import normalize_tags
+from oxmem_gui.core.store import notes as notes_api
+from oxmem_gui.core.store.tags import normalize_tags
 
 
 def test_tag_normalization():

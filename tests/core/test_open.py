@@ -4,7 +4,7 @@ import subprocess
 import pytest
 
 from oxmem_gui.core import InvalidInputError, MemoryStore, ReadOnlyError, StoreOpenError
-from oxmem_gui.core.migrations import available_migrations, migrations_dir
+from oxmem_gui.core.store.migrations import available_migrations, migrations_dir
 from tests.conftest import open_sync, user
 
 

@@ -23,7 +23,7 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from oxmem_gui.core import OxmemError
-from oxmem_gui.core.cadence import (
+from oxmem_gui.core.schedules.cadence import (
     MAX_INTERVAL_SECS,
     MIN_INTERVAL_SECS,
     CronCadence,
@@ -36,8 +36,8 @@ from oxmem_gui.core.cadence import (
     parse_cadence,
     validate_cadence,
 )
-from oxmem_gui.core.inputs import INT64_MAX, INT64_MIN
-from oxmem_gui.core.jsonl import Record, parse_record
+from oxmem_gui.core.store.inputs import INT64_MAX, INT64_MIN
+from oxmem_gui.core.store.jsonl import Record, parse_record
 from tests.conftest import open_sync, user
 
 

@@ -9,12 +9,13 @@ from dataclasses import replace
 
 import pytest
 
-from oxmem_gui.core import ranking_choice, retrieval
-from oxmem_gui.core.bm25 import Bm25Index
-from oxmem_gui.core.explain import explain
 from oxmem_gui.core.memory import choose_ranking, default_ranking
-from oxmem_gui.core.ranking import TUNED, keyword_terms, with_neighbours
-from oxmem_gui.core.stopwords import content_terms
+from oxmem_gui.core.retrieval import hybrid as retrieval
+from oxmem_gui.core.retrieval import ranking_choice
+from oxmem_gui.core.retrieval.bm25 import Bm25Index
+from oxmem_gui.core.retrieval.explain import explain
+from oxmem_gui.core.retrieval.ranking import TUNED, keyword_terms, with_neighbours
+from oxmem_gui.core.retrieval.stopwords import content_terms
 from tests.conftest import open_sync, user
 
 
@@ -171,7 +172,7 @@ def test_a_choice_that_cannot_be_saved_is_one_clear_error(chat, tmp_path, monkey
 
 
 def test_exports_carry_the_profile_and_the_neighbour_step(chat):
-    from oxmem_gui.core.evaluation import result_rows, results_json
+    from oxmem_gui.core.retrieval.evaluation import result_rows, results_json
 
     result = chat.search("tuned", "chat", "When did Melanie paint a sunrise?", 3)
     doc = json.loads(results_json(result))
@@ -190,9 +191,9 @@ def test_exports_carry_the_profile_and_the_neighbour_step(chat):
 
 
 def test_metrics_measure_a_fixed_ranking_as_it_runs(chat):
-    from oxmem_gui.core.evaluation import evaluate_settings
-    from oxmem_gui.core.judgments import JudgedQuery
-    from oxmem_gui.core.metrics import evaluate
+    from oxmem_gui.core.retrieval.evaluation import evaluate_settings
+    from oxmem_gui.core.retrieval.judgments import JudgedQuery
+    from oxmem_gui.core.retrieval.metrics import evaluate
 
     tuned = chat.search("tuned", "chat", "Melanie painting", 3)
     grades = {tuned.hits[1].chunk_id: 2}

@@ -6,11 +6,11 @@ import math
 import pytest
 
 from oxmem_gui.core import InvalidInputError
-from oxmem_gui.core.evaluation import evaluate_settings, metrics_json, result_rows, results_json, to_csv
-from oxmem_gui.core.explain import explain, hit_flags, moves
-from oxmem_gui.core.judgments import JudgedQuery, JudgmentStore
-from oxmem_gui.core.metrics import evaluate, ndcg_at_k, recall_at_k, reciprocal_rank
-from oxmem_gui.core.retrieval import rerank
+from oxmem_gui.core.retrieval.evaluation import evaluate_settings, metrics_json, result_rows, results_json, to_csv
+from oxmem_gui.core.retrieval.explain import explain, hit_flags, moves
+from oxmem_gui.core.retrieval.hybrid import rerank
+from oxmem_gui.core.retrieval.judgments import JudgedQuery, JudgmentStore
+from oxmem_gui.core.retrieval.metrics import evaluate, ndcg_at_k, recall_at_k, reciprocal_rank
 from tests.conftest import user
 
 

@@ -5,9 +5,9 @@ import json
 import numpy as np
 import pytest
 
-from oxmem_gui.core.bert_onnx import read_safetensors, reference_last_hidden_state
-from oxmem_gui.core.model_files import MODEL_NAME, source_dir, verify_prepared
-from oxmem_gui.core.semantic import SemanticEmbedding
+from oxmem_gui.core.embeddings.bert_onnx import read_safetensors, reference_last_hidden_state
+from oxmem_gui.core.embeddings.model_files import MODEL_NAME, source_dir, verify_prepared
+from oxmem_gui.core.embeddings.semantic import SemanticEmbedding
 from tests.conftest import open_sync, user
 from tests.semantic import model_dir_or_skip
 
@@ -88,7 +88,7 @@ def test_mixed_model_store_searches_each_model_with_its_own_query_vector(tmp_pat
 
 
 def test_reindex_to_semantic_is_resumable(tmp_path, loop, semantic):
-    from oxmem_gui.core.reindex import reindex
+    from oxmem_gui.core.embeddings.reindex import reindex
 
     s = open_sync(loop, tmp_path / "m.db", embedding="deterministic")
     for i in range(1, 8):

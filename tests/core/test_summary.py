@@ -3,7 +3,7 @@ import json
 import pytest
 
 from oxmem_gui.core import InvalidInputError, NotFoundError
-from oxmem_gui.core.summary import SummaryConfig
+from oxmem_gui.core.store.summary import SummaryConfig
 from tests.conftest import user
 
 

@@ -9,8 +9,8 @@ import json
 import pytest
 
 from oxmem_gui.core import InvalidInputError, OxmemError
-from oxmem_gui.core.note_files import parse_notes_json
-from oxmem_gui.core.tags import normalize_tags, tags_to_save
+from oxmem_gui.core.store.note_files import parse_notes_json
+from oxmem_gui.core.store.tags import normalize_tags, tags_to_save
 from tests.cli._support import assert_one_error_line, build_demo, counts, run
 
 MESSAGE = "tag 'a,b' contains a comma; commas separate tags, so give each tag on its own"

@@ -2,8 +2,8 @@
 
 import numpy as np
 
-from oxmem_gui.core import vectors
-from oxmem_gui.core.vectors import SessionMatrix, VectorIndex
+from oxmem_gui.core.retrieval import vectors
+from oxmem_gui.core.retrieval.vectors import SessionMatrix, VectorIndex
 from tests.conftest import open_sync, user
 
 

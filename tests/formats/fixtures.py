@@ -1491,9 +1491,9 @@ def _run(coro: Any) -> Any:
 
 
 async def _fill_oxydra(path: Path) -> None:
-    from oxmem_gui.core import notes as core_notes
-    from oxmem_gui.core import schedules as core_schedules
-    from oxmem_gui.core.store import MemoryStore
+    from oxmem_gui.core.memory_store import MemoryStore
+    from oxmem_gui.core.schedules import store as core_schedules
+    from oxmem_gui.core.store import notes as core_notes
 
     note_times = iter(datetime(2026, 2, 18, 20, 0, tzinfo=timezone.utc) + timedelta(days=i) for i in range(1000))
 
@@ -1604,8 +1604,8 @@ def make_oxydra(path: str | os.PathLike[str]) -> Path:
     """An Oxydra memory.db in the native schema, written by the project's own core (deterministic embeddings),
     plus ``gateway_sessions``, ``channel_session_mappings`` and migration rows the project does not know.
 
-    For fixed ids and dates it swaps ``uuid`` in ``oxmem_gui.core.notes`` and ``.schedules`` and ``notes.utc_now``
-    while it builds, and then rewrites the ``CURRENT_TIMESTAMP`` columns."""
+    For fixed ids and dates it swaps ``uuid`` in ``oxmem_gui.core.store.notes`` and ``core.schedules.store`` and
+    ``notes.utc_now`` while it builds, and then rewrites the ``CURRENT_TIMESTAMP`` columns."""
     path = _fresh(path)
     _run(_fill_oxydra(path))
     conn = apsw.Connection(str(path))

@@ -14,12 +14,12 @@ import apsw
 import numpy as np
 import pytest
 
+from oxmem_gui.core.embeddings.model_files import MODEL_NAME
 from oxmem_gui.core.errors import EmbeddingError, NotFoundError, ReadOnlyError, StoreOpenError
 from oxmem_gui.core.formats import base
 from oxmem_gui.core.formats.aidaemon import AidaemonReader
 from oxmem_gui.core.formats.base import EDIT_KINDS
 from oxmem_gui.core.memory import inspect_database, open_memory
-from oxmem_gui.core.model_files import MODEL_NAME
 from tests.formats import fixtures as fx
 
 TG, SUB, SLACK = "telegram:123456789", "sub-task-7f3a-1", "slack:C05ABCD1234"

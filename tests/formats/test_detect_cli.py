@@ -23,7 +23,7 @@ import numpy as np
 import pytest
 
 from oxmem_gui.core import MemoryStore
-from oxmem_gui.core.embeddings import DeterministicEmbedding
+from oxmem_gui.core.embeddings.backends import DeterministicEmbedding
 from oxmem_gui.core.formats.detect import LABELS
 from oxmem_gui.core.memory import inspect_database
 from tests.cli._support import assert_one_error_line, build_demo, run, run_json

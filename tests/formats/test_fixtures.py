@@ -13,7 +13,7 @@ import apsw
 import numpy as np
 import pytest
 
-from oxmem_gui.core.embeddings import deterministic_vector
+from oxmem_gui.core.embeddings.backends import deterministic_vector
 from tests.formats import fixtures as fx
 
 SQLITE_HEADER = b"SQLite format 3\x00"

@@ -336,7 +336,7 @@ def test_file_this_user_cannot_write_refuses_every_write(
 
 def _write_paths(memory) -> list[Callable[[], object]]:
     """Every write the inspector's panels make, as the calls they make it with."""
-    from oxmem_gui.core.notes import Note
+    from oxmem_gui.core.store.notes import Note
 
     stamp = "2026-02-18T20:00:00.000000+00:00"
     note = Note(NOTE, "alice", "x", ["t"], stamp, stamp, 1)

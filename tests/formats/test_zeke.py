@@ -17,9 +17,9 @@ import numpy as np
 import pytest
 
 from oxmem_gui.core import InvalidInputError, ReadOnlyError
+from oxmem_gui.core.embeddings.model_files import MODEL_NAME
 from oxmem_gui.core.formats.zeke import OPENAI_MODEL, ZekeReader
 from oxmem_gui.core.memory import detect, inspect_database, open_memory
-from oxmem_gui.core.model_files import MODEL_NAME
 
 from .fixtures import ZEKE_EXPIRED, ZEKE_IDS, ZEKE_NOW, ZEKE_SCOPES, make_zeke
 

@@ -13,7 +13,7 @@ from PySide6.QtCore import QSettings  # noqa: E402
 
 from oxmem_gui.core import MemoryStore  # noqa: E402
 from oxmem_gui.core.demo import fill_demo  # noqa: E402
-from oxmem_gui.core.judgments import JudgmentStore  # noqa: E402
+from oxmem_gui.core.retrieval.judgments import JudgmentStore  # noqa: E402
 from oxmem_gui.ui.context import StoreContext  # noqa: E402
 from oxmem_gui.ui.main_window import MainWindow  # noqa: E402
 

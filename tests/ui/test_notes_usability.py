@@ -9,7 +9,7 @@ from PySide6.QtGui import QKeySequence
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QLabel, QSizePolicy, QToolButton
 
-from oxmem_gui.core.tags import MAX_TAGS
+from oxmem_gui.core.store.tags import MAX_TAGS
 from oxmem_gui.ui.widgets.json_view import JsonView
 from tests.ui.conftest import settle
 from tests.ui.layout import unreachable

@@ -12,8 +12,8 @@ from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QDialogButtonBox
 
 from oxmem_gui.core import InvalidInputError
-from oxmem_gui.core.cadence import parse_cadence
-from oxmem_gui.core.calendar import by_day
+from oxmem_gui.core.schedules.cadence import parse_cadence
+from oxmem_gui.core.schedules.calendar import by_day
 from tests.ui.conftest import settle
 from tests.ui.layout import unreachable
 

@@ -8,7 +8,7 @@ import pytest
 from PySide6.QtCore import Qt
 
 from oxmem_gui.core.memory import default_ranking
-from oxmem_gui.core.metrics import evaluate
+from oxmem_gui.core.retrieval.metrics import evaluate
 from oxmem_gui.ui.search import GRADE_COLUMN, VALUE_ROLE, MetricsDialog, highlight
 from tests.ui.conftest import settle
 

@@ -276,7 +276,7 @@ def test_counts_of_one_are_singular(make_window, qloop):
 
 
 def test_event_text_of_several_tool_calls_names_them_all():
-    from oxmem_gui.core.events import Event
+    from oxmem_gui.core.store.events import Event
 
     payload = {
         "role": "assistant",

@@ -274,7 +274,7 @@ def test_escape_closes_the_backups_dialog_with_nothing_chosen(qtbot, tmp_path):
     from PySide6.QtTest import QTest
     from PySide6.QtWidgets import QDialog
 
-    from oxmem_gui.core.backups import Backup
+    from oxmem_gui.core.store.backups import Backup
     from oxmem_gui.ui.backups_dialog import BackupsDialog
 
     backup = Backup(tmp_path / "memory-20261123-093005.db", "memory.db", datetime(2026, 11, 23, 9, 30, 5), 2048)

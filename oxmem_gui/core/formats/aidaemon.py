@@ -38,15 +38,15 @@ from typing import Any
 import apsw
 import numpy as np
 
-from ..browse import SessionRow
+from ..embeddings.indexing import dumps
+from ..embeddings.model_files import MODEL_DIMS, MODEL_NAME
 from ..errors import NotFoundError
-from ..events import Event
-from ..indexing import dumps
-from ..model_files import MODEL_DIMS, MODEL_NAME
-from ..notes import Note
-from ..retrieval import Hit, LegStats, QueryResult
-from ..schedules import Schedule
-from ..tags import normalize_tags
+from ..retrieval.hybrid import Hit, LegStats, QueryResult
+from ..schedules.store import Schedule
+from ..store.browse import SessionRow
+from ..store.events import Event
+from ..store.notes import Note
+from ..store.tags import normalize_tags
 from .base import EDIT_KINDS, Capabilities, ForeignReader, Retriever, hit
 from .detect import LABELS
 from .info import EmbeddingInfo, real_dimensions

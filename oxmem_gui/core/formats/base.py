@@ -25,18 +25,19 @@ from typing import Any, TypeVar
 import apsw
 import numpy as np
 
-from .. import browse, summary
 from ..database import Database, data_version
-from ..embeddings import DETERMINISTIC_MODEL, DeterministicEmbedding, EmbeddingBackend, choose_backend
+from ..embeddings.backends import DETERMINISTIC_MODEL, DeterministicEmbedding, EmbeddingBackend, choose_backend
+from ..embeddings.indexing import normalize
+from ..embeddings.model_files import MODEL_NAME
 from ..errors import EmbeddingError, InvalidInputError, NotFoundError, ReadOnlyError
-from ..events import Event, SessionInfo
-from ..indexing import normalize
-from ..inputs import check_positive, check_text
-from ..migrations import MigrationReport
-from ..model_files import MODEL_NAME
-from ..notes import Note, NoteHit
-from ..retrieval import MAX_TOP_K, Hit, QueryResult
-from ..schedules import Schedule, ScheduleRun
+from ..retrieval.hybrid import MAX_TOP_K, Hit, QueryResult
+from ..retrieval.notes import NoteHit
+from ..schedules.store import Schedule, ScheduleRun
+from ..store import browse, summary
+from ..store.events import Event, SessionInfo
+from ..store.inputs import check_positive, check_text
+from ..store.migrations import MigrationReport
+from ..store.notes import Note
 from . import tables as table_browser
 from .detect import article
 from .info import DatabaseInfo, EmbeddingInfo, gather_info

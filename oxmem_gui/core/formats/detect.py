@@ -17,7 +17,7 @@ from pathlib import Path
 
 import apsw
 
-from ..migrations import available_migrations
+from ..store.migrations import available_migrations
 
 SQLITE_HEADER = b"SQLite format 3\x00"
 

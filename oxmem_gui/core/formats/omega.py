@@ -41,13 +41,13 @@ from typing import Any
 
 import apsw
 
-from ..browse import SessionRow
+from ..embeddings.indexing import dumps
 from ..errors import NotFoundError
-from ..events import Event
-from ..indexing import dumps
-from ..notes import Note
-from ..retrieval import Hit, LegStats, QueryResult
-from ..schedules import Schedule
+from ..retrieval.hybrid import Hit, LegStats, QueryResult
+from ..schedules.store import Schedule
+from ..store.browse import SessionRow
+from ..store.events import Event
+from ..store.notes import Note
 from .base import EDIT_KINDS, Capabilities, ForeignReader, Retriever, hit
 from .times import parse_when, rfc3339, shown_time
 

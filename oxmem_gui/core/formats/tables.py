@@ -13,7 +13,7 @@ from typing import Any
 import apsw
 
 from ..errors import InvalidInputError, NotFoundError
-from ..inputs import check_positive
+from ..store.inputs import check_positive
 
 PAGE = 200
 MAX_PAGE = 10_000

@@ -65,10 +65,10 @@ from typing import Any
 import apsw
 import numpy as np
 
+from ..embeddings.model_files import MODEL_NAME
 from ..errors import InvalidInputError
-from ..model_files import MODEL_NAME
-from ..notes import Note
-from ..retrieval import Hit, LegStats, QueryResult
+from ..retrieval.hybrid import Hit, LegStats, QueryResult
+from ..store.notes import Note
 from .base import EDIT_KINDS, Capabilities, Eviction, EvictionPreview, ForeignReader, Retriever, hit
 from .info import EmbeddingInfo
 from .times import parse_when, rfc3339, shown_time

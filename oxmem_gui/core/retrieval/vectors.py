@@ -20,9 +20,9 @@ from dataclasses import dataclass, field
 import apsw
 import numpy as np
 
-from .database import data_version
-from .embeddings import from_blob
-from .errors import EmbeddingError
+from ..database import data_version
+from ..embeddings.backends import from_blob
+from ..errors import EmbeddingError
 
 DEFAULT_MAX_BYTES = 2 << 30  # 2 GiB: a million 384-dimension vectors, and some
 

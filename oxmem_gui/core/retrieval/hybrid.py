@@ -17,13 +17,13 @@ from typing import Any
 import apsw
 import numpy as np
 
+from ..embeddings.backends import EmbeddingBackend
+from ..embeddings.indexing import normalize
+from ..errors import InvalidInputError
+from ..store.events import require_session
+from ..store.inputs import check_positive, check_text, parse_stored, shown
+from ..store.tags import TAG_MODES, normalize_tags, tag_filter_sql
 from .bm25 import Bm25Index
-from .embeddings import EmbeddingBackend
-from .errors import InvalidInputError
-from .events import require_session
-from .indexing import normalize
-from .inputs import check_positive, check_text, parse_stored, shown
-from .tags import normalize_tags
 from .vectors import Candidate, VectorIndex, candidate_key
 
 CANDIDATE_FACTOR = 4
@@ -35,7 +35,6 @@ COLLAPSE_EPSILON = 1e-6
 FTS_MODES = ("terms", "phrase")
 #: what a result records as its mode when a profile built the FTS expression (:mod:`.ranking`)
 KEYWORDS_MODE = "keywords"
-TAG_MODES = ("any", "all")
 
 
 @dataclass
@@ -146,19 +145,6 @@ def validate_weights(vector_weight: float, fts_weight: float) -> tuple[float, fl
             f"(they sum to {vector_weight + fts_weight:g})"
         )
     return float(vector_weight), float(fts_weight)
-
-
-def tag_filter_sql(tags: Sequence[str], mode: str, alias: str = "c") -> tuple[str, list[str]]:
-    """A SQL condition on ``{alias}.metadata_json`` keeping chunks with any / all of ``tags``."""
-    if not tags:
-        return "1", []
-    marks = ", ".join("?" * len(tags))
-    each = f"json_each({alias}.metadata_json, '$.tags')"
-    if mode == "any":
-        return f"EXISTS (SELECT 1 FROM {each} WHERE value IN ({marks}))", list(tags)
-    if mode == "all":
-        return f"(SELECT count(DISTINCT value) FROM {each} WHERE value IN ({marks})) = {len(tags)}", list(tags)
-    raise InvalidInputError(f"tag mode must be one of {', '.join(TAG_MODES)}, got {mode!r}")
 
 
 #: Runs the vector leg's embedding and matrix product while the connection's thread runs the FTS leg

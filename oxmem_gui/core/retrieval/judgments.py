@@ -15,7 +15,7 @@ from pathlib import Path
 import apsw
 import platformdirs
 
-from .errors import InvalidInputError
+from ..errors import InvalidInputError
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS query_sets (

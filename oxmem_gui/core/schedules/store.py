@@ -17,6 +17,9 @@ from typing import Any
 
 import apsw
 
+from ..database import write_transaction
+from ..errors import ConflictError, InvalidInputError, NotFoundError, OxmemError
+from ..store.inputs import check_text
 from .cadence import (
     Cadence,
     CronCadence,
@@ -30,9 +33,6 @@ from .cadence import (
     utc_now,
     validate_cadence,
 )
-from .database import write_transaction
-from .errors import ConflictError, InvalidInputError, NotFoundError, OxmemError
-from .inputs import check_text
 
 STATUSES = ("active", "paused", "completed", "disabled")
 POLICIES = ("always", "conditional", "never")

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 
 import apsw
 
-from .database import write_transaction
-from .embeddings import EmbeddingBackend, to_blob
+from ..database import write_transaction
+from .backends import EmbeddingBackend, to_blob
 
 REINDEX_BATCH = 128
 

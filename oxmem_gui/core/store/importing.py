@@ -25,9 +25,9 @@ from typing import Any
 
 import apsw
 
-from .database import read_transaction
-from .embeddings import EmbeddingBackend
-from .errors import InvalidInputError, OperationCancelled, SequenceError
+from ..database import read_transaction
+from ..embeddings.backends import EmbeddingBackend
+from ..errors import InvalidInputError, OperationCancelled, SequenceError
 from .events import PreparedEvent, StoreResult, embed_prepared, last_sequence, prepare_event, write_events
 from .inputs import parse_stored
 

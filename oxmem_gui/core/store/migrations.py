@@ -22,8 +22,8 @@ from pathlib import Path
 
 import apsw
 
-from .database import damaged_message, tune_connection, write_transaction
-from .errors import DamagedError, StoreOpenError
+from ..database import damaged_message, tune_connection, write_transaction
+from ..errors import DamagedError, StoreOpenError
 
 TRACKING_TABLE_SQL = """
 CREATE TABLE IF NOT EXISTS memory_migrations (
@@ -47,10 +47,10 @@ class MigrationReport:
 
 def migrations_dir() -> Path:
     """The folder of ``.sql`` files: inside the installed package, else the checkout's top-level folder."""
-    packaged = Path(__file__).resolve().parent.parent / "migrations"
+    packaged = Path(__file__).resolve().parents[2] / "migrations"
     if packaged.is_dir():
         return packaged
-    checkout = Path(__file__).resolve().parents[2] / "migrations"
+    checkout = Path(__file__).resolve().parents[3] / "migrations"
     if checkout.is_dir():
         return checkout
     raise StoreOpenError("the store's migrations are missing from this installation")

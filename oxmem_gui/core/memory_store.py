@@ -20,10 +20,17 @@ from typing import Any
 
 import apsw
 
-from . import browse, events, importing, notes, retrieval, schedules, summary
-from .bm25 import Bm25Index
 from .database import BUSY_TIMEOUT_MS, Database, data_version, defer_to_first_write, write_transaction
-from .embeddings import DETERMINISTIC_MODEL, BackendChoice, DeterministicEmbedding, EmbeddingBackend, choose_backend
+from .embeddings.backends import (
+    DETERMINISTIC_MODEL,
+    BackendChoice,
+    DeterministicEmbedding,
+    EmbeddingBackend,
+    choose_backend,
+)
+from .embeddings.model_files import MODEL_NAME
+from .embeddings.reindex import ReindexResult
+from .embeddings.reindex import reindex as reindex_chunks
 from .errors import EmbeddingError, InvalidInputError, ReadOnlyError
 from .formats.base import Capabilities, Retriever
 from .formats.detect import LABELS, detect_schema
@@ -37,7 +44,14 @@ from .formats.oxydra import (
 )
 from .formats.tables import PAGE as TABLE_PAGE
 from .formats.tables import TableInfo, TablePage, list_tables, table_page
-from .migrations import (
+from .retrieval import hybrid as retrieval
+from .retrieval import notes as note_hits
+from .retrieval.bm25 import Bm25Index
+from .retrieval.ranking import PROFILES, TUNED, RankingProfile, profile_query
+from .retrieval.vectors import DEFAULT_MAX_BYTES, VectorIndex
+from .schedules import store as schedules
+from .store import browse, events, importing, notes, summary
+from .store.migrations import (
     MigrationReport,
     apply_pending,
     check_required_tables,
@@ -47,11 +61,6 @@ from .migrations import (
     recorded_versions,
     table_names,
 )
-from .model_files import MODEL_NAME
-from .ranking import PROFILES, TUNED, RankingProfile, profile_query
-from .reindex import ReindexResult
-from .reindex import reindex as reindex_chunks
-from .vectors import DEFAULT_MAX_BYTES, VectorIndex
 
 
 class MemoryStore:
@@ -428,10 +437,10 @@ class MemoryStore:
     ) -> list[notes.Note]:
         return await self._db.read(notes.list_notes, user, tags, tag_mode, contains)
 
-    async def search_notes(self, user: str, query: str, top_k: int = 8, **options: Any) -> list[notes.NoteHit]:
+    async def search_notes(self, user: str, query: str, top_k: int = 8, **options: Any) -> list[note_hits.NoteHit]:
         """Hybrid query over the user's notes; one hit per note with the full breakdown in ``hit``."""
         result = await self.hybrid_query(notes.notes_session(user), query, top_k, **options)
-        return notes.note_hits(result)
+        return note_hits.note_hits(result)
 
     async def reindex(
         self,

@@ -13,9 +13,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timezone, tzinfo
 
+from ..errors import OxmemError
 from .cadence import CronCadence, IntervalCadence, fires_between, zone
-from .errors import OxmemError
-from .schedules import Schedule, ScheduleRun, time_or_none
+from .store import Schedule, ScheduleRun, time_or_none
 
 ZONE_MODES = ("local", "utc", "schedule")
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import apsw
 
-from .errors import InvalidInputError, StoreBusyError
+from ..errors import InvalidInputError, StoreBusyError
 
 STAMP = "%Y%m%d-%H%M%S"
 _NAME = re.compile(r"^(?P<stem>.+)-(?P<stamp>\d{8}-\d{6})(?:-\d+)?(?P<suffix>\.[^.-]+)?$")

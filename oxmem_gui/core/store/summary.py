@@ -13,10 +13,10 @@ from typing import Any
 
 import apsw
 
-from .database import write_transaction
-from .errors import InvalidInputError
+from ..database import write_transaction
+from ..embeddings.indexing import PayloadNotIndexable, dumps, extract_text, normalize
+from ..errors import InvalidInputError
 from .events import Event, read_state, recall, require_session, write_state
-from .indexing import PayloadNotIndexable, dumps, extract_text, normalize
 
 SUMMARY_HEADER = "Recent condensed turns:"
 SUMMARY_PREFIX = "Rolling session summary: "

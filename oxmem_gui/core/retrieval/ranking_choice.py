@@ -19,7 +19,7 @@ from pathlib import Path
 
 import platformdirs
 
-from .errors import OxmemError
+from ..errors import OxmemError
 
 ALL_SESSIONS = "*"
 _lock = threading.Lock()

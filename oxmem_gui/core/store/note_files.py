@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from .errors import InvalidInputError
+from ..errors import InvalidInputError
 from .notes import Note
 from .tags import tags_to_save
 

@@ -13,11 +13,11 @@ import json
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 
-from .errors import OxmemError
+from ..errors import OxmemError
 from .explain import explain, hit_flags
+from .hybrid import FTS_MODES, QueryResult, rerank
 from .judgments import JudgedQuery
 from .metrics import Metrics, evaluate
-from .retrieval import FTS_MODES, QueryResult, rerank
 
 SWEEP_WEIGHTS = tuple(round(i / 10, 1) for i in range(11))
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .retrieval import COLLAPSE_EPSILON, Hit, LegStats, QueryResult, recency
+from .hybrid import COLLAPSE_EPSILON, Hit, LegStats, QueryResult, recency
 
 #: A leg whose raw scores span less than this (but more than the collapse threshold) was stretched to 0…1
 #: from differences that may mean nothing.

@@ -15,7 +15,7 @@ from typing import Protocol, runtime_checkable
 import blake3
 import numpy as np
 
-from .errors import EmbeddingError
+from ..errors import EmbeddingError
 
 DETERMINISTIC_MODEL = "deterministic-hash-v1"
 DETERMINISTIC_DIMS = 64

@@ -18,9 +18,9 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from croniter import CroniterBadCronError, CroniterBadDateError, CroniterNotAlphaError, croniter
 
-from .errors import InvalidInputError
-from .indexing import dumps
-from .inputs import check_positive, loads_strict, shown
+from ..embeddings.indexing import dumps
+from ..errors import InvalidInputError
+from ..store.inputs import check_positive, loads_strict, shown
 
 CADENCE_TYPES = ("cron", "interval", "once")
 MIN_INTERVAL_SECS = 60

@@ -16,13 +16,12 @@ from typing import Any
 
 import apsw
 
-from .database import write_transaction
-from .embeddings import EmbeddingBackend
-from .errors import ConflictError, InvalidInputError, NotFoundError
+from ..database import write_transaction
+from ..embeddings.backends import EmbeddingBackend
+from ..errors import ConflictError, InvalidInputError, NotFoundError
 from .events import PreparedEvent, embed_prepared, prepare_event, write_event_rows, write_events
 from .inputs import check_text, parse_stored
-from .retrieval import Hit, QueryResult, tag_filter_sql
-from .tags import normalize_tags, tags_to_save
+from .tags import normalize_tags, tag_filter_sql, tags_to_save
 
 NOTE_SCHEMA_VERSION = 1
 
@@ -50,17 +49,6 @@ class Note:
     #: what another agent's format adds (a fact's key, a memory's scope and expiry, superseded versions);
     #: empty for the store's own notes
     details: dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass
-class NoteHit:
-    note_id: str
-    text: str
-    score: float
-    tags: list[str]
-    created_at: str | None
-    updated_at: str | None
-    hit: Hit
 
 
 def _validate_content(content: Any) -> str:
@@ -206,25 +194,6 @@ def list_notes(
         notes = [n for n in notes if needle in n.content.casefold()]
     notes.sort(key=lambda n: (n.updated_at or "", n.sequence), reverse=True)
     return notes
-
-
-def note_hits(result: QueryResult) -> list[NoteHit]:
-    """One entry per note (its best-ranked chunk) from a hybrid query on ``memory:U``."""
-    seen: dict[str, NoteHit] = {}
-    for hit in result.hits:
-        meta = hit.metadata if isinstance(hit.metadata, dict) else {}
-        note_id = meta.get("note_id")
-        if note_id and note_id not in seen:
-            seen[note_id] = NoteHit(
-                note_id,
-                hit.text,
-                hit.score,
-                list(meta.get("tags") or []),
-                meta.get("created_at"),
-                meta.get("updated_at"),
-                hit,
-            )
-    return list(seen.values())
 
 
 def _expected_by_id(note_ids: Sequence[str], expected: Sequence[Note] | None) -> dict[str, Note] | None:

@@ -27,7 +27,7 @@ from collections import OrderedDict
 import apsw
 import numpy as np
 
-from .database import data_version
+from ..database import data_version
 
 K1 = 1.2
 B = 0.75

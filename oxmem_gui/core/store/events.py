@@ -15,10 +15,9 @@ from typing import Any
 import apsw
 import numpy as np
 
-from .database import write_transaction
-from .embeddings import EmbeddingBackend, to_blob
-from .errors import InvalidInputError, NotFoundError, OperationCancelled, SequenceError
-from .indexing import (
+from ..database import write_transaction
+from ..embeddings.backends import EmbeddingBackend, to_blob
+from ..embeddings.indexing import (
     PayloadNotIndexable,
     chunk_id,
     chunk_text,
@@ -27,6 +26,7 @@ from .indexing import (
     extract_text,
     normalize,
 )
+from ..errors import InvalidInputError, NotFoundError, OperationCancelled, SequenceError
 from .inputs import check_int, check_json, check_positive, check_text, parse_stored
 
 #: ``progress(stage, done, total)`` with stage ``"embedding"`` (chunks) or ``"storing"`` (events);

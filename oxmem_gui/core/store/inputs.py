@@ -14,8 +14,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .errors import InvalidInputError
-from .indexing import dumps
+from ..embeddings.indexing import dumps
+from ..errors import InvalidInputError
 
 INT64_MIN = -(2**63)
 INT64_MAX = 2**63 - 1

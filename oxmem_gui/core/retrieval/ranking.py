@@ -26,9 +26,9 @@ from typing import Any
 
 import apsw
 
+from ..embeddings.backends import EmbeddingBackend
 from .bm25 import Bm25Index
-from .embeddings import EmbeddingBackend
-from .retrieval import Hit, QueryResult, fts_terms, hybrid_query, order_key
+from .hybrid import Hit, QueryResult, fts_terms, hybrid_query, order_key
 from .stopwords import content_terms
 from .vectors import VectorIndex
 

@@ -1,12 +1,14 @@
-"""Tag normalization shared by notes and tag filters (SPEC §7)."""
+"""Tag normalization shared by notes and tag filters (SPEC §7), and the SQL of a tag filter."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
-from .errors import InvalidInputError
+from ..errors import InvalidInputError
 from .inputs import check_text, shown
 
+#: how a tag filter combines its tags: a row with any of them, or with all
+TAG_MODES = ("any", "all")
 MAX_TAG_CHARS = 64
 MAX_TAGS = 16
 #: what separates tags wherever they are typed or listed as text (the tag entry, ``--tag a,b`` lists, exports);
@@ -43,3 +45,16 @@ def tags_to_save(tags: Iterable[str] | None) -> list[str]:
                 f"tag {shown(tag)} contains a comma; commas separate tags, so give each tag on its own"
             )
     return normalize_tags(tags)
+
+
+def tag_filter_sql(tags: Sequence[str], mode: str, alias: str = "c") -> tuple[str, list[str]]:
+    """A SQL condition on ``{alias}.metadata_json`` keeping chunks with any / all of ``tags``."""
+    if not tags:
+        return "1", []
+    marks = ", ".join("?" * len(tags))
+    each = f"json_each({alias}.metadata_json, '$.tags')"
+    if mode == "any":
+        return f"EXISTS (SELECT 1 FROM {each} WHERE value IN ({marks}))", list(tags)
+    if mode == "all":
+        return f"(SELECT count(DISTINCT value) FROM {each} WHERE value IN ({marks})) = {len(tags)}", list(tags)
+    raise InvalidInputError(f"tag mode must be one of {', '.join(TAG_MODES)}, got {mode!r}")

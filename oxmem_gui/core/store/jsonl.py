@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from typing import Any, NamedTuple
 
-from .errors import InvalidInputError, NotFoundError
+from ..errors import InvalidInputError, NotFoundError
 from .events import validate_sequence, validate_session_id
 from .inputs import check_json, loads_strict
 

@@ -1,0 +1,37 @@
+"""A hybrid query over a user's notes (SPEC §7): one hit per note, its best-ranked chunk, with the breakdown."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .hybrid import Hit, QueryResult
+
+
+@dataclass
+class NoteHit:
+    note_id: str
+    text: str
+    score: float
+    tags: list[str]
+    created_at: str | None
+    updated_at: str | None
+    hit: Hit
+
+
+def note_hits(result: QueryResult) -> list[NoteHit]:
+    """One entry per note (its best-ranked chunk) from a hybrid query on ``memory:U``."""
+    seen: dict[str, NoteHit] = {}
+    for hit in result.hits:
+        meta = hit.metadata if isinstance(hit.metadata, dict) else {}
+        note_id = meta.get("note_id")
+        if note_id and note_id not in seen:
+            seen[note_id] = NoteHit(
+                note_id,
+                hit.text,
+                hit.score,
+                list(meta.get("tags") or []),
+                meta.get("created_at"),
+                meta.get("updated_at"),
+                hit,
+            )
+    return list(seen.values())
