@@ -7,7 +7,7 @@ import pytest
 
 from oxmem_gui.core.check import check_store
 from tests.conftest import open_sync, user
-from tests.core.test_open import corrupt_page_of, fingerprint
+from tests.core.test_database import corrupt_page_of, fingerprint
 
 
 @pytest.fixture

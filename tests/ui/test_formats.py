@@ -9,7 +9,7 @@ import pytest
 from PySide6.QtCore import Qt
 
 from oxmem_gui.ui.main_window import PANELS
-from tests.formats import fixtures
+from tests.core.formats import fixtures
 from tests.ui.conftest import settle
 
 

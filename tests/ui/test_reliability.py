@@ -8,7 +8,7 @@ from PySide6.QtCore import Qt
 
 from oxmem_gui.core import MemoryStore
 from oxmem_gui.core.demo import fill_demo
-from tests.core.test_open import corrupt_page_of
+from tests.core.test_database import corrupt_page_of
 from tests.ui.conftest import settle
 
 

@@ -3,7 +3,7 @@
 Every ``make_*`` function takes a target path, removes whatever is there (with its ``-wal``/``-shm``/``-journal``
 files), writes the fixture and returns the path. Ids and timestamps are fixed; vectors come from
 ``numpy.random.default_rng(seed)``, so two builds hold the same rows. ``write_all(folder)`` writes all of them;
-``python tests/formats/fixtures.py FOLDER`` does the same from the command line.
+``python tests/core/formats/fixtures.py FOLDER`` does the same from the command line.
 
 Facts a test can rely on
 ========================

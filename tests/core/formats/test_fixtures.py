@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from oxmem_gui.core.embeddings.backends import deterministic_vector
-from tests.formats import fixtures as fx
+from tests.core.formats import fixtures as fx
 
 SQLITE_HEADER = b"SQLite format 3\x00"
 

@@ -1,4 +1,4 @@
-"""Format detection and the reader layer's command line, on the fixtures of ``tests/formats/fixtures.py``.
+"""Format detection and the reader layer's command line, on the fixtures of ``tests/core/formats/fixtures.py``.
 
 Everything runs ``oxmem_gui.cli.main`` in-process (the helpers of ``tests/cli/_support.py``). The fixture files are
 built once per module; a test that runs anything that could write works on a copy in its own ``tmp_path``. The
@@ -27,7 +27,7 @@ from oxmem_gui.core.embeddings.backends import DeterministicEmbedding
 from oxmem_gui.core.formats.detect import LABELS
 from oxmem_gui.core.memory import inspect_database
 from tests.cli._support import assert_one_error_line, build_demo, run, run_json
-from tests.formats import fixtures as fx
+from tests.core.formats import fixtures as fx
 
 LIBSQL = "oxydra-libsql"
 ENCRYPTED = "aidaemon-encrypted"

@@ -20,7 +20,7 @@ from oxmem_gui.core.formats import base
 from oxmem_gui.core.formats.aidaemon import AidaemonReader
 from oxmem_gui.core.formats.base import EDIT_KINDS
 from oxmem_gui.core.memory import inspect_database, open_memory
-from tests.formats import fixtures as fx
+from tests.core.formats import fixtures as fx
 
 TG, SUB, SLACK = "telegram:123456789", "sub-task-7f3a-1", "slack:C05ABCD1234"
 DU = "du -sh /var/* 2>/dev/null | sort -h | tail -3"

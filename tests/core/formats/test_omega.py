@@ -18,7 +18,7 @@ import pytest
 from oxmem_gui.core.errors import InvalidInputError, NotFoundError, ReadOnlyError
 from oxmem_gui.core.formats.omega import OmegaReader
 from oxmem_gui.core.memory import inspect_database, open_memory
-from tests.formats.fixtures import OMEGA_CONVERSATIONS, OMEGA_MESSAGES, OMEGA_TASKS, make_omega
+from tests.core.formats.fixtures import OMEGA_CONVERSATIONS, OMEGA_MESSAGES, OMEGA_TASKS, make_omega
 
 C = OMEGA_CONVERSATIONS
 M = OMEGA_MESSAGES

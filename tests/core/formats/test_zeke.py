@@ -1,7 +1,7 @@
 """The ZEKE reader: memories as notes per scope, ZEKE's hybrid recall reproduced, its eviction previewed.
 
 Expected values are computed here from the raw rows (plain apsw, FTS5's bm25, numpy cosine) following
-FORMATS.md §C, or written out by hand from the fixture's facts (tests/formats/fixtures.py)."""
+FORMATS.md §C, or written out by hand from the fixture's facts (tests/core/formats/fixtures.py)."""
 
 from __future__ import annotations
 

@@ -1,0 +1,38 @@
+"""What a search keeps between calls: the vector matrices per session and model, and the BM25 postings.
+
+Both check ``PRAGMA data_version`` themselves, so another program's commit is always seen. This process's own
+writes are told here, so the next search need not rebuild what it can keep: new vectors are added to the cached
+matrix (:meth:`SearchCaches.committed`), a session changed in other ways is dropped (:meth:`touched`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..store.events import StoreResult
+from .bm25 import Bm25Index
+from .vectors import VectorIndex
+
+
+class SearchCaches:
+    """The vector index and the BM25 index of one open store."""
+
+    def __init__(self, vector_cache_bytes: int) -> None:
+        self.vectors = VectorIndex(vector_cache_bytes)
+        self.bm25 = Bm25Index()
+
+    def committed(self, results: Sequence[StoreResult], model: str) -> None:
+        """Events this process just committed with vectors of ``model``: add them to the cached matrices."""
+        for r in results:
+            self.vectors.add(r.session_id, model, r.added)
+            self.vectors.extend(r.session_id, r.extended)
+        self.bm25.clear()
+
+    def touched(self, session_id: str) -> None:
+        """A session this process changed in place (a note edited, a session deleted): drop what is cached of it."""
+        self.vectors.invalidate(session_id)
+        self.bm25.clear()
+
+    def clear(self) -> None:
+        """Every vector may have changed (re-embedding)."""
+        self.vectors.clear()
