@@ -64,7 +64,7 @@ async def bench(n_events: int, n_queries: int) -> list[tuple[str, str, str]]:
             out = []
             for q in queries:
                 if clear_cache:
-                    bulk._vectors.clear()  # the baseline: every vector re-read from SQLite for this query
+                    bulk._caches.vectors.clear()  # the baseline: every vector re-read from SQLite for this query
                 t = time.perf_counter()
                 await bulk.hybrid_query("bench", q, 8)
                 out.append((time.perf_counter() - t) * 1000)

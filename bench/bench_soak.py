@@ -96,7 +96,7 @@ async def reader_beside_writer(tmp: Path, seconds: float, n_chunks: int, rng: ra
             errors.append(f"{type(exc).__name__}: {exc}")
             return False
         times.append((time.perf_counter() - t) * 1000)
-        return reader._bm25._usable is True
+        return reader._caches.bm25._usable is True
 
     agent = start_agent(db, "events", "--seconds", str(seconds), ready=tmp / "ready-events")
     live_times: list[float] = []

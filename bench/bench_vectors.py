@@ -100,13 +100,13 @@ async def measure(path: Path, n: int, queries: int, baseline_queries: int) -> tu
             return (time.perf_counter() - t) * 1000
 
         baseline = []
-        store._bm25.min_rows = 2**62  # the seed design: FTS5 scores every matching row…
+        store._caches.bm25.min_rows = 2**62  # the seed design: FTS5 scores every matching row…
         for i in range(baseline_queries):
-            store._vectors.clear()  # …and every vector is re-read from SQLite for each query
+            store._caches.vectors.clear()  # …and every vector is re-read from SQLite for each query
             baseline.append(await run(i))
-        store._bm25.min_rows = MIN_ROWS
-        store._vectors.clear()
-        store._bm25.clear()
+        store._caches.bm25.min_rows = MIN_ROWS
+        store._caches.vectors.clear()
+        store._caches.bm25.clear()
         t = time.perf_counter()
         await run(0)  # builds the cached matrix, row lengths and postings
         build_s = time.perf_counter() - t
@@ -118,7 +118,7 @@ async def measure(path: Path, n: int, queries: int, baseline_queries: int) -> tu
             return (time.perf_counter() - t) * 1000
 
         profile = [await tuned(i) for i in range(queries)]  # a prefix's postings are read the first time, too
-        legs = await store._db.run(_time_legs, store._vectors, store._bm25, texts, qvecs)
+        legs = await store._db.run(_time_legs, store._caches.vectors, store._caches.bm25, texts, qvecs)
     return baseline, cached, profile, build_s, legs
 
 

@@ -39,7 +39,6 @@ from .core.formats.base import Retriever
 from .core.formats.detect import article
 from .core.formats.encrypted import KEY_ENV
 from .core.formats.info import DatabaseInfo, info_lines
-from .core.formats.oxydra import WEEKDAY_NUMBERINGS
 from .core.formats.tables import MAX_PAGE as TABLE_MAX_PAGE
 from .core.formats.tables import shown_value
 from .core.memory import Memory, choose_ranking, default_ranking, inspect_database, open_memory
@@ -56,6 +55,7 @@ from .core.schedules.cadence import (
     utc_now,
 )
 from .core.schedules.store import POLICIES, STATUSES, Schedule
+from .core.schedules.weekdays import WEEKDAY_NUMBERINGS
 from .core.store.inputs import INT64_MAX
 from .core.store.jsonl import read_jsonl
 from .core.store.migrations import discard_new_store

@@ -8,15 +8,13 @@ transaction.
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import functools
-import json
 import os
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import apsw
 
@@ -26,30 +24,26 @@ from .embeddings.backends import (
     BackendChoice,
     DeterministicEmbedding,
     EmbeddingBackend,
+    backend_for,
     choose_backend,
 )
-from .embeddings.model_files import MODEL_NAME
 from .embeddings.reindex import ReindexResult
 from .embeddings.reindex import reindex as reindex_chunks
-from .errors import EmbeddingError, InvalidInputError, ReadOnlyError
+from .errors import InvalidInputError, ReadOnlyError
 from .formats.base import Capabilities, Retriever
 from .formats.detect import LABELS, detect_schema
-from .formats.info import DatabaseInfo, EmbeddingInfo, gather_info, real_dimensions
-from .formats.oxydra import (
-    LIBSQL_REASON,
-    NUMERIC_WEEKDAY_WARNING,
-    WEEKDAY_NUMBERINGS,
-    has_numeric_weekday,
-    sunday_one_to_standard,
-)
+from .formats.info import DatabaseInfo, native_info
+from .formats.oxydra import LIBSQL_REASON
 from .formats.tables import PAGE as TABLE_PAGE
 from .formats.tables import TableInfo, TablePage, list_tables, table_page
 from .retrieval import hybrid as retrieval
 from .retrieval import notes as note_hits
-from .retrieval.bm25 import Bm25Index
+from .retrieval.caches import SearchCaches
 from .retrieval.ranking import PROFILES, TUNED, RankingProfile, profile_query
-from .retrieval.vectors import DEFAULT_MAX_BYTES, VectorIndex
+from .retrieval.vectors import DEFAULT_MAX_BYTES
 from .schedules import store as schedules
+from .schedules.api import ScheduleStore
+from .schedules.weekdays import WEEKDAY_NUMBERINGS
 from .store import browse, events, importing, notes, summary
 from .store.migrations import (
     MigrationReport,
@@ -58,13 +52,19 @@ from .store.migrations import (
     create_store,
     inspect_schema,
     plan_migrations,
-    recorded_versions,
     table_names,
 )
 
+T = TypeVar("T")
+
 
 class MemoryStore:
-    """An open memory store. Create it with ``await MemoryStore.open(path)``; close it with ``aclose``."""
+    """An open memory store. Create it with ``await MemoryStore.open(path)``; close it with ``aclose``.
+
+    A façade: each method checks that the edit is allowed, then hands the work to its group (:mod:`.store`,
+    :mod:`.retrieval`, :mod:`.embeddings`, :mod:`.schedules` through ``self.schedules``) on the connection's
+    thread. It is long only because it is the whole public API — some fifty methods, each a signature, its
+    contract and a line or two."""
 
     def __init__(
         self,
@@ -79,15 +79,14 @@ class MemoryStore:
         self.backend_notice = choice.notice
         self._available = choice.available
         self.migration_report = report
-        self._vectors = VectorIndex(vector_cache_bytes)
-        self._bm25 = Bm25Index()
+        self._caches = SearchCaches(vector_cache_bytes, self.backend.model_name)
         #: ``oxmem``, ``oxydra`` or ``oxydra-libsql`` (:mod:`.formats.detect`), found when opening
         self.format = fmt
         #: an early Oxydra file has no schedules (oxmem does not add them to the agent's schema)
         self._has_schedules = True
         #: how numeric cron weekdays are read (``sunday-1``: as newer Oxydra counts them, see :mod:`.formats.oxydra`)
         self.weekday_numbering = "standard"
-        self.schedules = ScheduleStore(db, self._writable, self)
+        self.schedules = ScheduleStore(db, lambda: self._writable("schedules"), self._weekday_numbering)
 
     @classmethod
     async def open(
@@ -155,6 +154,9 @@ class MemoryStore:
             self.format, label, has_schedules=self._has_schedules, refusals=refusals, weekday_choice=libsql
         )
 
+    def _weekday_numbering(self) -> str | None:
+        return self.weekday_numbering if self.capabilities.weekday_choice else None
+
     def set_weekday_numbering(self, numbering: str) -> None:
         """``standard`` or ``sunday-1`` (how newer Oxydra numbers cron weekdays); only for such files."""
         if numbering not in WEEKDAY_NUMBERINGS:
@@ -164,7 +166,8 @@ class MemoryStore:
         self.weekday_numbering = numbering
 
     async def info(self) -> DatabaseInfo:
-        return await self._db.read(native_info, self.path, self.format, self.capabilities)
+        editing = "; ".join(sorted(set(self.capabilities.refusals.values())))
+        return await self._db.read(native_info, self.path, self.format, editing)
 
     async def migrate(self) -> MigrationReport:
         """``oxmem init``: apply this store's pending versions now (a new store has them already). Another agent's
@@ -242,25 +245,9 @@ class MemoryStore:
         Setting ``stop`` (or cancelling the awaiting task) ends it with :class:`OperationCancelled` and
         nothing written."""
         self._writable()
-        stop = stop or threading.Event()
-        try:
-            return await self._db.run(self._store_many, list(records), progress, stop)
-        except asyncio.CancelledError:
-            stop.set()
-            raise
-
-    def _store_many(
-        self,
-        conn: apsw.Connection,
-        records: list[tuple[str, int, Any]],
-        progress: events.Progress | None,
-        stop: threading.Event,
-    ) -> list[events.StoreResult]:
-        prepared = [events.prepare_event(r[0], r[1], r[2]) for r in records]
-        events.embed_prepared(prepared, self.backend, progress, stop)
-        results = events.write_events(conn, prepared, self.backend.model_name, progress, stop)
-        self._committed(results)
-        return results
+        return await self._stoppable(
+            stop, events.store_records, list(records), self.backend, progress, committed=self._caches.committed
+        )
 
     async def import_events(
         self,
@@ -275,48 +262,25 @@ class MemoryStore:
         again after a crash or a cancel resumes (events already stored are skipped). See :mod:`.importing`.
         Records are ``(session_id, sequence, payload[, line])``."""
         self._writable()
-        stop = stop or threading.Event()
-        try:
-            return await self._db.run(self._import, list(records), batch_events, progress, stop)
-        except asyncio.CancelledError:
-            stop.set()
-            raise
-
-    def _import(
-        self,
-        conn: apsw.Connection,
-        records: list[Sequence[Any]],
-        batch_events: int,
-        progress: importing.ImportProgress | None,
-        stop: threading.Event,
-    ) -> importing.ImportResult:
-        prepared = importing.prepare_records(records)
-        return importing.import_prepared(
-            conn,
-            records,
-            prepared,
+        return await self._stoppable(
+            stop,
+            importing.import_records,
+            list(records),
             self.backend,
             batch_events=batch_events,
             progress=progress,
-            stop=stop,
-            committed=self._committed,
+            committed=self._caches.committed,
         )
 
-    def _committed(self, results: Sequence[events.StoreResult]) -> None:
-        """Bring the caches up to date with events this process just committed."""
-        self._update_vectors(results)
-        self._bm25.clear()
-
-    def _touched(self, session_id: str) -> None:
-        """Drop what the caches hold of a session this process just changed."""
-        self._vectors.invalidate(session_id)
-        self._bm25.clear()
-
-    def _update_vectors(self, results: Sequence[events.StoreResult]) -> None:
-        """Bring cached vector matrices up to date with what this process just committed."""
-        for r in results:
-            self._vectors.add(r.session_id, self.backend.model_name, r.added)
-            self._vectors.extend(r.session_id, r.extended)
+    async def _stoppable(self, stop: threading.Event | None, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """``fn(conn, *args, stop=stop, **kwargs)`` on the connection's thread; cancelling the awaiting task sets
+        ``stop``, so long work ends at its next check."""
+        stop = stop or threading.Event()
+        try:
+            return await self._db.run(fn, *args, stop=stop, **kwargs)
+        except asyncio.CancelledError:
+            stop.set()
+            raise
 
     async def recall(self, session_id: str, limit: int | None = None) -> list[events.Event]:
         return await self._db.read(events.recall, session_id, limit)
@@ -324,7 +288,7 @@ class MemoryStore:
     async def forget(self, session_id: str) -> None:
         self._writable()
         await self._db.run(events.forget, session_id)
-        self._touched(session_id)
+        self._caches.touched(session_id)
 
     async def list_sessions(self, with_counts: bool = True) -> list[events.SessionInfo]:
         return await self._db.read(events.list_sessions, with_counts)
@@ -351,7 +315,7 @@ class MemoryStore:
         those models' vectors."""
         return await self._db.read(
             retrieval.hybrid_query,
-            self._vectors,
+            self._caches.vectors,
             self._available,
             session_id,
             query,
@@ -362,7 +326,7 @@ class MemoryStore:
             tags=tags,
             tag_mode=tag_mode,
             query_embeddings=self._query_vectors(query_embedding, query_embedding_model),
-            bm25=self._bm25,
+            bm25=self._caches.bm25,
             models=models,
         )
 
@@ -388,7 +352,7 @@ class MemoryStore:
         """``profile``'s ranking (:mod:`.ranking`); the options mean what they mean for :meth:`hybrid_query`."""
         return await self._db.read(
             profile_query,
-            self._vectors,
+            self._caches.vectors,
             self._available,
             session_id,
             query,
@@ -397,20 +361,20 @@ class MemoryStore:
             tags=tags,
             tag_mode=tag_mode,
             query_embeddings=self._query_vectors(query_embedding, query_embedding_model),
-            bm25=self._bm25,
+            bm25=self._caches.bm25,
             models=models,
         )
 
     async def session_models(self, session_id: str) -> list[str]:
         """The embedding models of the session's stored vectors."""
-        return await self._db.read(self._vectors.models, session_id)
+        return await self._db.read(self._caches.vectors.models, session_id)
 
     # -- notes --------------------------------------------------------------------------------------
 
     async def save_note(self, user: str, content: str, tags: Sequence[str] = ()) -> notes.Note:
         self._writable("notes")
         note = await self._db.run(notes.save_note, self.backend, user, content, tags)
-        self._touched(notes.notes_session(user))
+        self._caches.touched(notes.notes_session(user))
         return note
 
     async def update_note(
@@ -422,12 +386,12 @@ class MemoryStore:
         try:
             return await self._db.run(notes.update_note, self.backend, user, note_id, content, tags, expected)
         finally:
-            self._touched(notes.notes_session(user))
+            self._caches.touched(notes.notes_session(user))
 
     async def delete_note(self, user: str, note_id: str) -> None:
         self._writable("notes")
         await self._db.run(notes.delete_note, user, note_id)
-        self._touched(notes.notes_session(user))
+        self._caches.touched(notes.notes_session(user))
 
     async def get_note(self, user: str, note_id: str) -> notes.Note:
         return await self._db.read(notes.get_note, user, note_id)
@@ -453,28 +417,13 @@ class MemoryStore:
         ``deterministic``) or a model name — defaulting to the store's backend. Resumable; see
         :mod:`.reindex`. Setting ``stop`` (or cancelling the awaiting task) stops after the current batch."""
         self._writable()
-        backend = self._backend_for(model)
+        backend = backend_for(self._available, self.backend, model)
         if session_id is not None:
             await self._db.read(events.require_session, session_id)
-        stop = stop or threading.Event()
         try:
-            result = await self._db.run(reindex_chunks, backend, session_id, progress, stop)
-        except asyncio.CancelledError:
-            stop.set()
-            raise
+            return await self._stoppable(stop, reindex_chunks, backend, session_id, progress)
         finally:
-            self._vectors.clear()
-        return result
-
-    def _backend_for(self, model: str | None) -> EmbeddingBackend:
-        if model is None:
-            return self.backend
-        by_alias = {"deterministic": DETERMINISTIC_MODEL, "semantic": MODEL_NAME}
-        name = by_alias.get(model, model)
-        if name not in self._available:
-            known = ", ".join(sorted(self._available))
-            raise EmbeddingError(f"no embedding backend for model {model!r} here (available: {known})")
-        return self._available[name]
+            self._caches.clear()
 
     async def set_note_tags(
         self,
@@ -495,7 +444,7 @@ class MemoryStore:
         try:
             return await self._db.run(notes.delete_notes, user, list(note_ids), expected)
         finally:
-            self._touched(notes.notes_session(user))
+            self._caches.touched(notes.notes_session(user))
 
     async def restore_notes(
         self, items: Sequence[notes.Note], *, expected: Mapping[str, notes.Note | None] | None = None
@@ -509,7 +458,7 @@ class MemoryStore:
             )
         finally:
             for user in {n.user for n in items}:
-                self._touched(notes.notes_session(user))
+                self._caches.touched(notes.notes_session(user))
 
     async def note_users(self) -> list[str]:
         return await self._db.read(browse.note_users)
@@ -573,98 +522,6 @@ class MemoryStore:
         return await self._db.read(summary.context_preview, session_id, budget_tokens)
 
 
-class ScheduleStore:
-    """The async face of :mod:`.schedules` on a store's connection: ``store.schedules.create(...)``.
-
-    Rows are shown as the store's agent reads them: in a newer Oxydra file a cron with numeric weekdays gets a
-    ``note`` (or, with its weekday numbering switched on, the expression in standard numbering)."""
-
-    def __init__(self, db: Database, writable: Callable[[str], None], store: MemoryStore) -> None:
-        self._db = db
-        self._writable = lambda: writable("schedules")
-        self._store = store
-
-    def _shown(self, row: schedules.Schedule) -> schedules.Schedule:
-        if not self._store.capabilities.weekday_choice or not row.cadence_json:
-            return row
-        try:
-            cadence = json.loads(row.cadence_json)
-            expression = cadence.get("expression") if cadence.get("type") == "cron" else None
-        except (ValueError, AttributeError):
-            return row
-        if not isinstance(expression, str) or not has_numeric_weekday(expression):
-            return row
-        if self._store.weekday_numbering == "standard":
-            return dataclasses.replace(row, note=NUMERIC_WEEKDAY_WARNING)
-        shown = {**cadence, "expression": sunday_one_to_standard(expression)}
-        return dataclasses.replace(
-            row,
-            cadence_json=json.dumps(shown, sort_keys=True, separators=(",", ":")),
-            note=f"stored as {expression!r}, weekdays counted from Sunday = 1 as the agent does",
-        )
-
-    async def create(self, user_id: str, goal: str, cadence: Any, **options: Any) -> schedules.Schedule:
-        self._writable()
-        return await self._db.run(schedules.create_schedule, user_id, goal, cadence, **options)
-
-    async def get(self, schedule_id: str) -> schedules.Schedule:
-        return self._shown(await self._db.read(schedules.get_schedule, schedule_id))
-
-    async def search(self, **filters: Any) -> list[schedules.Schedule]:
-        return [self._shown(r) for r in await self._db.read(schedules.search_schedules, **filters)]
-
-    async def count(self, **filters: Any) -> int:
-        return await self._db.read(schedules.count_schedules, **filters)
-
-    async def update(
-        self,
-        schedule_id: str,
-        patch: Mapping[str, Any],
-        now: datetime | None = None,
-        *,
-        expected: schedules.Schedule | None = None,
-    ) -> schedules.Schedule:
-        """Apply a patch; ``expected`` (the row as loaded) turns a change by another program since into
-        :class:`ConflictError` with the current row, nothing written."""
-        self._writable()
-        return self._shown(await self._db.run(schedules.update_schedule, schedule_id, patch, now, expected))
-
-    async def pause(self, schedule_id: str, *, expected: schedules.Schedule | None = None) -> schedules.Schedule:
-        return await self.update(schedule_id, {"status": "paused"}, expected=expected)
-
-    async def resume(self, schedule_id: str, *, expected: schedules.Schedule | None = None) -> schedules.Schedule:
-        return await self.update(schedule_id, {"status": "active"}, expected=expected)
-
-    async def delete(self, schedule_id: str, *, expected: schedules.Schedule | None = None) -> int:
-        """Delete a schedule; returns how many runs were deleted with it."""
-        self._writable()
-        return await self._db.run(schedules.delete_schedule, schedule_id, expected)
-
-    async def due(self, now: datetime | None = None, limit: int = 100) -> list[schedules.Schedule]:
-        return [self._shown(r) for r in await self._db.read(schedules.due_schedules, now, limit)]
-
-    async def record_run(self, schedule_id: str, **run: Any) -> tuple[schedules.ScheduleRun, schedules.Schedule]:
-        """``record_run_and_reschedule``: one transaction."""
-        self._writable()
-        return await self._db.run(schedules.record_run_and_reschedule, schedule_id, **run)
-
-    async def prune_run_history(self, keep: int, schedule_id: str | None = None) -> int:
-        self._writable()
-        return await self._db.run(schedules.prune_run_history, keep, schedule_id)
-
-    async def runs(self, schedule_id: str, limit: int = 50, offset: int = 0) -> list[schedules.ScheduleRun]:
-        return await self._db.read(schedules.run_history, schedule_id, limit, offset)
-
-    async def run(self, run_id: str) -> schedules.ScheduleRun:
-        return await self._db.read(schedules.get_run, run_id)
-
-    async def runs_between(self, start: datetime, end: datetime) -> list[schedules.ScheduleRun]:
-        return await self._db.read(schedules.runs_between, start, end)
-
-    async def run_count(self, schedule_id: str) -> int:
-        return await self._db.read(schedules.run_count, schedule_id)
-
-
 NATIVE_RETRIEVERS = (
     Retriever(
         TUNED.name,
@@ -699,22 +556,6 @@ OXYDRA_STEPS = (
     "the agent's ANN index picks vector candidates over all sessions before filtering by session, so it can miss "
     "some that this exact search finds",
 )
-
-
-def native_info(conn: apsw.Connection, path: Path, fmt: str, capabilities: Capabilities) -> DatabaseInfo:
-    """:func:`gather_info` with the store's markers (recorded migrations) and its vectors per model."""
-    versions = recorded_versions(conn) if "memory_migrations" in table_names(conn) else []
-    markers = [f"memory_migrations: {len(versions)} recorded, latest {versions[-1]}"] if versions else []
-    if fmt == "oxydra-libsql":
-        markers.append("libSQL vector index idx_chunks_vec_embedding_ann (libsql_vector_idx)")
-    embeddings = []
-    for model, size, rows, blob in conn.execute(
-        "SELECT embedding_model, length(embedding_blob), count(*), embedding_blob FROM chunks_vec "
-        "GROUP BY embedding_model, length(embedding_blob) ORDER BY embedding_model"
-    ):
-        embeddings.append(EmbeddingInfo("chunks_vec", model, size // 4, real_dimensions(blob), rows))
-    editing = "; ".join(sorted(set(capabilities.refusals.values())))
-    return gather_info(conn, path, fmt, markers, embeddings, editing)
 
 
 def _begin_and_commit(conn: apsw.Connection) -> None:

@@ -46,7 +46,7 @@ def test_search_never_fails_while_another_process_commits(big_store, tmp_path, l
                 result = reader.hybrid_query("big", "quiet hotel in alfama", 8, fts_mode="terms")
             assert len(result.hits) == 8 and result.legs["fts"].candidates == 32
             queries += 1
-            bm25_used += reader.inner._bm25._usable is True
+            bm25_used += reader.inner._caches.bm25._usable is True
         except Exception as exc:  # noqa: BLE001 - every failure is counted and shown
             errors.append(f"{type(exc).__name__}: {exc}")
     stop.touch()

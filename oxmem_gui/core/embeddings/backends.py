@@ -8,7 +8,7 @@ so that a query is only ever compared with vectors of the model that embedded it
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
@@ -16,6 +16,7 @@ import blake3
 import numpy as np
 
 from ..errors import EmbeddingError
+from .model_files import MODEL_NAME
 
 DETERMINISTIC_MODEL = "deterministic-hash-v1"
 DETERMINISTIC_DIMS = 64
@@ -131,3 +132,18 @@ def choose_backend(name: str = "auto", model_path: str | os.PathLike[str] | None
         raise EmbeddingError(location.reason)
     notice = f"using deterministic-hash-v1 embeddings (no meaning): {location.reason}"
     return BackendChoice(deterministic, available, notice)
+
+
+def backend_for(
+    available: Mapping[str, EmbeddingBackend], default: EmbeddingBackend, model: str | None
+) -> EmbeddingBackend:
+    """The backend of ``model`` — a backend name (``semantic``, ``deterministic``) or a model name — among
+    ``available``; ``default`` when None. :class:`EmbeddingError` names the ones there are."""
+    if model is None:
+        return default
+    by_alias = {"deterministic": DETERMINISTIC_MODEL, "semantic": MODEL_NAME}
+    name = by_alias.get(model, model)
+    if name not in available:
+        known = ", ".join(sorted(available))
+        raise EmbeddingError(f"no embedding backend for model {model!r} here (available: {known})")
+    return available[name]

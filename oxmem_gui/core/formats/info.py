@@ -10,6 +10,7 @@ from pathlib import Path
 
 import apsw
 
+from ..store.migrations import recorded_versions, table_names
 from .detect import LABELS
 from .tables import TableInfo, list_tables
 
@@ -96,3 +97,19 @@ def info_lines(info: DatabaseInfo) -> list[str]:
             f"embeddings: {e.table}: {e.model}, {e.dimensions} dimensions{padded}, {e.rows:,} rows, {e.encoding}"
         )
     return lines
+
+
+def native_info(conn: apsw.Connection, path: Path, fmt: str, editing: str) -> DatabaseInfo:
+    """:func:`gather_info` of a file in the store's own tables (oxmem's, Oxydra's): its recorded migrations and its
+    vectors per model; ``editing`` says which edits are refused there."""
+    versions = recorded_versions(conn) if "memory_migrations" in table_names(conn) else []
+    markers = [f"memory_migrations: {len(versions)} recorded, latest {versions[-1]}"] if versions else []
+    if fmt == "oxydra-libsql":
+        markers.append("libSQL vector index idx_chunks_vec_embedding_ann (libsql_vector_idx)")
+    embeddings = []
+    for model, size, rows, blob in conn.execute(
+        "SELECT embedding_model, length(embedding_blob), count(*), embedding_blob FROM chunks_vec "
+        "GROUP BY embedding_model, length(embedding_blob) ORDER BY embedding_model"
+    ):
+        embeddings.append(EmbeddingInfo("chunks_vec", model, size // 4, real_dimensions(blob), rows))
+    return gather_info(conn, path, fmt, markers, embeddings, editing)

@@ -17,14 +17,17 @@ from .vectors import VectorIndex
 class SearchCaches:
     """The vector index and the BM25 index of one open store."""
 
-    def __init__(self, vector_cache_bytes: int) -> None:
+    def __init__(self, vector_cache_bytes: int, model: str) -> None:
+        """``model``: the embedding model of the vectors this process writes."""
         self.vectors = VectorIndex(vector_cache_bytes)
         self.bm25 = Bm25Index()
+        self.model = model
 
-    def committed(self, results: Sequence[StoreResult], model: str) -> None:
-        """Events this process just committed with vectors of ``model``: add them to the cached matrices."""
+    def committed(self, results: Sequence[StoreResult]) -> None:
+        """Events this process just committed: add their vectors to the cached matrices (on the connection's
+        thread, like every use of the caches)."""
         for r in results:
-            self.vectors.add(r.session_id, model, r.added)
+            self.vectors.add(r.session_id, self.model, r.added)
             self.vectors.extend(r.session_id, r.extended)
         self.bm25.clear()
 

@@ -294,6 +294,25 @@ def write_events(
     return results
 
 
+def store_records(
+    conn: apsw.Connection,
+    records: Sequence[tuple[str, int, Any]],
+    backend: EmbeddingBackend,
+    progress: Progress | None = None,
+    *,
+    stop: threading.Event | None = None,
+    committed: Callable[[list[StoreResult]], None] | None = None,
+) -> list[StoreResult]:
+    """Validate, embed and store ``(session_id, sequence, payload)`` records in one transaction; then
+    ``committed(results)`` (to bring caches up to date)."""
+    prepared = [prepare_event(r[0], r[1], r[2]) for r in records]
+    embed_prepared(prepared, backend, progress, stop)
+    results = write_events(conn, prepared, backend.model_name, progress, stop)
+    if committed is not None:
+        committed(results)
+    return results
+
+
 def session_exists(conn: apsw.Connection, session_id: str) -> bool:
     return bool(conn.execute("SELECT 1 FROM sessions WHERE session_id = ?", (session_id,)).fetchall())
 

@@ -103,6 +103,23 @@ def _same_json(stored: str, payload: Any) -> bool:
     return parse_stored(stored) == payload
 
 
+def import_records(
+    conn: apsw.Connection,
+    records: Sequence[Sequence[Any]],
+    backend: EmbeddingBackend,
+    *,
+    batch_events: int = BATCH_EVENTS,
+    progress: ImportProgress | None = None,
+    stop: threading.Event | None = None,
+    committed: Callable[[list[StoreResult]], None] | None = None,
+) -> ImportResult:
+    """:func:`prepare_records` (a bad record writes nothing), then :func:`import_prepared`."""
+    prepared = prepare_records(records)
+    return import_prepared(
+        conn, records, prepared, backend, batch_events=batch_events, progress=progress, stop=stop, committed=committed
+    )
+
+
 def import_prepared(
     conn: apsw.Connection,
     records: Sequence[Sequence[Any]],

@@ -58,7 +58,7 @@ def test_scores_and_candidates_equal_fts5_exactly(corpus):
 
 def test_own_and_foreign_writes_are_seen(corpus, tmp_path, loop):
     s, _ = corpus
-    index = s.inner._bm25
+    index = s.inner._caches.bm25
     index.min_rows = 0
     first = s.hybrid_query("c", "zebra w0", 8, vector_weight=0.0, fts_weight=1.0)
     assert index._usable and not any("zebra" in h.text for h in first.hits)

@@ -18,7 +18,7 @@ def test_own_writes_update_the_cached_matrix_without_reloading(store, monkeypatc
     r = store.hybrid_query("s", "x", vector_weight=1.0, fts_weight=0.0)
     assert loads == []
     assert sorted((h.sequence_start, h.sequence_end) for h in r.hits) == [(1, 3), (2, 2)]
-    (entry,) = store.inner._vectors._entries.values()
+    (entry,) = store.inner._caches.vectors._entries.values()
     assert len(entry) == 2
 
 
@@ -43,7 +43,7 @@ def test_deletion_drops_the_session(store):
 def test_lru_keeps_memory_bounded(store):
     for sid in ("a", "b", "c"):
         store.store(sid, 1, user(f"text of {sid}"))
-    index = store.inner._vectors
+    index = store.inner._caches.vectors
     store.hybrid_query("a", "x")
     index.max_bytes = 2 * index.nbytes  # room for two sessions
     for sid in ("a", "b", "c"):
@@ -75,5 +75,5 @@ def test_index_growth_keeps_rows():
 
 def test_cache_bound_is_configurable(tmp_path, loop):
     s = open_sync(loop, tmp_path / "m.db", vector_cache_bytes=12_345)
-    assert s.inner._vectors.max_bytes == 12_345
+    assert s.inner._caches.vectors.max_bytes == 12_345
     s.aclose()
