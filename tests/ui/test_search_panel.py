@@ -9,7 +9,8 @@ from PySide6.QtCore import Qt
 
 from oxmem_gui.core.memory import default_ranking
 from oxmem_gui.core.retrieval.metrics import evaluate
-from oxmem_gui.ui.search import GRADE_COLUMN, VALUE_ROLE, MetricsDialog, highlight
+from oxmem_gui.ui.search.metrics import MetricsDialog
+from oxmem_gui.ui.search.results import GRADE_COLUMN, VALUE_ROLE, highlight
 from tests.ui.conftest import settle
 
 

@@ -13,7 +13,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from oxmem_gui.ui.search import DEFAULTS, GRADE_COLUMN, GradeDelegate, MetricsDialog
+from oxmem_gui.ui.search.controls import DEFAULTS
+from oxmem_gui.ui.search.metrics import MetricsDialog
+from oxmem_gui.ui.search.results import GRADE_COLUMN, GradeDelegate
 from tests.ui.conftest import settle
 from tests.ui.layout import CONTROLS, unreachable
 from tests.ui.test_search_panel import search

@@ -1,0 +1,15 @@
+"""The hybrid-search panel: why each hit ranked where it did, and tuning the weights with evidence.
+
+Every number comes from the core's :class:`QueryResult`; moving the weight slider re-ranks the candidates
+already fetched (:func:`rerank`, no new query) and shows how each hit moved. Hits can be graded 0–3 into named
+query sets (kept in the inspector's own file), and a set's recall@k, MRR and nDCG@k are computed for the current
+settings and for a weight sweep, drawn as a chart.
+
+The pieces: :mod:`.controls` (what is asked), :mod:`.results` (the hits' table), :mod:`.explanation` (the selected
+hit in words), :mod:`.tools` (default, pin, compare, export, judge), :mod:`.metrics` (the query set's metrics and
+sweep chart) and :mod:`.panel`, which wires them to the store.
+"""
+
+from .panel import SearchPanel
+
+__all__ = ["SearchPanel"]

@@ -1,0 +1,547 @@
+"""The search panel: wires the controls (:mod:`.controls`), the results table (:mod:`.results`), the explanation
+(:mod:`.explanation`), the result tools (:mod:`.tools`) and the metrics dialog (:mod:`.metrics`) to the store."""
+
+from __future__ import annotations
+
+import asyncio
+import html
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QEvent, Qt, Signal
+from PySide6.QtWidgets import QAbstractItemView, QDialog, QSplitter, QTextBrowser, QVBoxLayout, QWidget
+
+from ...core.errors import InvalidInputError, NotFoundError, OxmemError
+from ...core.formats.base import Retriever
+from ...core.memory import choose_ranking, default_ranking
+from ...core.retrieval.evaluation import Evaluation, evaluate_settings, result_rows, results_json, to_csv
+from ...core.retrieval.explain import moves
+from ...core.retrieval.hybrid import LegStats, QueryResult, rerank
+from ...core.retrieval.judgments import JudgmentStore
+from ..context import StoreContext
+from ..dialogs import Dialogs
+from ..widgets import plural
+from .controls import DEFAULTS, TIPS, WARN_STYLE, SearchControls, data_label, set_label
+from .explanation import ExplanationView, compare_text, where
+from .metrics import MetricsDialog
+from .results import GRADE_COLUMN, ResultsModel, ResultsView
+from .tools import ResultTools
+
+#: the widgets of the controls and of the result tools that the panel shows as its own attributes
+CONTROLS = ("ranking", "session", "query", "top_k", "weight", "weight_label", "mode", "model_box", "tags", "tag_mode",
+            "reset_button", "go", "query_note", "defaults_note")  # fmt: skip
+TOOLS = ("set_box", "metrics_button", "pin_button", "compare_button", "default_button", "default_session_action",
+         "default_file_action", "forget_default_action", "export_button")  # fmt: skip
+
+
+class SearchPanel(QWidget):
+    """Runs a ranking over a session (or a notes group) and shows how each hit's score was made.
+
+    ``open_event(session_id, sequence)`` is emitted when a hit of a session is double-clicked, or Enter is
+    pressed on it: the session and sequence of the hit's (first) event.
+    """
+
+    open_event = Signal(str, int)
+
+    def __init__(
+        self, ctx: StoreContext, dialogs: Dialogs, judgments: JudgmentStore | None = None, parent: QWidget | None = None
+    ) -> None:
+        super().__init__(parent)
+        self.ctx = ctx
+        self.dialogs = dialogs
+        self._judgments = judgments
+        self.base: QueryResult | None = None  # as fetched
+        self.result: QueryResult | None = None  # as shown (re-ranked by the slider)
+        self.pinned: QueryResult | None = None
+        self.last_dialog: QDialog | None = None
+        #: (ranking, session, query, top k) → that query's ranking with the default settings (its first run)
+        self._baselines: dict[tuple[str, str, str, int], QueryResult] = {}
+        self.baseline: QueryResult | None = None  # the shown result's
+        self._shown: tuple | None = None  # the controls' request the shown result answers
+        self._scope: str | None = None  # the shown result's ranking scope
+        self._scope_kind: str | None = None  # what the session field lists: sessions or notes groups
+        self._generation = 0
+        #: (ranking name, why) of the current session's default, as last looked up
+        self.default_choice: tuple[str, str] | None = None
+        self._lookups = 0
+
+        self.controls = c = SearchControls()
+        for name in CONTROLS:
+            setattr(self, name, getattr(c, name))
+        c.ranking.currentIndexChanged.connect(self._ranking_changed)
+        c.session.currentTextChanged.connect(lambda *_: self._update_status())
+        c.session.activated.connect(lambda *_: self._look_up_default(select=True))
+        c.query.returnPressed.connect(self.search)
+        c.query.textChanged.connect(self._query_edited)
+        c.top_k.valueChanged.connect(self._controls_changed)
+        c.weight.valueChanged.connect(self._weight_moved)
+        for changed in (c.mode.currentTextChanged, c.model_box.currentTextChanged, c.tag_mode.currentTextChanged):
+            changed.connect(self._controls_changed)
+        c.tags.tags_changed.connect(self._controls_changed)
+        c.reset_button.clicked.connect(self.reset_to_defaults)
+        c.go.clicked.connect(self.search)
+        self.results_label = data_label()  # what the shown hits answer, and whether the controls still match
+        self.model_label = data_label()
+        self.legs_label = data_label()
+        self.legs_label.setTextFormat(Qt.TextFormat.RichText)
+
+        self.tools = t = ResultTools(c.model_box)
+        for name in TOOLS:
+            setattr(self, name, getattr(t, name))
+        t.metrics_button.clicked.connect(self.metrics)
+        t.pin_button.clicked.connect(self.pin)
+        t.compare_button.clicked.connect(self.compare)
+        t.default_session_action.triggered.connect(lambda: self.make_default(True))
+        t.default_file_action.triggered.connect(lambda: self.make_default(False))
+        t.forget_default_action.triggered.connect(self.forget_default)
+        t.export_button.clicked.connect(self.export)
+
+        self.model = ResultsModel(self)
+        self.model.grade_changed.connect(self._graded)
+        self.view = ResultsView(self.model)
+        self.view.doubleClicked.connect(lambda index: index.column() != GRADE_COLUMN and self.open_hit(index.row()))
+        self.view.installEventFilter(self)
+        self.view.selectionModel().currentRowChanged.connect(lambda *_: self._show_explanation())
+        self.explain_view = ExplanationView()
+        self.explain_view.setFont(self.view.font())
+
+        split = QSplitter(Qt.Orientation.Vertical)
+        split.addWidget(self.view)
+        split.addWidget(self.explain_view)
+        split.setChildrenCollapsible(False)
+        split.setSizes([420, 200])
+        self.splitter = split
+        layout = QVBoxLayout(self)
+        layout.addWidget(c)
+        layout.addWidget(t)
+        layout.addWidget(self.results_label)
+        layout.addWidget(self.model_label)
+        layout.addWidget(self.legs_label)
+        layout.addWidget(split, 1)
+        c.show_weight()
+        self._apply_ranking()
+        ctx.opened.connect(self._store_opened)
+        self._update_buttons()
+        c.show_differences()
+        self._update_status()
+
+    # -- helpers ------------------------------------------------------------------------------------
+
+    @property
+    def judgments(self) -> JudgmentStore:
+        if self._judgments is None:
+            self._judgments = JudgmentStore()
+        return self._judgments
+
+    def vector_weight(self) -> float:
+        return self.controls.vector_weight()
+
+    def current_ranking(self) -> Retriever | None:
+        return self.controls.current_ranking()
+
+    def differences(self) -> list[str]:
+        return self.controls.differences()
+
+    def focus_query(self) -> None:
+        self.query.setFocus()
+        self.query.selectAll()
+
+    def _update_buttons(self) -> None:
+        has = self.result is not None
+        for b in (self.pin_button, self.export_button):
+            b.setEnabled(has)
+        self.compare_button.setEnabled(has and (self.pinned is not None or self.baseline is not None))
+
+    def stale(self) -> bool:
+        """Whether the hits shown no longer answer what the controls say (a search would change them)."""
+        return self.result is not None and self.controls.request() != self._shown
+
+    def _update_status(self) -> None:
+        r = self.result
+        if r is None:
+            set_label(self.results_label, "")
+            return
+        text = f"{plural(len(r.hits), 'hit')} for “{r.query}” in {r.session_id}"
+        if self.stale():
+            text += " — not what the controls now say: press Search (or Enter in the query) to update"
+        self.results_label.setStyleSheet(WARN_STYLE if self.stale() else "")
+        set_label(self.results_label, text)
+
+    def _query_edited(self, *_: Any) -> None:
+        if self.query.text().strip():
+            self.controls.say("")
+        self._update_status()
+
+    def eventFilter(self, watched: Any, event: Any) -> bool:  # noqa: N802
+        if (
+            watched is self.view
+            and event.type() == QEvent.Type.KeyPress
+            and event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter)
+            and self.view.state() != QAbstractItemView.State.EditingState
+        ):
+            return self.open_hit()
+        return super().eventFilter(watched, event)
+
+    def open_hit(self, row: int | None = None) -> bool:
+        """Emit ``open_event`` for the hit at ``row`` (default: the current one) when it is a session's event;
+        returns whether it was emitted."""
+        hit = self.model.hit(self.view.currentIndex().row() if row is None else row)
+        if hit is None or self._scope != "session" or hit.sequence_start is None:
+            return False
+        self.open_event.emit(hit.session_id, hit.sequence_start)
+        return True
+
+    # -- the store ----------------------------------------------------------------------------------
+
+    def _store_opened(self) -> None:
+        store = self.ctx.require()
+        keep = self.ctx.reopened  # the same file again (editing enabled): keep the results and the selected hit
+        if not keep:
+            self.base = self.result = self.pinned = self.baseline = None
+            self._shown = self._scope = None
+            self._baselines.clear()
+            self.model.set_result(None)
+            self.explain_view.clear()
+            for label in (self.model_label, self.legs_label, self.query_note):
+                set_label(label, "")
+            self._scope_kind = None
+        current = self.current_ranking()
+        self.ranking.blockSignals(True)
+        self.ranking.clear()
+        for r in store.retrievers():
+            self.ranking.addItem(r.label, r)
+            self.ranking.setItemData(self.ranking.count() - 1, r.description, Qt.ItemDataRole.ToolTipRole)
+            if keep and current is not None and r.name == current.name:
+                self.ranking.setCurrentIndex(self.ranking.count() - 1)
+        self.ranking.blockSignals(False)
+        self._apply_ranking()
+        self._look_up_default(select=not keep)
+        self._update_buttons()
+        self.controls.show_differences()
+        self._update_status()
+        self.ctx.run(lambda: asyncio.to_thread(self.judgments.sets, store.path), on_done=self.tools.offer_sets)
+
+    # -- the default ranking -------------------------------------------------------------------------
+
+    def _look_up_default(self, select: bool) -> None:
+        """Find the session's default ranking (chosen per session or file, else built in), mark it in the list,
+        and with ``select`` make it the current one."""
+        store = self.ctx.store
+        if store is None or not any(r.scope == "session" for r in store.retrievers()):
+            return
+        session = self.session.currentText().strip() or None
+        self._lookups += 1
+        lookup = self._lookups
+
+        def got(found: tuple[Retriever, str]) -> None:
+            if lookup != self._lookups or store is not self.ctx.store:
+                return  # another session or file since
+            ranking, why = found
+            self.default_choice = (ranking.name, why)
+            why_text = {"session": "default for this session", "file": "default for this file"}.get(why, "default")
+            for i in range(self.ranking.count()):
+                r = self.ranking.itemData(i)
+                self.ranking.setItemText(i, r.label + (f" ({why_text})" if r.name == ranking.name else ""))
+                if select and r.name == ranking.name:
+                    self.ranking.setCurrentIndex(i)
+
+        self.ctx.run(lambda: default_ranking(store, session), on_done=got)
+
+    def make_default(self, for_session: bool) -> None:
+        """Make the current ranking the default for the session in the field (``for_session``) or the file."""
+        store, ranking = self.ctx.store, self.current_ranking()
+        session = self.session.currentText().strip()
+        if store is None or ranking is None or ranking.scope != "session":
+            self.controls.say("Choose a ranking over sessions to make it the default.")
+            return
+        if for_session and not session:
+            self.controls.say("Choose a session to make this ranking its default.")
+            return
+        self.ctx.run(
+            lambda: choose_ranking(store, ranking.name, session if for_session else None),
+            on_done=lambda _: self._look_up_default(select=False),
+        )
+
+    def forget_default(self) -> None:
+        """Forget the session's and the file's choices: the built-in default again."""
+        store, session = self.ctx.store, self.session.currentText().strip()
+        if store is None:
+            return
+
+        async def forget() -> None:
+            if session:
+                await choose_ranking(store, None, session)
+            await choose_ranking(store, None, None)
+
+        self.ctx.run(forget, on_done=lambda _: self._look_up_default(select=False))
+
+    def _ranking_changed(self, *_: Any) -> None:
+        if self._apply_ranking():
+            self.controls.show_differences()
+            self._update_status()  # another kind of scope: the session field changes, so search again by hand
+        else:
+            self._controls_changed()
+
+    def _apply_ranking(self) -> bool:
+        """The controls fitted to the ranking; the scope list holds what the ranking searches over. Returns
+        whether the kind of scope changed."""
+        self.controls.fit_ranking()
+        ranking = self.current_ranking()
+        kind = ranking.scope if ranking is not None else None
+        if kind == self._scope_kind or self.ctx.store is None:
+            return False
+        self._scope_kind = kind
+        store = self.ctx.store
+        group = store.capabilities.group_label.lower()
+        self.session.lineEdit().setPlaceholderText(group if kind == "notes" else "session (memory:USER for notes)")
+        self.session.setToolTip(f"The {group} whose notes to search" if kind == "notes" else TIPS["session"])
+
+        async def load() -> list[str]:
+            if kind == "notes":
+                return await store.note_users()
+            return [r.session_id for r in await store.sessions_page(limit=500)] if kind else []
+
+        def got(ids: list[str]) -> None:
+            current = self.session.currentText()
+            self.session.blockSignals(True)
+            self.session.clear()
+            self.session.addItems(ids)
+            self.session.blockSignals(False)
+            if current in ids:
+                self.session.setCurrentText(current)
+            self._update_status()
+
+        self.ctx.run(load, on_done=got)
+        return True
+
+    # -- searching ----------------------------------------------------------------------------------
+
+    def search(self) -> None:
+        """Run the ranking with the controls' settings. What keeps it from running is said next to the query."""
+        store = self.ctx.store
+        session, query = self.session.currentText().strip(), self.query.text()
+        ranking = self.current_ranking()
+        if store is None or ranking is None:
+            self.controls.say("This file has no ranking to search with.")
+            return
+        if not query.strip():
+            self.controls.say("Type a query to search for.")
+            return
+        if not session:
+            noun = store.capabilities.group_label.lower() if ranking.scope == "notes" else "session"
+            self.controls.say(f"Choose a {noun} to search.")
+            return
+        self.controls.say("")
+        options, request, k = self.controls.options(), self.controls.request(), self.top_k.value()
+        key = (ranking.name, session, query, k)
+        defaults = DEFAULTS if ranking.tunable else {}
+        from_defaults = "models" not in options and all(
+            options.get(n, v) == v for n, v in {**defaults, "tags": []}.items()
+        )
+        self._generation += 1
+        generation = self._generation
+
+        async def work() -> tuple[QueryResult, QueryResult]:
+            result = await store.search(ranking.name, session, query, k, **options)
+            baseline = self._baselines.get(key)
+            if baseline is None:
+                baseline = result if from_defaults else await store.search(ranking.name, session, query, k, **defaults)
+            return result, baseline
+
+        def done(found: tuple[QueryResult, QueryResult]) -> None:
+            result, baseline = found
+            self.baseline = self._baselines.setdefault(key, baseline)
+            if generation != self._generation:
+                return  # a later search is under way
+            self.controls.offer_models(sorted({*result.models, *result.skipped_models}))
+            self.base = result
+            self._shown = request
+            self._scope = ranking.scope
+            w = self.vector_weight()
+            if ranking.tunable and abs(w - result.vector_weight) > 1e-9:  # the slider moved meanwhile
+                result = rerank(result, w, round(1 - w, 10))
+            self._show(result)
+            self._load_grades()
+
+        def failed(exc: Exception) -> bool:
+            if generation != self._generation:
+                return isinstance(exc, OxmemError)
+            self._update_status()
+            if isinstance(exc, (InvalidInputError, NotFoundError)):
+                message = str(exc)
+                self.controls.say(message[:1].upper() + message[1:] + ("" if message.endswith(".") else "."))
+                return True
+            return False
+
+        self.ctx.run(work, on_done=done, on_error=failed)
+
+    def _controls_changed(self, *_: Any) -> None:
+        """A setting that needs a new query changed: search again when hits are shown, so they always answer
+        the controls."""
+        self.controls.show_differences()
+        if self.stale() and self.query.text().strip() and self.session.currentText().strip():
+            self.search()
+        self._update_status()
+
+    def _weight_moved(self, _: int) -> None:
+        self.controls.show_weight()
+        self.controls.show_differences()
+        ranking = self.current_ranking()
+        if self.base is None or ranking is None or not ranking.tunable or self.base.retriever != ranking.name:
+            return  # an agent's own ranking is fixed: its scores are not re-weighted
+        w = self.vector_weight()
+        self._show(rerank(self.base, w, round(1 - w, 10)))  # from the cached legs: no new query
+
+    def reset_to_defaults(self) -> None:
+        """The ranking's default settings back in the controls (searching again when hits are shown)."""
+        self.controls.reset()
+        self._controls_changed()
+
+    def apply_best(self, vector_weight: float, fts_mode: str) -> None:
+        """Set the weight and FTS mode (a sweep's best point) of the tunable hybrid, choosing it if a fixed
+        ranking is shown; the hits follow."""
+        if not self.controls.tunable():
+            for i in range(self.ranking.count()):
+                r = self.ranking.itemData(i)
+                if r.tunable and r.scope == "session":
+                    self.ranking.setCurrentIndex(i)
+                    break
+        self.weight.setValue(round(vector_weight * 100))
+        self.mode.setCurrentText(fts_mode)
+
+    def _show(self, result: QueryResult) -> None:
+        selected = self.model.hit(self.view.currentIndex().row())
+        self.result = result
+        moved = {m.chunk_id: m for m in moves(self.baseline, result)} if self.baseline is not None else {}
+        self.model.set_result(result, moved)
+        dropped = [m for m in moved.values() if m.label == "dropped"]
+        models = result.models
+        text = (
+            ("model: " + models[0])
+            if len(models) == 1
+            else (
+                f"mixed-model store: {', '.join(models)} (each searched with its own query vector)"
+                if models
+                else "no vectors searched"
+            )
+        )
+        if result.skipped_models:
+            text += " — skipped: " + ", ".join(result.skipped_models)
+        if dropped:
+            text += f" — dropped from the defaults' top {result.top_k}: " + ", ".join(f"#{m.before}" for m in dropped)
+        if result.steps:
+            text += (
+                f" — ranking {result.retriever}: "
+                + "; ".join(result.steps[:2])
+                + (" …" if len(result.steps) > 2 else "")
+            )
+        set_label(self.model_label, text)
+        legs = []
+        for leg, name in (("vector", "vector"), ("fts", "FTS")):
+            s = result.legs.get(leg) or LegStats()
+            span = f" raw {s.min:.4g} … {s.max:.4g}" if s.candidates else ""
+            legs.append(f"{name}: {plural(s.candidates, 'candidate')}{span}{' (collapsed)' if s.collapsed else ''}")
+        set_label(
+            self.legs_label,
+            f"FTS expression: <code>{html.escape(result.fts_expression or '(none)')}</code> — " + " · ".join(legs),
+        )
+        rows = [r for r in range(self.model.rowCount()) if selected and self.model.hit(r).chunk_id == selected.chunk_id]
+        if rows or self.model.rowCount():
+            self.view.setCurrentIndex(self.model.index(rows[0] if rows else 0, 0))
+        self._show_explanation()
+        self._update_buttons()
+        self._update_status()
+
+    def _show_explanation(self) -> None:
+        hit = self.model.hit(self.view.currentIndex().row())
+        if hit is None or self.result is None:
+            self.explain_view.clear()
+            return
+        store = self.ctx.store
+        self.explain_view.show_hit(
+            self.result, hit, where(hit, self._scope, store.capabilities.group_label if store else "Group")
+        )
+
+    # -- comparing and exporting --------------------------------------------------------------------
+
+    def pin(self) -> None:
+        self.pinned = self.result
+        self._update_buttons()
+
+    def compare_text(self) -> str:
+        """The shown results (B) against A: the pinned results, or else the query's default-settings ranking."""
+        return compare_text(self.pinned or self.baseline, self.result, self.pinned is not None)
+
+    def compare(self) -> None:
+        if (self.pinned is None and self.baseline is None) or self.result is None:
+            return
+        dialog = QDialog(self)
+        dialog.setWindowTitle("Compare A and B")
+        view = QTextBrowser()
+        view.setPlainText(self.compare_text())
+        QVBoxLayout(dialog).addWidget(view)
+        dialog.resize(780, 420)
+        self.last_dialog = dialog
+        dialog.show()
+
+    def export(self) -> None:
+        if self.result is None:
+            return
+        path = self.dialogs.save_file("Export results", "JSON (*.json);;CSV (*.csv)", "results.json")
+        if path is None:
+            return
+        text = to_csv(result_rows(self.result)) if path.suffix.lower() == ".csv" else results_json(self.result)
+        self.ctx.run(lambda: asyncio.to_thread(Path(path).write_text, text, "utf-8"), label="Exporting results")
+
+    # -- judgments and metrics ----------------------------------------------------------------------
+
+    def set_name(self) -> str:
+        return self.tools.set_name()
+
+    def _load_grades(self) -> None:
+        store, result, name = self.ctx.store, self.result, self.set_name()
+        if store is None or result is None:
+            return
+
+        def find() -> dict[str, int]:
+            for q in self.judgments.queries(store.path, name):
+                if (q.session_id, q.query) == (result.session_id, result.query):
+                    return q.grades
+            return {}
+
+        self.ctx.run(lambda: asyncio.to_thread(find), on_done=self.model.set_grades)
+
+    def _graded(self, chunk_id: str, grade: int | None) -> None:
+        store, result, name = self.ctx.require(), self.result, self.set_name()
+        self.ctx.run(
+            lambda: asyncio.to_thread(
+                self.judgments.judge, store.path, name, result.session_id, result.query, chunk_id, grade
+            )
+        )
+
+    def metrics(self) -> None:
+        store, name = self.ctx.store, self.set_name()
+        if store is None:
+            return
+        w, mode, k = self.vector_weight(), self.mode.currentText(), self.top_k.value()
+        ranking = self.current_ranking()
+        fixed = ranking.name if ranking is not None and not ranking.tunable and ranking.scope == "session" else None
+
+        async def work(progress: Any, stop: Any) -> Evaluation | None:
+            judged = await asyncio.to_thread(self.judgments.queries, store.path, name)
+            if not judged:
+                return None
+            return await evaluate_settings(
+                store, judged, top_k=k, k=k, vector_weight=w, fts_mode=mode, progress=progress, ranking=fixed
+            )
+
+        def done(evaluation: Evaluation | None) -> None:
+            if evaluation is None:
+                self.dialogs.info(f"The query set “{name}” has no judged queries yet: grade some hits (0–3) first.")
+                return
+            current = ranking.label if fixed else f"vector {w:g} / FTS {1 - w:g}, {mode} mode"
+            self.last_dialog = MetricsDialog(evaluation, name, current, self.dialogs, self)
+            self.last_dialog.apply_best.connect(self.apply_best)
+            self.last_dialog.show()
+
+        self.ctx.run(work, label=f"Measuring “{name}”", with_progress=True, on_done=done)
