@@ -1,0 +1,331 @@
+"""The notes panel's writes, each an operation on the store (run with ``ctx.run``) that records how to undo it:
+save (new, or over the note as loaded, with theirs-vs-mine when another program changed it), delete, add or
+remove tags on many notes, undo, import, export and the agent's eviction preview.
+
+:class:`NoteEdits` is mixed into :class:`~.panel.NotesPanel`: it uses the panel's editor, selection and list.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from ...core import ConflictError
+from ...core.store.note_files import notes_json, notes_markdown, parse_notes_json
+from ...core.store.notes import Note, utc_now
+from ...core.store.tags import normalize_tags
+from ..context import StoreContext
+from ..dialogs import Dialogs
+from ..widgets import plural
+
+
+@dataclass
+class UndoRecord:
+    """What to put back to undo the last edit: notes as they were, notes the edit created, and the notes as the
+    edit left them (undo refuses to overwrite a note another program changed since)."""
+
+    description: str
+    before: list[Note] = field(default_factory=list)
+    created: list[Note] = field(default_factory=list)
+    user: str = ""
+    after: list[Note] = field(default_factory=list)
+
+    def expected(self) -> dict[str, Note | None]:
+        """What each note the undo touches must hold now: what the edit left (None: it deleted the note)."""
+        left: dict[str, Note | None] = {n.note_id: None for n in self.before}
+        left.update({n.note_id: n for n in self.after})
+        return left
+
+
+def note_text(note: Note | None) -> str:
+    """A note as the conflict dialog shows it."""
+    if note is None:
+        return "(deleted)"
+    return f"{note.content}\n\ntags: {', '.join(note.tags) or '—'}\nupdated {note.updated_at or '—'}"
+
+
+class NoteEdits:
+    """The writes of :class:`~.panel.NotesPanel` (see the module's docstring)."""
+
+    # what it uses of the panel
+    ctx: StoreContext
+    dialogs: Dialogs
+    user: str | None
+    current: Note | None
+    is_new: bool
+    changed_elsewhere: bool
+    undo_record: UndoRecord | None
+
+    # -- editing ------------------------------------------------------------------------------------
+
+    def new_note(self) -> None:
+        if self.refusal() is not None or not self.guard():
+            return
+        self.view.selectionModel().blockSignals(True)
+        self.view.clearSelection()
+        self.view.selectionModel().blockSignals(False)
+        self._show_note(None)
+        self.is_new = True
+        self.content.setFocus()
+        self._update_buttons()
+
+    def save(self) -> None:
+        if not self.dirty():
+            return
+        store = self.ctx.writable("notes")
+        if store is None or not self.user:
+            if not self.user:
+                self.dialogs.error("Choose or type a user first.")
+            return
+        self.tags.commit()  # a tag still being typed is saved too
+        user, content, tags = self.user, self.content.toPlainText(), self.tags.tags()
+        if not content.strip():
+            self.dialogs.error("A note needs some content.")
+            return
+        if self.is_new:
+            self._save_new(user, content, tags)
+        else:
+            self._update(user, self.current, content, tags)
+
+    def _save_new(self, user: str, content: str, tags: list[str]) -> None:
+        store = self.ctx.require()
+
+        def saved(note: Note) -> None:
+            self.undo_record = UndoRecord("create note", created=[note], user=user)
+            self._show_note(note)
+            self.reload(select=note.note_id)
+
+        self.ctx.run(lambda: store.save_note(user, content, tags), label="Saving note", on_done=saved, changes="notes")
+
+    def _update(self, user: str, loaded: Note, content: str, tags: list[str]) -> None:
+        """Save over ``loaded`` — the note as this window last read it. If another program changed it since,
+        nothing is written and the conflict dialog asks what to keep."""
+        store = self.ctx.require()
+
+        def saved(note: Note) -> None:
+            self.undo_record = UndoRecord("edit note", before=[loaded], after=[note], user=user)
+            self._show_note(note)
+            self.reload(select=note.note_id)
+
+        def failed(exc: Exception) -> bool:
+            if not isinstance(exc, ConflictError):
+                return False
+            self._resolve(user, loaded, content, tags, exc)
+            return True
+
+        self.ctx.run(
+            lambda: store.update_note(user, loaded.note_id, content, tags, expected=loaded),
+            label="Saving note",
+            on_done=saved,
+            on_error=failed,
+            changes="notes",
+        )
+
+    def _resolve(self, user: str, loaded: Note, content: str, tags: list[str], exc: ConflictError) -> None:
+        """Theirs vs mine: keep mine (theirs goes to Undo), keep theirs (my edit is dropped), keep both (mine
+        becomes a new note), or cancel (back to editing, nothing written)."""
+        theirs: Note | None = exc.current
+        mine = Note(loaded.note_id, user, content, normalize_tags(tags), loaded.created_at, None, 0)
+        choices = [
+            ("mine", "Keep mine" if theirs else "Save mine again"),
+            ("theirs", "Keep theirs" if theirs else "Let it go"),
+            ("both", "Keep both (mine as a new note)"),
+        ]
+        choice = self.dialogs.conflict(
+            "Note changed by another program", str(exc), note_text(theirs), note_text(mine), choices
+        )
+        if choice == "mine" and theirs is not None:
+            self._update(user, theirs, content, tags)
+        elif choice == "mine":
+            self._recreate(user, mine)
+        elif choice == "both":
+            self._save_new(user, content, tags)
+        elif choice == "theirs":
+            self._show_note(theirs)
+            self.reload(select=theirs.note_id if theirs else None)
+        else:
+            self.changed_elsewhere = True
+            self._update_buttons()
+
+    def _recreate(self, user: str, mine: Note) -> None:
+        """The note was deleted elsewhere and the user keeps their edit: write it back under its id."""
+        store = self.ctx.require()
+
+        def saved(notes: list[Note]) -> None:
+            self.undo_record = UndoRecord("save deleted note again", created=notes, user=user)
+            self._show_note(notes[0])
+            self.reload(select=notes[0].note_id)
+
+        self.ctx.run(
+            lambda: store.restore_notes([replace(mine, updated_at=utc_now())], expected={mine.note_id: None}),
+            label="Saving note",
+            on_done=saved,
+            on_error=self._changed_meanwhile,
+            changes="notes",
+        )
+
+    def _changed_meanwhile(self, exc: Exception) -> bool:
+        """A bulk change or an undo met notes another program changed: nothing was written; show the list as it
+        is now and say so."""
+        if not isinstance(exc, ConflictError):
+            return False
+        self.dialogs.error(f"{exc}. The list now shows the notes as they are; look at them and try again.")
+        self._show_note(None)
+        self.reload()
+        return True
+
+    def revert(self) -> None:
+        if self.is_new:
+            self._show_note(None)
+        else:
+            self._show_note(self.current)
+
+    def delete(self) -> None:
+        notes = self.selected_notes() or ([self.current] if self.current and not self.is_new else [])
+        if not notes:
+            return
+        store = self.ctx.writable("notes")
+        if store is None:
+            return
+        user = self.user
+        what = (
+            f"the note “{(notes[0].content.splitlines() or [''])[0][:60]}”"
+            if len(notes) == 1
+            else f"{len(notes)} notes"
+        )
+        if not self.dialogs.confirm(
+            "Delete notes", f"Delete {what}? Their chunks, vectors and full-text rows go too. Undo puts them back."
+        ):
+            return
+
+        def deleted(_: int) -> None:
+            self.undo_record = UndoRecord(f"delete {plural(len(notes), 'note')}", before=list(notes), user=user)
+            self._show_note(None)
+            self.reload()
+
+        ids = [n.note_id for n in notes]
+        self.ctx.run(
+            lambda: store.delete_notes(user, ids, expected=notes),
+            label="Deleting notes",
+            on_done=deleted,
+            on_error=self._changed_meanwhile,
+            changes="notes",
+        )
+
+    def bulk_tags(self, add: bool) -> None:
+        notes = self.selected_notes()
+        if not notes:
+            return
+        store = self.ctx.writable("notes")
+        if store is None:
+            return
+        text = self.dialogs.text("Add tag" if add else "Remove tag", "Tag (comma-separated for several):")
+        tags = normalize_tags((text or "").split(","))
+        if not tags:
+            return
+        touched = [n for n in notes if (set(tags) - set(n.tags) if add else set(tags) & set(n.tags))]
+        verb = "Add" if add else "Remove"
+        if not touched:
+            self.dialogs.info(f"No selected note would change: {', '.join(tags)}.")
+            return
+        if not self.dialogs.confirm(
+            f"{verb} tags",
+            f"{verb} {', '.join(tags)} {'to' if add else 'from'} {len(touched)} of the "
+            f"{plural(len(notes), 'selected note')}?",
+            verb,
+        ):
+            return
+        user, ids = self.user, [n.note_id for n in touched]
+
+        def done(changed: list[Note]) -> None:
+            self.undo_record = UndoRecord(
+                f"{verb.lower()} tags on {plural(len(touched), 'note')}", before=touched, user=user, after=changed
+            )
+            self.reload()
+
+        self.ctx.run(
+            lambda: store.set_note_tags(user, ids, tags if add else (), () if add else tags, expected=touched),
+            label="Changing tags",
+            on_done=done,
+            on_error=self._changed_meanwhile,
+            changes="notes",
+        )
+
+    def undo(self) -> None:
+        record = self.undo_record
+        if record is None:
+            return
+        store = self.ctx.writable("notes")
+        if store is None:
+            return
+
+        async def put_back() -> None:
+            if record.created:
+                await store.delete_notes(record.user, [n.note_id for n in record.created], expected=record.created)
+            if record.before:
+                await store.restore_notes(record.before, expected=record.expected())
+
+        def done(_: Any) -> None:
+            self.undo_record = None
+            keep = record.before[0].note_id if record.before else None
+            self._show_note(None)
+            self.reload(select=keep)
+
+        def failed(exc: Exception) -> bool:
+            if isinstance(exc, ConflictError):
+                self.undo_record = None
+            return self._changed_meanwhile(exc)
+
+        self.ctx.run(put_back, label=f"Undoing {record.description}", on_done=done, on_error=failed, changes="notes")
+
+    def eviction_preview(self) -> None:
+        store = self.ctx.store
+        if store is None:
+            return
+
+        def show(preview: Any) -> None:
+            if preview is None:
+                self.dialogs.info("This file's agent deletes nothing on its own.")
+            else:
+                self.dialogs.report("Eviction preview", "\n".join(preview.lines()))
+
+        self.ctx.run(store.eviction_preview, label="Working out what the agent would delete", on_done=show)
+
+    def export(self) -> None:
+        notes = self.selected_notes() or list(self.model.notes)
+        if not notes:
+            self.dialogs.info("There are no notes to export.")
+            return
+        path = self.dialogs.save_file("Export notes", "JSON (*.json);;Markdown (*.md)", f"notes-{self.user}.json")
+        if path is None:
+            return
+        text = (
+            notes_markdown(self.user or "", notes) if path.suffix.lower() in (".md", ".markdown") else notes_json(notes)
+        )
+        self.ctx.run(
+            lambda: asyncio.to_thread(path.write_text, text, "utf-8"),
+            label="Exporting notes",
+            on_done=lambda _: self.dialogs.info(f"Exported {plural(len(notes), 'note')} to {path}."),
+        )
+
+    def import_notes(self) -> None:
+        store = self.ctx.writable("notes")
+        if store is None:
+            return
+        path = self.dialogs.open_file("Import notes", "JSON (*.json)")
+        if path is None:
+            return
+
+        async def load() -> list[Note]:
+            notes = parse_notes_json(await asyncio.to_thread(Path(path).read_text, "utf-8"))
+            return await store.restore_notes(notes)
+
+        def done(notes: list[Note]) -> None:
+            self.dialogs.info(
+                f"Imported {plural(len(notes), 'note')} (ids and dates kept; an existing id was replaced)."
+            )
+            self._load_users()
+
+        self.ctx.run(load, label="Importing notes", on_done=done, changes="notes")

@@ -1,0 +1,114 @@
+"""The notes list: its table model (text, tag chips, dates, an age that fades) and what its cells show in full."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QBrush, QColor, QPalette
+
+from ...core.store.notes import Note
+from ..table_model import RowsModel
+from ..widgets import plural
+from ..widgets.tags import TAGS_ROLE
+
+NOTE_ROLE = Qt.ItemDataRole.UserRole + 2
+#: a note's tooltip in the list shows at most this much of its text
+TOOLTIP_CHARS = 2000
+
+
+def age(stamp: str | None, now: datetime | None = None) -> tuple[str, float]:
+    """``("3 d", days)`` for an RFC 3339 time."""
+    if not stamp:
+        return "—", 0.0
+    try:
+        then = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+    except ValueError:
+        return "?", 0.0
+    if then.tzinfo is None:
+        then = then.replace(tzinfo=timezone.utc)
+    seconds = max(0.0, ((now or datetime.now(timezone.utc)) - then).total_seconds())
+    days = seconds / 86400
+    for limit, size, unit in (
+        (3600, 60, "min"),
+        (86400, 3600, "h"),
+        (86400 * 60, 86400, "d"),
+        (86400 * 730, 86400 * 30.44, "mo"),
+    ):
+        if seconds < limit:
+            return f"{int(seconds // size)} {unit}", days
+    return f"{int(seconds // (86400 * 365.25))} y", days
+
+
+class NotesModel(RowsModel):
+    COLUMNS = ("Note", "Tags", "Created", "Updated", "Age")
+
+    @property
+    def notes(self) -> list[Note]:
+        return self.rows
+
+    def set_notes(self, notes: list[Note]) -> None:
+        self.set_rows(notes)
+
+    def data(self, index: Any, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or not 0 <= index.row() < len(self.notes):
+            return None
+        note, column = self.notes[index.row()], index.column()
+        if role == Qt.ItemDataRole.DisplayRole:
+            if column == 0:
+                return (note.content.strip().splitlines() or [""])[0]
+            if column == 1:
+                return ", ".join(note.tags)
+            if column == 2:
+                return (note.created_at or "")[:10]
+            if column == 3:
+                return (note.updated_at or "")[:10]
+            return age(note.updated_at)[0]
+        if role == TAGS_ROLE and column == 1:
+            return note.tags
+        if role == NOTE_ROLE:
+            return note
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return note_tooltip(note, column)
+        if role == Qt.ItemDataRole.ForegroundRole:  # older notes are visibly older: they fade
+            return QBrush(fading(age(note.updated_at)[1], QPalette().color(QPalette.ColorRole.Text)))
+        return None
+
+
+def detail_lines(details: dict[str, Any]) -> list[str]:
+    """What another agent's format adds to a note, one line each; superseded versions listed newest first."""
+    lines = []
+    for key, value in details.items():
+        if key == "history":
+            continue
+        lines.append(f"{key.replace('_', ' ')}: {value}")
+    history = details.get("history") or []
+    if history:
+        lines.append(f"{plural(len(history), 'earlier version')}:")
+        for old in history:
+            if isinstance(old, dict):
+                when = old.get("superseded_at") or old.get("created_at") or ""
+                lines.append(f"  • {old.get('value', old)}  (superseded {when})")
+            else:
+                lines.append(f"  • {old}")
+    return lines
+
+
+def fading(days: float, base: QColor) -> QColor:
+    color = QColor(base)
+    color.setAlphaF(1.0 if days < 7 else 0.8 if days < 30 else 0.62 if days < 365 else 0.45)
+    return color
+
+
+def note_tooltip(note: Note, column: int) -> str:
+    """The whole of what a cell of the notes list may cut: the note's text (up to ``TOOLTIP_CHARS``), all its
+    tags, its full dates."""
+    if column == 0:
+        text = note.content
+        if len(text) > TOOLTIP_CHARS:
+            text = f"{text[:TOOLTIP_CHARS]}… ({len(text) - TOOLTIP_CHARS:,} more characters)"
+        return text
+    if column == 1:
+        return ", ".join(note.tags) if note.tags else "no tags"
+    return f"created {note.created_at or '—'}\nupdated {note.updated_at or '—'}"

@@ -1,0 +1,271 @@
+"""The notes panel: the list (:class:`~.panes.NotesList`) and the editor (:class:`~.panes.NoteEditor`) of a
+user's notes, loaded from the store and kept in step with the selection; its writes are :mod:`.edits`."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QItemSelectionModel, QModelIndex
+from PySide6.QtWidgets import QPushButton, QWidget
+
+from ...core.store.notes import Note
+from ..context import StoreContext
+from ..dialogs import Dialogs
+from ..widgets import fill_with_panes, plural
+from .edits import NoteEdits, UndoRecord
+from .model import NOTE_ROLE, NotesModel
+from .panes import NoteEditor, NotesList
+
+#: the widgets of the two panes that the panel shows as its own attributes
+LIST_WIDGETS = ("user_box", "filter", "tag_filter", "tag_mode", "view", "count_label", "bulk_add", "bulk_remove",
+                "export_button", "import_button", "group_label", "eviction_button")  # fmt: skip
+EDITOR_WIDGETS = ("heading", "content", "tags", "dates", "details", "state", "new_button", "save_button",
+                  "revert_button", "delete_button", "undo_button")  # fmt: skip
+
+
+class NotesPanel(NoteEdits, QWidget):
+    """A user's notes: the filtered list on the left, the note being edited on the right.
+
+    While ``ctx.edit_refusal("notes")`` is not None the editors are read-only and every control that writes is
+    disabled with that refusal as its tooltip. The editor never shows a note the list no longer lists unless
+    it holds unsaved changes, and then its heading says so.
+    """
+
+    def __init__(self, ctx: StoreContext, dialogs: Dialogs, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.ctx = ctx
+        self.dialogs = dialogs
+        self.user: str | None = None
+        self.current: Note | None = None
+        self.is_new = False
+        #: set when another program changed the note being edited since it was opened
+        self.changed_elsewhere = False
+        #: why the note being edited (with unsaved changes) is not in the list; empty while it is listed
+        self.unlisted = ""
+        self.undo_record: UndoRecord | None = None
+        self.model = NotesModel(self)
+
+        self.notes_list = NotesList(self.model)
+        self.editor = NoteEditor()
+        for name in LIST_WIDGETS:
+            setattr(self, name, getattr(self.notes_list, name))
+        for name in EDITOR_WIDGETS:
+            setattr(self, name, getattr(self.editor, name))
+        self.user_box.activated.connect(lambda _: self._user_chosen())
+        self.user_box.lineEdit().editingFinished.connect(self._user_chosen)
+        self.filter.textChanged.connect(lambda _: self.reload())
+        self.tag_filter.tags_changed.connect(lambda _: self.reload())
+        self.tag_mode.currentTextChanged.connect(lambda _: self.reload())
+        self.view.selectionModel().currentRowChanged.connect(self._row_changed)
+        self.view.selectionModel().selectionChanged.connect(lambda *_: self._update_buttons())
+        self.bulk_add.clicked.connect(lambda: self.bulk_tags(add=True))
+        self.bulk_remove.clicked.connect(lambda: self.bulk_tags(add=False))
+        self.export_button.clicked.connect(self.export)
+        self.import_button.clicked.connect(self.import_notes)
+        self.eviction_button.clicked.connect(self.eviction_preview)
+        self.content.textChanged.connect(self._update_buttons)
+        self.tags.tags_changed.connect(lambda _: self._update_buttons())
+        self.tags.input.textChanged.connect(lambda _: self._update_buttons())
+        self.new_button.clicked.connect(self.new_note)
+        self.save_button.clicked.connect(self.save)
+        self.revert_button.clicked.connect(self.revert)
+        self.delete_button.clicked.connect(self.delete)
+        self.undo_button.clicked.connect(self.undo)
+
+        self.splitter = fill_with_panes(self, self.notes_list, self.editor, (560, 420))
+        self.splitter.setChildrenCollapsible(False)
+
+        ctx.opened.connect(self._store_opened)
+        ctx.mode_changed.connect(lambda _: self._apply_mode())
+        ctx.external_change.connect(self.refresh)
+        self._apply_mode()
+        self._show_note(None)
+
+    # -- state --------------------------------------------------------------------------------------
+
+    def dirty(self) -> bool:
+        """Whether the editor holds something not saved (a tag still being typed counts)."""
+        return self.editor.differs_from(self.current, self.is_new)
+
+    def refusal(self) -> str | None:
+        """Why notes cannot be edited now (the tooltip of every disabled editing control), or None."""
+        return self.ctx.edit_refusal("notes")
+
+    def selected_notes(self) -> list[Note]:
+        rows = sorted({i.row() for i in self.view.selectionModel().selectedRows()})
+        return [self.model.notes[r] for r in rows if r < len(self.model.notes)]
+
+    def guard(self) -> bool:
+        """Before leaving the note being edited: True to go on (saved or discarded), False to stay."""
+        if not self.dirty():
+            return True
+        answer = self.dialogs.unsaved("The note")
+        if answer == "discard":
+            self.revert()
+            return True
+        if answer == "save":
+            self.save()
+            return not self.dirty()
+        return False
+
+    def _apply_mode(self) -> None:
+        """Editors read-only and writing controls disabled (with the reason as tooltip) while notes cannot be
+        edited; editable again once they can."""
+        self.editor.set_read_only(self.refusal())
+        self._update_buttons()
+
+    def _update_buttons(self) -> None:
+        refusal = self.refusal()
+        dirty = self.dirty()
+        selected = self.selected_notes()
+
+        def allow(button: QPushButton, enabled: bool, tip: str = "", writes: bool = True) -> None:
+            button.setEnabled((refusal is None or not writes) and enabled)
+            button.setToolTip((refusal if writes else None) or tip)
+
+        allow(self.new_button, True, "Write a new note (Ctrl+N)")
+        allow(self.save_button, dirty, "Save the note (Ctrl+S)")
+        allow(self.revert_button, dirty, "Put the note back as it was loaded", writes=False)
+        deletable = bool(selected) or (self.current is not None and not self.is_new)
+        allow(self.delete_button, deletable, "Delete the selected notes (Ctrl+Delete)")
+        undo = f"Undo: {self.undo_record.description}" if self.undo_record else "Nothing to undo"
+        allow(self.undo_button, self.undo_record is not None, undo)
+        allow(self.bulk_add, bool(selected), "Add a tag to every selected note")
+        allow(self.bulk_remove, bool(selected), "Remove a tag from every selected note")
+        allow(self.import_button, True, "Add notes from a JSON export (ids and dates kept)")
+        count = self.model.rowCount()
+        text = plural(count, "note") + (
+            f" match{'es' if count == 1 else ''} the filters" if self.notes_list.filtered() else ""
+        )
+        if len(selected) > 1:
+            text += f" · {len(selected):,} selected"
+        self.count_label.setText(text if self.user else "")
+        warnings = []
+        if dirty and self.changed_elsewhere:
+            warnings.append("⚠ another program changed this note since you opened it")
+        self.state.setText(" · ".join((["● unsaved changes"] if dirty else []) + warnings))
+        self.editor.show_heading(self.current, self.is_new, self.refusal() is not None, self.unlisted)
+
+    def _show_note(self, note: Note | None) -> None:
+        self.current, self.is_new, self.changed_elsewhere, self.unlisted = note, False, False, ""
+        self.editor.show_note(note)
+        self._update_buttons()
+
+    # -- loading ------------------------------------------------------------------------------------
+
+    def _store_opened(self) -> None:
+        """A file was opened: start afresh (no note, no filter, nothing to undo) — unless it is the same file
+        opened again (editing enabled), which keeps the user, filters, selection and the note in the editor."""
+        store = self.ctx.require()
+        caps = store.capabilities
+        self.group_label.setText(caps.group_label)
+        self.eviction_button.setVisible(caps.has_eviction)
+        if not self.ctx.reopened:
+            self.undo_record = None
+            for field_ in (self.filter, self.tag_filter, self.tag_mode):
+                field_.blockSignals(True)
+            self.filter.clear()
+            self.tag_filter.set_tags([])
+            self.tag_mode.setCurrentIndex(0)
+            for field_ in (self.filter, self.tag_filter, self.tag_mode):
+                field_.blockSignals(False)
+            self.view.selectionModel().blockSignals(True)
+            self.model.set_notes([])
+            self.view.selectionModel().blockSignals(False)
+            self._show_note(None)
+        self._apply_mode()
+        self._load_users()
+
+    def _load_users(self) -> None:
+        """Re-read the list of users (keeping the one chosen when it is still there), then the notes."""
+        store = self.ctx.require()
+
+        def got(users: list[str]) -> None:
+            self.user_box.blockSignals(True)
+            self.user_box.clear()
+            self.user_box.addItems(users)
+            self.user_box.blockSignals(False)
+            if self.user in users:
+                self.user_box.setCurrentText(self.user)
+            elif users:
+                self.user = users[0]
+                self.user_box.setCurrentText(users[0])
+            self.reload()
+
+        self.ctx.run(store.note_users, on_done=got)
+
+    def set_user(self, user: str) -> None:
+        self.user_box.setCurrentText(user)
+        self._user_chosen()
+
+    def _user_chosen(self) -> None:
+        user = self.user_box.currentText().strip()
+        if not user or user == self.user:
+            return
+        if not self.guard():
+            self.user_box.setCurrentText(self.user or "")
+            return
+        self.user = user
+        self._show_note(None)
+        self.reload()
+
+    def reload(self, select: str | None = None) -> None:
+        """Re-read the list with the current filters; keep (or move to) the selected note."""
+        if self.ctx.store is None or not self.user:
+            self.model.set_notes([])
+            return
+        store, user = self.ctx.require(), self.user
+        keep = select or (self.current.note_id if self.current and not self.is_new else None)
+        tags, mode, text = self.tag_filter.tags(), self.tag_mode.currentText(), self.filter.text().strip() or None
+
+        def got(result: tuple[list[Note], list[tuple[str, int]]]) -> None:
+            notes, used = result
+            scroll = self.view.verticalScrollBar().value()
+            self.view.selectionModel().blockSignals(True)
+            self.model.set_notes(notes)
+            self.view.selectionModel().blockSignals(False)
+            completions = [t for t, _ in used]
+            self.tags.set_completions(completions)
+            self.tag_filter.set_completions(completions)
+            listed = next((i for i, n in enumerate(notes) if n.note_id == keep), None) if keep else None
+            if listed is not None:
+                n = notes[listed]
+                self.view.selectionModel().blockSignals(True)
+                self.view.selectionModel().setCurrentIndex(
+                    self.model.index(listed, 0),
+                    QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows,
+                )
+                self.view.selectionModel().blockSignals(False)
+                if not self.dirty():
+                    self._show_note(n)
+                else:
+                    self.unlisted = ""
+                    if n != self.current:  # kept as loaded: saving will show theirs vs mine
+                        self.changed_elsewhere = True
+            elif self.current is not None and not self.is_new:  # filtered out, or deleted elsewhere
+                if self.dirty():  # the edit is kept; the heading says why the list lacks it
+                    filtered = bool(tags or text)
+                    self.unlisted = "the filters hide it" if filtered else "it is no longer in the file"
+                else:
+                    self._show_note(None)
+            self.view.verticalScrollBar().setValue(scroll)
+            self._update_buttons()
+
+        async def load() -> tuple[list[Note], list[tuple[str, int]]]:
+            return await store.list_notes(user, tags, mode, text), await store.note_tags(user)
+
+        self.ctx.run(load, on_done=got)
+
+    def refresh(self) -> None:
+        self.reload()
+
+    def _row_changed(self, current: QModelIndex, previous: QModelIndex) -> None:
+        note = self.model.data(current, NOTE_ROLE) if current.isValid() else None
+        if self.current is not None and note is not None and note.note_id == self.current.note_id:
+            return
+        if not self.guard():
+            self.view.selectionModel().blockSignals(True)
+            self.view.selectionModel().setCurrentIndex(
+                previous, QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows
+            )
+            self.view.selectionModel().blockSignals(False)
+            return
+        self._show_note(note)

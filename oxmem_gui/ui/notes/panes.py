@@ -1,0 +1,196 @@
+"""The two panes of the notes panel: the filtered list of a user's notes (:class:`NotesList`) and the editor of
+one note (:class:`NoteEditor`). They hold widgets and show what they are given; the panel loads and writes."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QPushButton,
+    QSizePolicy,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ...core.store.notes import Note
+from ..sessions import fit_columns
+from ..widgets import escape_clears, tab_leaves
+from ..widgets.tags import FlowLayout, TagChipDelegate, TagEditor
+from .model import NotesModel, age, detail_lines
+
+
+def data_label() -> QLabel:
+    """A label that shows data: it wraps, and what it holds never widens the panel."""
+    label = QLabel()
+    label.setWordWrap(True)
+    label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+    return label
+
+
+class NotesList(QWidget):
+    """The user (or the agent's group) whose notes are listed, the text and tag filters, the list, how many it
+    shows, and the actions on the selected notes."""
+
+    def __init__(self, model: NotesModel, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.user_box = QComboBox(editable=True)
+        self.user_box.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
+        self.user_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.user_box.setMinimumContentsLength(12)
+        self.user_box.lineEdit().setPlaceholderText("user")
+        self.filter = escape_clears(QLineEdit(placeholderText="Filter notes by text…"))
+        self.tag_filter = TagEditor(placeholder="filter by tag…")
+        escape = QShortcut(QKeySequence(Qt.Key.Key_Escape), self.tag_filter.input)
+        escape.setContext(Qt.ShortcutContext.WidgetShortcut)  # (the constructor's context argument is ignored)
+        escape.activated.connect(self._clear_tag_filter)
+        self.tag_mode = QComboBox()
+        self.tag_mode.addItems(["any", "all"])
+        self.tag_mode.setToolTip("Notes with any of the filter's tags, or with all of them")
+
+        self.view = QTableView()
+        self.view.setModel(model)
+        tab_leaves(self.view)
+        self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.view.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        self.view.verticalHeader().setVisible(False)
+        self.view.verticalHeader().setDefaultSectionSize(self.view.fontMetrics().height() + 10)
+        self.view.setItemDelegateForColumn(1, TagChipDelegate(self.view))
+        self.view.horizontalHeader().resizeSection(0, 190)
+        self.view.horizontalHeader().resizeSection(1, 160)
+        fit_columns(self.view, (2, 3))
+        self.count_label = data_label()
+
+        self.bulk_add = QPushButton("Add tag…")
+        self.bulk_remove = QPushButton("Remove tag…")
+        self.export_button = QPushButton("Export…")
+        self.export_button.setToolTip("Write the selected notes (or all listed) as JSON or Markdown")
+        self.import_button = QPushButton("Import…")
+        self.group_label = QLabel("User")
+        self.eviction_button = QPushButton("Eviction preview…")
+        self.eviction_button.setToolTip(
+            "What the agent's own clean-up (TTL, caps, least recently used) would delete now"
+        )
+        self.eviction_button.setVisible(False)
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        row = QHBoxLayout()
+        row.addWidget(self.group_label)
+        row.addWidget(self.user_box, 1)
+        layout.addLayout(row)
+        layout.addWidget(self.filter)
+        row = QHBoxLayout()
+        row.addWidget(self.tag_filter, 1)
+        row.addWidget(self.tag_mode, 0, Qt.AlignmentFlag.AlignTop)
+        layout.addLayout(row)
+        layout.addWidget(self.view, 1)
+        layout.addWidget(self.count_label)
+        row = FlowLayout()
+        for b in (self.bulk_add, self.bulk_remove, self.export_button, self.import_button, self.eviction_button):
+            row.addWidget(b)
+        layout.addLayout(row)
+
+    def _clear_tag_filter(self) -> None:
+        """Escape in the tag filter: close the completions offered, else empty what is typed there, else drop the
+        filter's tags."""
+        popup = self.tag_filter.input.completer().popup()
+        if popup.isVisible():
+            popup.hide()
+        elif self.tag_filter.input.text():
+            self.tag_filter.set_tags(self.tag_filter.tags())
+        else:
+            self.tag_filter.clear()
+
+    def filtered(self) -> bool:
+        return bool(self.filter.text().strip() or self.tag_filter.tags())
+
+
+class NoteEditor(QWidget):
+    """The note being edited: which one it is, its text, its tags, its dates and what the agent's format adds,
+    the buttons that write, and whether it holds unsaved changes."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.heading = data_label()
+        self.content = QPlainTextEdit()
+        self.content.setTabChangesFocus(True)
+        self.tags = TagEditor()
+        self.dates = data_label()
+        self.details = data_label()
+        self.details.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.state = data_label()
+        self.new_button = QPushButton("New")
+        self.save_button = QPushButton("Save")
+        self.revert_button = QPushButton("Revert")
+        self.delete_button = QPushButton("Delete…")
+        self.undo_button = QPushButton("Undo")
+
+        form = QVBoxLayout(self)
+        form.setContentsMargins(0, 0, 0, 0)
+        form.addWidget(self.heading)
+        form.addWidget(self.content, 1)
+        tags_label = QLabel("&Tags")
+        tags_label.setBuddy(self.tags.input)
+        form.addWidget(tags_label)
+        form.addWidget(self.tags)
+        form.addWidget(self.dates)
+        form.addWidget(self.details)
+        buttons = FlowLayout()
+        for b in (self.new_button, self.save_button, self.revert_button, self.delete_button, self.undo_button):
+            buttons.addWidget(b)
+        form.addLayout(buttons)
+        form.addWidget(self.state)
+
+    def differs_from(self, note: Note | None, is_new: bool) -> bool:
+        """Whether the editor holds something not saved over ``note`` (a tag still being typed counts)."""
+        if is_new:
+            return bool(self.content.toPlainText().strip()) or bool(self.tags.tags()) or bool(self.tags.pending())
+        if note is None:
+            return False
+        return self.content.toPlainText() != note.content or self.tags.tags() != note.tags or bool(self.tags.pending())
+
+    def set_read_only(self, refusal: str | None) -> None:
+        """Read-only, with the refusal as tooltip, while notes cannot be edited; editable again once they can."""
+        self.content.setReadOnly(refusal is not None)
+        if refusal is not None:
+            self.content.setTextInteractionFlags(
+                Qt.TextInteractionFlag.TextSelectableByMouse | Qt.TextInteractionFlag.TextSelectableByKeyboard
+            )
+        self.content.setToolTip(refusal or "")
+        self.content.setPlaceholderText("" if refusal else "What should the agent remember?")
+        self.tags.set_read_only(refusal)
+
+    def show_note(self, note: Note | None) -> None:
+        """The note's text, tags, dates and details (nothing for None); no change signal is sent for the text."""
+        self.content.blockSignals(True)
+        self.content.setPlainText(note.content if note else "")
+        self.content.blockSignals(False)
+        self.tags.set_tags(note.tags if note else [])
+        if note:
+            self.dates.setText(
+                f"created {note.created_at or '—'}\nupdated {note.updated_at or '—'} ({age(note.updated_at)[0]} ago)"
+            )
+        else:
+            self.dates.setText("")
+        self.details.setText("\n".join(detail_lines(note.details)) if note else "")
+
+    def show_heading(self, note: Note | None, is_new: bool, refused: bool, unlisted: str) -> None:
+        """Say which note the editor shows (or that it shows none)."""
+        if is_new:
+            text = "New note (not saved yet)"
+        elif note is None:
+            text = "No note selected" + ("" if refused else " — choose one in the list, or New")
+        else:
+            title = (note.content.strip().splitlines() or [""])[0]
+            title = title if len(title) <= 60 else title[:59] + "…"
+            text = f"Note “{title}”"
+            if unlisted:
+                text += f" — not in the list: {unlisted}"
+        self.heading.setText(text)
