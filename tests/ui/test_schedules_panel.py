@@ -8,7 +8,7 @@ from PySide6.QtCore import QDateTime, QPoint, Qt, QTime
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QDialogButtonBox
 
-from oxmem_gui.ui.schedule_dialog import ScheduleDialog
+from oxmem_gui.ui.schedules.dialog import ScheduleDialog
 from tests.ui.conftest import settle
 
 

@@ -23,8 +23,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..core.schedules.calendar import CalendarItem, CellLine, by_day, by_hour, cell_lines
-from .widgets import plural, tab_leaves
+from ...core.schedules.calendar import CalendarItem, CellLine, by_day, by_hour, cell_lines
+from ..widgets import plural, tab_leaves
 
 SCHEDULE_COLORS = [
     "#3b82c4",

@@ -23,8 +23,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..core import OxmemError
-from ..core.schedules.cadence import (
+from ...core import OxmemError
+from ...core.schedules.cadence import (
     CronCadence,
     IntervalCadence,
     OnceCadence,
@@ -38,7 +38,7 @@ from ..core.schedules.cadence import (
     validate_cadence,
     zone,
 )
-from ..core.schedules.store import POLICIES, Schedule
+from ...core.schedules.store import POLICIES, Schedule
 
 UNITS = (("seconds", 1), ("minutes", 60), ("hours", 3600), ("days", 86400))
 

@@ -1,0 +1,212 @@
+"""The schedules panel's writes, each carrying the schedule as this window loaded it (a change by the agent or
+another program since is shown as theirs vs mine, never overwritten): create, edit, pause, resume, delete, move
+a one-shot by dragging it on the calendar, and undo that move.
+
+:class:`ScheduleEdits` is mixed into :class:`~.panel.SchedulesPanel`: it uses the panel's selection and reloads.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any
+
+from ...core import ConflictError
+from ...core.schedules.cadence import OnceCadence, describe, parse_cadence
+from ...core.schedules.store import Schedule
+from ...core.store.inputs import parse_stored
+from ..context import StoreContext
+from ..dialogs import Dialogs
+from ..widgets import plural
+from .dialog import ScheduleDialog
+from .model import schedule_text, words
+
+
+@dataclass
+class MoveRecord:
+    schedule_id: str
+    previous: dict
+    #: the schedule as the move left it: undo refuses to overwrite a change another program made since
+    after: Schedule | None = None
+
+
+class ScheduleEdits:
+    """The writes of :class:`~.panel.SchedulesPanel` (see the module's docstring)."""
+
+    # what it uses of the panel
+    ctx: StoreContext
+    dialogs: Dialogs
+    schedules: list[Schedule]
+    selected: str | None
+    undo_move: MoveRecord | None
+    last_dialog: ScheduleDialog | None
+    zones: list[str]
+
+    # -- editing ------------------------------------------------------------------------------------
+
+    def make_dialog(self, schedule: Schedule | None = None) -> ScheduleDialog:
+        user = (
+            schedule.user_id
+            if schedule
+            else (self.selected_schedule().user_id if self.selected_schedule() else "default")
+        )
+        self.last_dialog = ScheduleDialog(self.zones, schedule, user, self, now=self.now)
+        return self.last_dialog
+
+    def create(self, dialog: ScheduleDialog | None = None) -> None:
+        store = self.ctx.writable("schedules")
+        if store is None:
+            return
+        dialog = dialog or self.make_dialog()
+        if not dialog.result() and dialog.exec() != ScheduleDialog.DialogCode.Accepted:
+            return
+        fields, cadence, now = dialog.fields(), dialog.cadence_dict(), self.now()
+
+        def done(made: Schedule) -> None:
+            self.selected = made.schedule_id
+            self.reload()
+
+        self.ctx.run(
+            lambda: store.schedules.create(fields.pop("user_id"), fields.pop("goal"), cadence, now=now, **fields),
+            label="Creating schedule",
+            on_done=done,
+            changes="schedules",
+        )
+
+    def _write(
+        self,
+        label: str,
+        loaded: Schedule,
+        attempt: Any,
+        mine: str,
+        on_done: Any = None,
+    ) -> None:
+        """Run ``attempt(expected)`` — a write that carries the schedule as this window loaded it. If the agent
+        ran it or another program changed it since, nothing is written and the conflict dialog shows theirs vs
+        mine: *Apply mine* repeats the write over what is there now; *Keep theirs* drops it."""
+
+        def failed(exc: Exception) -> bool:
+            if not isinstance(exc, ConflictError):
+                return False
+            theirs = exc.current
+            if theirs is None:
+                self.dialogs.error(str(exc))
+                self.selected = None
+                self.reload()
+                return True
+            choice = self.dialogs.conflict(
+                "Schedule changed by another program",
+                str(exc),
+                schedule_text(theirs),
+                mine,
+                [("mine", "Apply mine"), ("theirs", "Keep theirs")],
+            )
+            if choice == "mine":
+                self._write(label, theirs, attempt, mine, on_done)
+            else:
+                self.reload()
+            return True
+
+        self.ctx.run(lambda: attempt(loaded), label=label, on_done=on_done, on_error=failed, changes="schedules")
+
+    def edit(self, dialog: ScheduleDialog | None = None) -> None:
+        s = self.selected_schedule()
+        store = self.ctx.writable("schedules")
+        if s is None or store is None:
+            return
+        dialog = dialog or self.make_dialog(s)
+        if not dialog.result() and dialog.exec() != ScheduleDialog.DialogCode.Accepted:
+            return
+        fields = dialog.fields()
+        patch = {"name": fields["name"], "goal": fields["goal"], "notification_policy": fields["notification_policy"]}
+        if parse_stored(s.cadence_json) != dialog.cadence_dict():  # a foreign row's unreadable cadence is replaced
+            patch["cadence"] = dialog.cadence_dict()
+        now = self.now()
+        mine = (
+            f"name: {patch['name'] or '(unnamed)'}\ngoal: {patch['goal']}\n"
+            f"cadence: {describe(parse_cadence(dialog.cadence_dict()))}\nnotify: {patch['notification_policy']}"
+        )
+        self._write(
+            "Saving schedule",
+            s,
+            lambda loaded: store.schedules.update(s.schedule_id, patch, now, expected=loaded),
+            mine,
+        )
+
+    def set_status(self, status: str) -> None:
+        s = self.selected_schedule()
+        store = self.ctx.writable("schedules")
+        if s is None or store is None:
+            return
+        now = self.now()
+        self._write(
+            "Pausing" if status == "paused" else "Resuming",
+            s,
+            lambda loaded: store.schedules.update(s.schedule_id, {"status": status}, now, expected=loaded),
+            f"status: {status}",
+        )
+
+    def delete(self) -> None:
+        s = self.selected_schedule()
+        store = self.ctx.writable("schedules")
+        if s is None or store is None:
+            return
+
+        def ask(count: int) -> None:
+            text = (
+                f"Delete the schedule “{s.name or s.goal}” ({words(s)})? Its {plural(count, 'run')} of history "
+                f"{'goes' if count == 1 else 'go'} with it."
+            )
+            if self.dialogs.confirm("Delete schedule", text):
+                self.selected = None
+                self._write(
+                    "Deleting schedule",
+                    s,
+                    lambda loaded: store.schedules.delete(s.schedule_id, expected=loaded),
+                    "(deleted, with its run history)",
+                )
+
+        self.ctx.run(lambda: store.schedules.run_count(s.schedule_id), on_done=ask)
+
+    def move_one_shot(self, schedule_id: str, when: datetime) -> None:
+        """A one-shot dragged to another day or time: reschedule it (Undo move puts it back)."""
+        s = next((x for x in self.schedules if x.schedule_id == schedule_id), None)
+        store = self.ctx.writable("schedules")
+        if s is None or store is None or s.problem or not isinstance(s.cadence, OnceCadence):
+            return
+        previous = json.loads(s.cadence_json)
+        cadence = {"type": "once", "at": when.astimezone(timezone.utc).isoformat()}
+        now = self.now()
+
+        def done(moved: Schedule) -> None:
+            self.undo_move = MoveRecord(schedule_id, previous, moved)
+            self.reload()
+
+        self._write(
+            "Rescheduling",
+            s,
+            lambda loaded: store.schedules.update(schedule_id, {"cadence": cadence}, now, expected=loaded),
+            f"cadence: {describe(parse_cadence(cadence))}",
+            done,
+        )
+
+    def undo(self) -> None:
+        record, store = self.undo_move, self.ctx.writable("schedules")
+        if record is None or store is None:
+            return
+        now = self.now()
+
+        def done(_: Any) -> None:
+            self.undo_move = None
+            self.reload()
+
+        self._write(
+            "Undoing the move",
+            record.after,
+            lambda loaded: store.schedules.update(
+                record.schedule_id, {"cadence": record.previous}, now, expected=loaded
+            ),
+            f"cadence: {describe(parse_cadence(record.previous))}",
+            done,
+        )
