@@ -9,7 +9,8 @@ import json
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QAbstractItemView
 
-from oxmem_gui.ui.sessions import CONTEXT_TAB, DELETE_TIP, EVENTS_TAB, NO_SESSION, describe_event
+from oxmem_gui.ui.sessions.models import describe_event
+from oxmem_gui.ui.sessions.panel import CONTEXT_TAB, DELETE_TIP, EVENTS_TAB, NO_SESSION
 from oxmem_gui.ui.table_model import tip
 from tests.ui.conftest import settle
 from tests.ui.layout import unreachable

@@ -20,8 +20,7 @@ from PySide6.QtWidgets import (
 )
 
 from ...core.store.notes import Note
-from ..sessions import fit_columns
-from ..widgets import escape_clears, tab_leaves
+from ..widgets import escape_clears, fit_columns, tab_leaves
 from ..widgets.tags import FlowLayout, TagChipDelegate, TagEditor
 from .model import NotesModel, age, detail_lines
 

@@ -31,8 +31,7 @@ from PySide6.QtWidgets import (
 
 from ...core.schedules.cadence import CADENCE_TYPES, cadence_dict, format_in_timezone, next_runs
 from ...core.schedules.store import STATUSES, Schedule, ScheduleRun
-from ..sessions import fit_columns
-from ..widgets import escape_clears, tab_leaves
+from ..widgets import escape_clears, fit_columns, tab_leaves
 from ..widgets.json_view import JsonView
 from .calendar_views import STATUS, AgendaView, MonthView, WeekView
 from .model import ScheduleListModel

@@ -2,9 +2,20 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from PySide6.QtCore import QEvent, QItemSelectionModel, QObject, QSize, Qt
 from PySide6.QtGui import QKeySequence, QPainter, QPaintEvent, QShortcut
-from PySide6.QtWidgets import QAbstractItemView, QLabel, QLineEdit, QSizePolicy, QSplitter, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QLabel,
+    QLineEdit,
+    QSizePolicy,
+    QSplitter,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
 
 
 def plural(count: int, word: str, many: str | None = None) -> str:
@@ -99,3 +110,17 @@ class ElidedLabel(QLabel):
         rect = self.contentsRect()
         shown = self.fontMetrics().elidedText(self.text(), Qt.TextElideMode.ElideRight, rect.width())
         painter.drawText(rect, int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter), shown)
+
+
+def fit_columns(view: QTableView, columns: range | tuple[int, ...]) -> None:
+    """Size ``columns`` to their content whenever a model's first rows arrive (the last column stretches)."""
+    model = view.model()
+
+    def fit(*_: Any) -> None:
+        if model.rowCount() <= 250:
+            for column in columns:
+                view.resizeColumnToContents(column)
+
+    model.rowsInserted.connect(fit)
+    model.modelReset.connect(fit)
+    fit()

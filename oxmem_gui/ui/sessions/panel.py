@@ -1,12 +1,11 @@
 """The session browser: sessions, and for the selected one its events (with a JSON view), summary state,
-chunks and the context preview of SPEC §8."""
+chunks and the context preview of SPEC §8 (:mod:`.context_preview`); the tables' models are :mod:`.models`."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt
-from PySide6.QtGui import QBrush, QColor, QFont
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QFormLayout,
@@ -15,228 +14,27 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QPlainTextEdit,
     QPushButton,
-    QSpinBox,
     QSplitter,
     QTableView,
-    QTableWidget,
-    QTableWidgetItem,
     QTabWidget,
     QVBoxLayout,
     QWidget,
 )
 
-from ..core.embeddings.indexing import PayloadNotIndexable, extract_text, normalize
-from ..core.store.browse import PAGE, ChunkRow, SessionRow
-from ..core.store.events import Event
-from .context import StoreContext, gone
-from .dialogs import Dialogs
-from .paged import PagedTableModel
-from .table_model import tip
-from .widgets import ElidedLabel, escape_clears, plural, show_editable, tab_leaves
-from .widgets.json_view import JsonView
+from ...core.store.browse import PAGE, SessionRow
+from ...core.store.events import Event
+from ..context import StoreContext, gone
+from ..dialogs import Dialogs
+from ..widgets import ElidedLabel, escape_clears, fit_columns, plural, show_editable, tab_leaves
+from ..widgets.json_view import JsonView
+from .context_preview import ContextPreview
+from .models import ID_ROLE, ChunksModel, EventsModel, SessionsModel, describe_event
 
-ID_ROLE = Qt.ItemDataRole.UserRole + 1
 #: the tabs of the session browser, by index
 EVENTS_TAB, SUMMARY_TAB, CHUNKS_TAB, CONTEXT_TAB = range(4)
 NO_SESSION = "No session selected"
 NO_EVENT = "Select an event to see it in full"
-WARNING_STYLE = "color: #c0392b; font-weight: bold;"
 DELETE_TIP = "Delete the selected session: its events, chunks, vectors and summary (asks first)"
-
-
-def _preview(text: str, width: int = 160) -> str:
-    text = normalize(text)
-    return text if len(text) <= width else text[: width - 1] + "…"
-
-
-class SessionsModel(PagedTableModel):
-    COLUMNS = ("Session", "Updated", "Events", "Chunks", "Last seq", "Created")
-
-    def __init__(self, ctx: StoreContext, parent: Any = None) -> None:
-        super().__init__(ctx, parent)
-        self.filter = ""
-        self.stats: dict[str, Any] = {}
-
-    async def page(self, after: Any, limit: int) -> list[SessionRow]:
-        return await self.ctx.require().sessions_page(after, limit, self.filter or None)
-
-    def cursor(self, row: SessionRow) -> tuple[str, str]:
-        return (row.updated_at, row.session_id)
-
-    def display(self, row: SessionRow, column: int) -> Any:
-        if column == 0:
-            short = [str(v) for v in row.details.values() if v not in (None, "") and len(str(v)) <= 24]
-            return row.session_id + (f"  · {' · '.join(short)}" if short else "")
-        if column in (1, 5):
-            return {1: row.updated_at[:16], 5: row.created_at[:16]}[column]
-        stats = self.stats.get(row.session_id)
-        if stats is None:
-            return "…"
-        return {2: f"{stats.event_count:,}", 3: f"{stats.chunk_count:,}", 4: stats.last_sequence}[column]
-
-    def full(self, row: SessionRow, column: int) -> str:
-        if column in (1, 5):
-            return row.updated_at if column == 1 else row.created_at
-        return super().full(row, column)
-
-    def extra(self, row: SessionRow, column: int, role: int) -> Any:
-        if role == ID_ROLE:
-            return row.session_id
-        if role == Qt.ItemDataRole.TextAlignmentRole and column in (2, 3, 4):
-            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-        if role == Qt.ItemDataRole.ToolTipRole and column == 0:
-            details = "".join(f"\n{k}: {v}" for k, v in row.details.items() if v not in (None, ""))
-            return tip(row.session_id + (f"\nagent: {row.agent_identity}" if row.agent_identity else "") + details)
-        return None
-
-    def on_rows_loaded(self, first: int, last: int) -> None:
-        ids = [r.session_id for r in self.rows[first : last + 1]]
-        generation = self._generation
-
-        def got(stats: dict) -> None:
-            if generation != self._generation:
-                return
-            self.stats.update(stats)
-            for i, row in enumerate(self.rows):
-                if row.session_id in stats:
-                    self.dataChanged.emit(self.index(i, 2), self.index(i, 4))
-
-        self.ctx.run(lambda: self.ctx.require().session_stats(ids), on_done=got)
-
-    def set_filter(self, text: str) -> None:
-        self.filter = text.strip()
-        self.restart()
-
-    def hides(self, session_id: str) -> bool:
-        """Whether the filter certainly leaves ``session_id`` out (it keeps ids containing it, ignoring case)."""
-        return bool(self.filter) and self.filter.casefold() not in session_id.casefold()
-
-
-def tool_names(payload: Any) -> list[str]:
-    """The names of the tools a message calls (none when it calls none)."""
-    calls = payload.get("tool_calls") if isinstance(payload, dict) else None
-    return [c["name"] for c in calls or [] if isinstance(c, dict) and isinstance(c.get("name"), str)]
-
-
-def describe_event(event: Event) -> tuple[str, str, str]:
-    """``(role, source, text)`` for the events table; a payload that is not a message says so.
-
-    A tool call starts with "→ tool NAME": alone, "→ tool NAME arguments {…}"; with text,
-    "→ tool NAME — TEXT" followed by the arguments (names joined by ", " for several calls). A tool's output
-    starts with "← "."""
-    try:
-        extracted = extract_text(event.payload)
-    except PayloadNotIndexable as exc:
-        return "?", "not indexed", f"⚠ not indexed: {exc}"
-    text = extracted.text
-    if extracted.source == "assistant_tool_call":
-        names = tool_names(event.payload)
-        content = event.payload.get("content") or ""
-        content = content.strip()
-        if content or len(names) > 1:
-            calls = text[len(content) :].lstrip("\n")
-            text = f"→ tool {', '.join(names)} — " + (f"{content}\n{calls}" if content else calls)
-        else:
-            text = "→ " + text
-    elif extracted.source == "tool_output":
-        text = "← " + text
-    return extracted.role, extracted.source, text
-
-
-class EventsModel(PagedTableModel):
-    COLUMNS = ("Seq", "Role", "Source", "Time", "Text")
-
-    def __init__(self, ctx: StoreContext, parent: Any = None) -> None:
-        super().__init__(ctx, parent)
-        self.session_id: str | None = None
-
-    def active(self) -> bool:
-        return self.ctx.store is not None and self.session_id is not None
-
-    async def page(self, after: Any, limit: int) -> list[Event]:
-        return await self.ctx.require().events_page(self.session_id, after, limit)
-
-    def cursor(self, row: Event) -> int:
-        return row.sequence
-
-    def display(self, row: Event, column: int) -> Any:
-        if column == 0:
-            return row.sequence
-        if column == 3:
-            return row.created_at[:16]
-        role, source, text = describe_event(row)
-        return (role, source, _preview(text))[{1: 0, 2: 1, 4: 2}[column]]
-
-    def full(self, row: Event, column: int) -> str:
-        if column == 3:
-            return row.created_at
-        if column == 4:
-            return describe_event(row)[2]
-        return super().full(row, column)
-
-    def extra(self, row: Event, column: int, role: int) -> Any:
-        if role == Qt.ItemDataRole.ForegroundRole and column == 4:
-            kind = describe_event(row)[1]
-            if kind == "not indexed":
-                return QBrush(QColor("#c0392b"))
-        if role == Qt.ItemDataRole.FontRole and column == 4 and describe_event(row)[1] == "assistant_tool_call":
-            font = QFont()
-            font.setItalic(True)
-            return font
-        return None
-
-    def row_of(self, sequence: int) -> int | None:
-        return next((i for i, e in enumerate(self.rows) if e.sequence == sequence), None)
-
-    def set_session(self, session_id: str | None) -> None:
-        self.session_id = session_id
-        self.restart()
-
-
-class ChunksModel(PagedTableModel):
-    COLUMNS = ("Chunk", "Sequences", "Model", "Dims", "Text")
-
-    def __init__(self, ctx: StoreContext, parent: Any = None) -> None:
-        super().__init__(ctx, parent)
-        self.session_id: str | None = None
-
-    def active(self) -> bool:
-        return self.ctx.store is not None and self.session_id is not None
-
-    async def page(self, after: Any, limit: int) -> list[ChunkRow]:
-        return await self.ctx.require().chunks_page(self.session_id, after, limit)
-
-    def cursor(self, row: ChunkRow) -> int:
-        return row.rowid
-
-    def display(self, row: ChunkRow, column: int) -> Any:
-        seq = (
-            f"{row.sequence_start}"
-            if row.sequence_start == row.sequence_end
-            else f"{row.sequence_start}–{row.sequence_end}"
-        )
-        return (row.chunk_id, seq, row.embedding_model or "— no vector", row.dimensions, _preview(row.text))[column]
-
-    def full(self, row: ChunkRow, column: int) -> str:
-        return row.text if column == 4 else super().full(row, column)
-
-    def set_session(self, session_id: str | None) -> None:
-        self.session_id = session_id
-        self.restart()
-
-
-def fit_columns(view: QTableView, columns: range | tuple[int, ...]) -> None:
-    """Size ``columns`` to their content whenever a model's first rows arrive (the last column stretches)."""
-    model = view.model()
-
-    def fit(*_: Any) -> None:
-        if model.rowCount() <= 250:
-            for column in columns:
-                view.resizeColumnToContents(column)
-
-    model.rowsInserted.connect(fit)
-    model.modelReset.connect(fit)
-    fit()
 
 
 def _table(model: Any) -> QTableView:
@@ -322,40 +120,16 @@ class SessionsPanel(QWidget):
         self.chunks_view = _table(self.chunks)
         fit_columns(self.chunks_view, range(1, 4))
 
-        self.budget = QSpinBox(minimum=50, maximum=1_000_000, singleStep=500, value=2000, suffix=" tokens")
+        self.context = ContextPreview()
+        for name in ("budget", "context_warning", "context_info", "context_table"):
+            setattr(self, name, getattr(self.context, name))
         self.budget.valueChanged.connect(lambda _: self._load_context())
-        self.context_warning = QLabel()
-        self.context_warning.setWordWrap(True)
-        self.context_warning.setStyleSheet(WARNING_STYLE)
-        self.context_warning.setVisible(False)
-        self.context_info = QLabel()
-        self.context_info.setWordWrap(True)
-        self.context_table = QTableWidget(0, 5)
-        self.context_table.setHorizontalHeaderLabels(["Seq", "Status", "Tokens", "Role", "Text"])
-        self.context_table.verticalHeader().setVisible(False)
-        self.context_table.horizontalHeader().setStretchLastSection(True)
-        self.context_table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.context_table.setWordWrap(False)
-        self.context_table.verticalHeader().setDefaultSectionSize(self.context_table.fontMetrics().height() + 8)
-        tab_leaves(self.context_table)
-        context = QWidget()
-        ctx_layout = QVBoxLayout(context)
-        row = QHBoxLayout()
-        budget_label = QLabel("&Token budget")
-        budget_label.setBuddy(self.budget)
-        row.addWidget(budget_label)
-        row.addWidget(self.budget)
-        row.addStretch(1)
-        ctx_layout.addLayout(row)
-        ctx_layout.addWidget(self.context_warning)
-        ctx_layout.addWidget(self.context_info)
-        ctx_layout.addWidget(self.context_table, 1)
 
         self.tabs = QTabWidget()
         self.tabs.addTab(events_split, "Events")
         self.tabs.addTab(summary, "Summary")
         self.tabs.addTab(self.chunks_view, "Chunks")
-        self.tabs.addTab(context, "Context preview")
+        self.tabs.addTab(self.context, "Context preview")
         self.tabs.currentChanged.connect(lambda _: self._load_context())
 
         split = QSplitter(Qt.Orientation.Horizontal)
@@ -549,7 +323,7 @@ class SessionsPanel(QWidget):
         self.chunks.set_session(session_id)
         self._show_event(None)
         self._show_summary(session_id, None)
-        self._clear_context()
+        self.context.clear()
         self._update_header()
         self._update_actions()
         if session_id is not None:
@@ -604,11 +378,6 @@ class SessionsPanel(QWidget):
         self.summary_upper.setText(str(state.get("upper_sequence")))
         self.summary_text.setPlainText(str(state.get("summary", "")))
 
-    def _clear_context(self) -> None:
-        self.context_table.setRowCount(0)
-        self.context_info.setText("")
-        self.context_warning.setVisible(False)
-
     def _load_context(self) -> None:
         session_id = self._shown
         if session_id is None or self.tabs.currentIndex() != CONTEXT_TAB:
@@ -617,55 +386,9 @@ class SessionsPanel(QWidget):
 
         def show(preview: Any) -> None:
             if session_id == self._shown and budget == self.budget.value():
-                self._show_context(preview)
+                self.context.show_preview(preview)
 
         self.ctx.run(lambda: store.context_preview(session_id, budget), on_done=show, on_error=gone)
-
-    def _show_context(self, preview: Any) -> None:
-        counts = {s: sum(1 for i in preview.items if i.status == s) for s in ("included", "dropped", "summarized")}
-        summary = f"summary message: {plural(preview.summary_tokens, 'token')}; " if preview.summary_message else ""
-        self.context_info.setText(
-            f"{preview.used:,} of {plural(preview.budget, 'token')} — {summary}"
-            f"{plural(counts['included'], 'message')} included, {counts['dropped']:,} dropped, "
-            f"{counts['summarized']:,} covered by the summary"
-        )
-        over = preview.used - preview.budget
-        if over > 0:
-            alone = (
-                f": the summary message alone takes {plural(preview.summary_tokens, 'token')}"
-                if preview.summary_tokens > preview.budget
-                else ""
-            )
-            self.context_warning.setText(
-                f"⚠ {plural(preview.used, 'token')} — {over:,} over the {preview.budget:,} budget{alone}"
-            )
-        self.context_warning.setVisible(over > 0)
-        rows = preview.items
-        colors = {"included": None, "dropped": QColor("#9a9a9a"), "summarized": QColor("#2d7fb8")}
-        self.context_table.setRowCount(len(rows) + (1 if preview.summary_message else 0))
-        offset = 0
-        if preview.summary_message:
-            cells = ["—", "summary", str(preview.summary_tokens), "system", preview.summary_message]
-            for c, text in enumerate(cells):
-                self.context_table.setItem(0, c, self._context_cell(text, c))
-            offset = 1
-        for r, item in enumerate(rows):
-            cells = [str(item.sequence), item.status, str(item.tokens), item.role, item.text]
-            for c, text in enumerate(cells):
-                cell = self._context_cell(text, c)
-                if colors[item.status] is not None:
-                    cell.setForeground(QBrush(colors[item.status]))
-                self.context_table.setItem(r + offset, c, cell)
-        for column in range(4):
-            self.context_table.resizeColumnToContents(column)
-
-    @staticmethod
-    def _context_cell(text: str, column: int) -> QTableWidgetItem:
-        if column != 4:
-            return QTableWidgetItem(text)
-        cell = QTableWidgetItem(_preview(text))
-        cell.setToolTip(tip(text))
-        return cell
 
     # -- actions ------------------------------------------------------------------------------------
 
