@@ -42,24 +42,17 @@ The model of the vectors is guessed from their dimensions: 1536 → OpenAI ``tex
 default, which cannot be run here: the result is the FTS part only, as ZEKE does when embedding fails), 384 →
 all-MiniLM-L6-v2 (oxmem's own semantic model, run when installed).
 
-Eviction (:meth:`ZekeReader.eviction_preview`)
-==============================================
-ZEKE's ``evict_stale_and_lru`` computed, never done: (1) TTL — rows with ``ttl_seconds`` whose ``created_at +
-ttl_seconds < now``. ZEKE applies a scope's default TTL (90 days for ``task:``/``ops:``/``calendar:``) when it
-*stores* a memory, and its eviction only looks at ``ttl_seconds IS NOT NULL``: a NULL TTL never expires, so no
-default is applied here unless ``default_ttls`` asks for it (a what-if). (2) per-prefix caps over the rows
-left (``persona:`` 5000; ``task:``, ``ops:``, ``calendar:``, ``notes`` 10000; ZEKE matches ``scope LIKE
-'prefix%'``), deleting the least recently used beyond the cap; (3) a global cap of 20000 over what is left.
-LRU order is ZEKE's ``COALESCE(last_accessed_at, created_at) ASC, created_at ASC`` on the stored text (its naive
-ISO times sort as time), then rowid for rows equal in both (ZEKE leaves that tie to SQLite's scan, which is
-rowid order).
+Eviction
+========
+
+ZEKE's ``evict_stale_and_lru``, computed and never done: :mod:`.zeke_eviction`.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timezone
 from typing import Any
 
 import apsw
@@ -69,21 +62,26 @@ from ..embeddings.model_files import MODEL_NAME
 from ..errors import InvalidInputError
 from ..retrieval.hybrid import Hit, LegStats, QueryResult
 from ..store.notes import Note
-from .base import EDIT_KINDS, Capabilities, Eviction, EvictionPreview, ForeignReader, Retriever, hit
+from .base import EDIT_KINDS, Capabilities, EvictionPreview, ForeignReader, Retriever, hit
 from .info import EmbeddingInfo
-from .times import parse_when, rfc3339, shown_time
+from .times import rfc3339, shown_time
+from .zeke_eviction import (
+    _COLUMNS,
+    DEFAULT_CAPS,
+    GLOBAL_CAP,
+    _check_cap,
+    _expires,
+    _utc,
+    cap_prefix,
+    evictions,
+    like_prefix,
+    prefix_matches,
+)
 
 #: ZEKE's default embedding model (1536 dimensions); it needs OpenAI, so oxmem cannot run it
 OPENAI_MODEL = "text-embedding-3-small (OpenAI, ZEKE's default)"
 FTS_WEIGHT = 0.4
 VECTOR_WEIGHT = 0.6
-#: ZEKE's scope prefixes (as its eviction matches them, ``scope LIKE 'prefix%'``) and their row caps
-DEFAULT_CAPS: dict[str, int] = {"persona:": 5000, "task:": 10000, "ops:": 10000, "calendar:": 10000, "notes": 10000}
-GLOBAL_CAP = 20000
-#: ZEKE's default TTL per scope prefix, applied when it stores a memory (given here only as a what-if)
-DEFAULT_TTLS: dict[str, int] = {"task:": 90 * 86400, "ops:": 90 * 86400, "calendar:": 90 * 86400}
-_ASCII_FOLD = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
-_COLUMNS = "rowid, id, text, scope, tags, created_at, last_accessed_at, ttl_seconds"
 
 
 def guess_model(dims: int) -> str:
@@ -101,26 +99,6 @@ def fts_query(query: str) -> str | None:
     words = ["".join(c for c in word if c.isalnum() or c in "-_") for word in query.split()]
     quoted = [f'"{w}"' for w in words if w]
     return " OR ".join(quoted) if quoted else None
-
-
-def like_prefix(prefix: str) -> str:
-    """``prefix%`` for ``LIKE … ESCAPE '\\'`` with the prefix's own ``%``, ``_`` and ``\\`` taken literally."""
-    return prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
-
-
-def prefix_matches(scope: object, prefix: str) -> bool:
-    """``scope LIKE 'prefix%'`` as SQLite decides it (ASCII letters case-insensitive), prefix taken literally."""
-    if not isinstance(scope, str):
-        return False
-    return scope.translate(_ASCII_FOLD).startswith(prefix.translate(_ASCII_FOLD))
-
-
-def cap_prefix(name: str) -> str:
-    """A cap's name as ZEKE's prefix: ``persona`` → ``persona:``, ``notes`` → ``notes`` (ZEKE's own spelling),
-    any other name without a colon gets one."""
-    if name == "notes" or name.endswith(":"):
-        return name
-    return name + ":"
 
 
 def parse_tags(raw: object) -> tuple[list[str], str | None]:
@@ -158,36 +136,6 @@ def _unloadable(tags: object, created_at: object, accessed: object, embedding: o
         if len(embedding) % 4:
             return f"its embedding has {len(embedding)} bytes, not a whole number of float32 values"
     return None
-
-
-def _sqlite_order(value: object) -> tuple[int, Any]:
-    """A sort key that orders values as SQLite's ``ORDER BY`` does (NULL, numbers, text, blobs)."""
-    if value is None:
-        return (0, 0)
-    if isinstance(value, (int, float)):
-        return (1, value)
-    if isinstance(value, str):
-        return (2, value)
-    return (3, bytes(value))  # type: ignore[arg-type]
-
-
-def _utc(now: datetime | None) -> datetime:
-    if now is None:
-        return datetime.now(timezone.utc)
-    if now.tzinfo is None:
-        return now.replace(tzinfo=timezone.utc)
-    return now.astimezone(timezone.utc)
-
-
-def _expires(created_at: object, ttl: object) -> datetime | None:
-    """``created_at + ttl_seconds`` (None: no TTL, or values ZEKE could not add either)."""
-    when = parse_when(created_at)
-    if when is None or ttl is None or isinstance(ttl, (str, bytes)):
-        return None
-    try:
-        return when + timedelta(seconds=ttl)  # type: ignore[arg-type]
-    except (OverflowError, TypeError):
-        return None
 
 
 class ZekeReader(ForeignReader):
@@ -546,103 +494,7 @@ class ZekeReader(ForeignReader):
             cap_prefix(name): _check_cap(ttl, f"default TTL of {name!r}") for name, ttl in (default_ttls or {}).items()
         }
         at = _utc(now)
-        return await self._db.read(self._evictions, at, caps, global_cap, ttls)
-
-    def _evictions(
-        self,
-        conn: apsw.Connection,
-        at: datetime,
-        caps: dict[str, int | None],
-        global_cap: int | None,
-        ttls: dict[str, int | None],
-    ) -> EvictionPreview:
-        rows = conn.execute(f"SELECT {_COLUMNS} FROM memories ORDER BY rowid").fetchall()
-        shown_now = rfc3339(at)
-        rules = [
-            f"ttl: memories with ttl_seconds whose created_at + ttl_seconds is before {shown_now} (a NULL ttl_seconds "
-            "never expires: ZEKE applies a scope's default TTL when it stores a memory, not when it evicts)"
-        ]
-        items: list[Eviction] = []
-
-        def evict(row: tuple, rule: str) -> None:
-            _rowid, mid, text, scope, _tags, created, accessed, _ttl = row
-            items.append(
-                Eviction(
-                    str(mid),
-                    scope,
-                    rule,
-                    "" if text is None else str(text),
-                    shown_time(created) if created is not None else None,
-                    shown_time(accessed) if accessed else None,
-                )
-            )
-
-        # 1) TTL
-        live = []
-        for row in rows:
-            _rowid, mid, _text, scope, _tags, created, _accessed, ttl = row
-            rule = "ttl"
-            if ttl is None:
-                prefix = next((p for p in ttls if ttls[p] is not None and prefix_matches(scope, p)), None)
-                if prefix is None:
-                    live.append(row)
-                    continue
-                ttl, rule = ttls[prefix], f"default ttl {prefix}"
-            expires = _expires(created, ttl)
-            if expires is None:
-                rules.append(
-                    f"⚠ memory {mid}: created_at {created!r} + ttl_seconds {ttl!r} cannot be computed; ZEKE's eviction "
-                    "would stop with an error here (kept in this preview)"
-                )
-                live.append(row)
-            elif at > expires:
-                evict(row, rule)
-            else:
-                live.append(row)
-        for prefix, ttl in ttls.items():
-            if ttl is not None:
-                rules.append(
-                    f"default ttl {prefix}: what-if — memories of {prefix}* with a NULL ttl_seconds given {ttl:,} s "
-                    "(ZEKE itself does not do this)"
-                )
-
-        def lru(row: tuple) -> tuple:
-            rowid, _mid, _text, _scope, _tags, created, accessed, _ttl = row
-            return (_sqlite_order(accessed if accessed is not None else created), _sqlite_order(created), rowid)
-
-        # 2) per-prefix caps, in ZEKE's order, each over what is left
-        for prefix, cap in caps.items():
-            if cap is None:
-                continue
-            rule = f"cap {prefix} {cap}"
-            rules.append(
-                f"{rule}: beyond {cap:,} memories whose scope starts with {prefix!r}, the least recently used go "
-                "(COALESCE(last_accessed_at, created_at) ascending, then created_at, then rowid)"
-            )
-            group = [r for r in live if prefix_matches(r[3], prefix)]
-            if len(group) > cap:
-                excess = sorted(group, key=lru)[: len(group) - cap]
-                for r in excess:
-                    evict(r, rule)
-                gone = {r[0] for r in excess}
-                live = [r for r in live if r[0] not in gone]
-
-        # 3) global cap
-        if global_cap is not None:
-            rule = f"global cap {global_cap}"
-            rules.append(f"{rule}: beyond {global_cap:,} memories in all, the least recently used go (same order)")
-            if len(live) > global_cap:
-                for r in sorted(live, key=lru)[: len(live) - global_cap]:
-                    evict(r, rule)
-        return EvictionPreview(shown_now, rules, items)
-
-
-def _check_cap(value: Any, what: str) -> Any:
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise InvalidInputError(f"{what} must be a whole number ≥ 0 (or None), not {value!r}")
-    return value
+        return await self._db.read(evictions, at, caps, global_cap, ttls)
 
 
 __all__ = ["OPENAI_MODEL", "ZekeReader", "fts_query", "guess_model"]

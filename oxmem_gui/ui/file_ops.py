@@ -1,0 +1,191 @@
+"""What the inspector does with files: open one (asking for an encrypted file's key), a demo, a new store or a
+dropped file; back up; enable editing (after a backup); list, open and restore backups; import events from JSON
+Lines and re-embed chunks with a model, both with progress and cancel.
+
+:class:`FileOperations` is mixed into :class:`~.main_window.MainWindow`, whose menus call these.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QUrl
+from PySide6.QtGui import QDesktopServices, QDragEnterEvent, QDropEvent
+
+from ..core import KeyRequiredError, OperationCancelled
+from ..core.store.backups import Backup
+from ..core.store.importing import ImportResult
+from ..core.store.jsonl import read_jsonl
+from .context import StoreContext, backups_dir
+from .dialogs import Dialogs
+from .notes import NotesPanel
+from .widgets import plural
+
+
+class FileOperations:
+    """The file actions of :class:`~.main_window.MainWindow` (see the module's docstring)."""
+
+    # what it uses of the window
+    ctx: StoreContext
+    dialogs: Dialogs
+    notes: NotesPanel
+
+    def open_dialog(self) -> None:
+        path = self.dialogs.open_file(
+            "Open a memory store", "SQLite databases (*.db *.sqlite *.sqlite3);;All files (*)"
+        )
+        if path:
+            self.open_path(str(path))
+
+    def open_path(self, path: str, read_only: bool = True, key: str | None = None) -> None:
+        if not self.notes.guard():
+            return
+
+        def needs_key(exc: Exception) -> bool:  # an encrypted file: ask for its key, and try again with it
+            if not isinstance(exc, KeyRequiredError):
+                return False
+            answer = self.dialogs.secret("Encrypted database", f"{exc}\n\nKey:")
+            if answer:
+                self.open_path(path, read_only, answer)
+            return True
+
+        self.ctx.run(
+            lambda: self.ctx.open(path, read_only=read_only, key=key),
+            label=f"Opening {Path(path).name}",
+            on_error=needs_key,
+        )
+
+    def open_demo(self) -> None:
+        if self.notes.guard():
+            self.ctx.run(self.ctx.open_demo, label="Creating a demo store")
+
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:  # noqa: N802 - Qt's name
+        if any(url.isLocalFile() for url in event.mimeData().urls()):
+            event.acceptProposedAction()
+
+    def dropEvent(self, event: QDropEvent) -> None:  # noqa: N802 - Qt's name
+        """A file dropped on the window opens (read-only, like File ▸ Open)."""
+        files = [url.toLocalFile() for url in event.mimeData().urls() if url.isLocalFile()]
+        if files:
+            event.acceptProposedAction()
+            self.open_path(files[0])
+
+    def new_store(self) -> None:
+        path = self.dialogs.save_file("New memory store", "SQLite databases (*.db)", "memory.db")
+        if path:
+            self.open_path(str(path), read_only=False)
+
+    def back_up(self) -> None:
+        store = self.ctx.store
+        if store is None:
+            return
+        path = self.dialogs.save_file("Back up the store to", "SQLite databases (*.db)", f"{store.path.stem}-backup.db")
+        if path:
+            self.ctx.run(
+                lambda: store.backup_to(path),
+                label="Backing up",
+                on_done=lambda p: self.statusBar().showMessage(f"Backed up to {p}", 8000),
+            )
+
+    def enable_editing(self) -> None:
+        if self.ctx.store is None or not self.ctx.read_only:
+            return
+        self.ctx.run(
+            self.ctx.enable_editing,
+            label="Backing up before editing",
+            on_done=lambda p: self.statusBar().showMessage(
+                f"Editing enabled; backup at {p} (File ▸ Backups… lists them)", 15000
+            ),
+        )
+
+    def show_backups(self) -> None:
+        """File ▸ Backups…: list them; open one read-only, restore one into the open store, or show the folder."""
+        self.ctx.run(self.ctx.backups, label="Listing backups", on_done=self._chose_backup)
+
+    def _chose_backup(self, backups: list[Backup]) -> None:
+        store = self.ctx.store
+        refusal = self.ctx.edit_refusal("events") if store is not None else "No store is open."
+        answer = self.dialogs.backups(backups, str(backups_dir()), store.path.name if store else None, refusal)
+        if answer is None:
+            return
+        action, backup = answer
+        if action == "folder":
+            backups_dir().mkdir(parents=True, exist_ok=True)
+            QDesktopServices.openUrl(QUrl.fromLocalFile(str(backups_dir())))
+        elif action == "open" and backup is not None:
+            self.open_path(str(backup.path))
+        elif action == "restore" and backup is not None and store is not None and refusal is None:
+            self._restore(backup)
+
+    def _restore(self, backup: Backup) -> None:
+        store = self.ctx.require()
+        taken = backup.taken_at.strftime("%Y-%m-%d %H:%M:%S")
+        question = (
+            f"Replace everything in {store.path.name} with the backup taken {taken}?\n\n"
+            "What the file holds now is backed up first, so this can be undone the same way."
+        )
+        if not self.notes.guard() or not self.dialogs.confirm("Restore a backup", question, "Restore"):
+            return
+        self.ctx.run(
+            lambda: self.ctx.restore_backup(backup.path),
+            label=f"Restoring {backup.path.name}",
+            on_done=lambda before: self.statusBar().showMessage(
+                f"Restored the backup of {taken}; what was there before is in {before}", 15000
+            ),
+        )
+
+    def import_events(self) -> None:
+        store = self.ctx.writable()
+        if store is None:
+            return
+        path = self.dialogs.open_file("Import events", "JSON Lines (*.jsonl *.ndjson);;All files (*)")
+        if path is None:
+            return
+
+        async def work(progress: Any, stop: Any) -> ImportResult:
+            records = await asyncio.to_thread(read_jsonl, path)
+            return await store.import_events(records, progress=progress, stop=stop)
+
+        def done(result: ImportResult) -> None:
+            skipped = f" ({plural(result.skipped, 'was', 'were')} already there)" if result.skipped else ""
+            self.statusBar().showMessage(f"Imported {plural(result.stored, 'event')} from {path.name}{skipped}", 10000)
+
+        def failed(exc: Exception) -> bool:  # a cancel keeps the batches already committed: say so
+            if isinstance(exc, OperationCancelled) and "resume" in str(exc):
+                self.dialogs.info(str(exc).capitalize() + ".")
+                return True
+            return False
+
+        self.ctx.run(
+            work,
+            label=f"Importing {path.name}",
+            with_progress=True,
+            changes="sessions",
+            on_done=done,
+            on_error=failed,
+        )
+
+    def reindex(self, model: str) -> None:
+        store = self.ctx.writable()
+        if store is None:
+            return
+
+        async def work(progress: Any, stop: Any) -> Any:
+            return await store.reindex(None, model, progress, stop)
+
+        def done(result: Any) -> None:
+            self.statusBar().showMessage(
+                f"Re-embedded {plural(result.reembedded, 'chunk')} with {result.model}"
+                + (f"; {result.remaining:,} remain — run it again to resume" if result.remaining else ""),
+                15000,
+            )
+
+        self.ctx.run(
+            work, label=f"Re-indexing with the {model} model", with_progress=True, changes="sessions", on_done=done
+        )
+
+    def cancel_work(self) -> None:
+        for op in self.ctx.running:
+            op.cancel()

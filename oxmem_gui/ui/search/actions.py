@@ -1,0 +1,176 @@
+"""What the search panel does with a ranking and its results besides showing them: make the ranking the default
+of a session or the file (in oxmem's settings, never the file), pin results as A and compare, export, grade hits
+into a query set, and measure the set's metrics.
+
+:class:`ResultActions` is mixed into :class:`~.panel.SearchPanel`: it uses the panel's controls, results and tools.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtWidgets import QDialog, QTextBrowser, QVBoxLayout
+
+from ...core.formats.base import Retriever
+from ...core.memory import choose_ranking, default_ranking
+from ...core.retrieval.evaluation import Evaluation, evaluate_settings, result_rows, results_json, to_csv
+from ...core.retrieval.hybrid import QueryResult
+from ...core.retrieval.judgments import JudgmentStore
+from ..context import StoreContext
+from ..dialogs import Dialogs
+from .controls import SearchControls
+from .explanation import compare_text
+from .metrics import MetricsDialog
+from .results import ResultsModel
+from .tools import ResultTools
+
+
+class ResultActions:
+    """The actions of :class:`~.panel.SearchPanel` on its ranking and results (see the module's docstring)."""
+
+    # what it uses of the panel
+    ctx: StoreContext
+    dialogs: Dialogs
+    controls: SearchControls
+    tools: ResultTools
+    model: ResultsModel
+    judgments: JudgmentStore
+    result: QueryResult | None
+    baseline: QueryResult | None
+    pinned: QueryResult | None
+    default_choice: tuple[str, str] | None
+    last_dialog: QDialog | None
+
+    def _look_up_default(self, select: bool) -> None:
+        """Find the session's default ranking (chosen per session or file, else built in), mark it in the list,
+        and with ``select`` make it the current one."""
+        store = self.ctx.store
+        if store is None or not any(r.scope == "session" for r in store.retrievers()):
+            return
+        session = self.session.currentText().strip() or None
+        self._lookups += 1
+        lookup = self._lookups
+
+        def got(found: tuple[Retriever, str]) -> None:
+            if lookup != self._lookups or store is not self.ctx.store:
+                return  # another session or file since
+            ranking, why = found
+            self.default_choice = (ranking.name, why)
+            why_text = {"session": "default for this session", "file": "default for this file"}.get(why, "default")
+            for i in range(self.ranking.count()):
+                r = self.ranking.itemData(i)
+                self.ranking.setItemText(i, r.label + (f" ({why_text})" if r.name == ranking.name else ""))
+                if select and r.name == ranking.name:
+                    self.ranking.setCurrentIndex(i)
+
+        self.ctx.run(lambda: default_ranking(store, session), on_done=got)
+
+    def make_default(self, for_session: bool) -> None:
+        """Make the current ranking the default for the session in the field (``for_session``) or the file."""
+        store, ranking = self.ctx.store, self.current_ranking()
+        session = self.session.currentText().strip()
+        if store is None or ranking is None or ranking.scope != "session":
+            self.controls.say("Choose a ranking over sessions to make it the default.")
+            return
+        if for_session and not session:
+            self.controls.say("Choose a session to make this ranking its default.")
+            return
+        self.ctx.run(
+            lambda: choose_ranking(store, ranking.name, session if for_session else None),
+            on_done=lambda _: self._look_up_default(select=False),
+        )
+
+    def forget_default(self) -> None:
+        """Forget the session's and the file's choices: the built-in default again."""
+        store, session = self.ctx.store, self.session.currentText().strip()
+        if store is None:
+            return
+
+        async def forget() -> None:
+            if session:
+                await choose_ranking(store, None, session)
+            await choose_ranking(store, None, None)
+
+        self.ctx.run(forget, on_done=lambda _: self._look_up_default(select=False))
+
+    def pin(self) -> None:
+        self.pinned = self.result
+        self._update_buttons()
+
+    def compare_text(self) -> str:
+        """The shown results (B) against A: the pinned results, or else the query's default-settings ranking."""
+        return compare_text(self.pinned or self.baseline, self.result, self.pinned is not None)
+
+    def compare(self) -> None:
+        if (self.pinned is None and self.baseline is None) or self.result is None:
+            return
+        dialog = QDialog(self)
+        dialog.setWindowTitle("Compare A and B")
+        view = QTextBrowser()
+        view.setPlainText(self.compare_text())
+        QVBoxLayout(dialog).addWidget(view)
+        dialog.resize(780, 420)
+        self.last_dialog = dialog
+        dialog.show()
+
+    def export(self) -> None:
+        if self.result is None:
+            return
+        path = self.dialogs.save_file("Export results", "JSON (*.json);;CSV (*.csv)", "results.json")
+        if path is None:
+            return
+        text = to_csv(result_rows(self.result)) if path.suffix.lower() == ".csv" else results_json(self.result)
+        self.ctx.run(lambda: asyncio.to_thread(Path(path).write_text, text, "utf-8"), label="Exporting results")
+
+    def set_name(self) -> str:
+        return self.tools.set_name()
+
+    def _load_grades(self) -> None:
+        store, result, name = self.ctx.store, self.result, self.set_name()
+        if store is None or result is None:
+            return
+
+        def find() -> dict[str, int]:
+            for q in self.judgments.queries(store.path, name):
+                if (q.session_id, q.query) == (result.session_id, result.query):
+                    return q.grades
+            return {}
+
+        self.ctx.run(lambda: asyncio.to_thread(find), on_done=self.model.set_grades)
+
+    def _graded(self, chunk_id: str, grade: int | None) -> None:
+        store, result, name = self.ctx.require(), self.result, self.set_name()
+        self.ctx.run(
+            lambda: asyncio.to_thread(
+                self.judgments.judge, store.path, name, result.session_id, result.query, chunk_id, grade
+            )
+        )
+
+    def metrics(self) -> None:
+        store, name = self.ctx.store, self.set_name()
+        if store is None:
+            return
+        w, mode, k = self.vector_weight(), self.mode.currentText(), self.top_k.value()
+        ranking = self.current_ranking()
+        fixed = ranking.name if ranking is not None and not ranking.tunable and ranking.scope == "session" else None
+
+        async def work(progress: Any, stop: Any) -> Evaluation | None:
+            judged = await asyncio.to_thread(self.judgments.queries, store.path, name)
+            if not judged:
+                return None
+            return await evaluate_settings(
+                store, judged, top_k=k, k=k, vector_weight=w, fts_mode=mode, progress=progress, ranking=fixed
+            )
+
+        def done(evaluation: Evaluation | None) -> None:
+            if evaluation is None:
+                self.dialogs.info(f"The query set “{name}” has no judged queries yet: grade some hits (0–3) first.")
+                return
+            current = ranking.label if fixed else f"vector {w:g} / FTS {1 - w:g}, {mode} mode"
+            self.last_dialog = MetricsDialog(evaluation, name, current, self.dialogs, self)
+            self.last_dialog.apply_best.connect(self.apply_best)
+            self.last_dialog.show()
+
+        self.ctx.run(work, label=f"Measuring “{name}”", with_progress=True, on_done=done)
