@@ -26,6 +26,7 @@ from PySide6.QtCore import QSettings, QTimer  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from oxmem_gui.core import MemoryStore  # noqa: E402
+from oxmem_gui.core.store.events import store_records  # noqa: E402
 from oxmem_gui.ui.context import StoreContext  # noqa: E402
 from oxmem_gui.ui.main_window import MainWindow  # noqa: E402
 
@@ -71,7 +72,7 @@ async def import_stalls(tmp: Path) -> tuple[float, float, float, float]:
     meter.start()
     await asyncio.sleep(0.02)
     t = time.perf_counter()
-    store._store_many(store._db.conn, events, None, __import__("threading").Event())
+    store_records(store._db.conn, events, store.backend)
     baseline_s = time.perf_counter() - t
     await asyncio.sleep(0.02)
     baseline = meter.stop()
