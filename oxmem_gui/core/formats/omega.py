@@ -193,7 +193,7 @@ class OmegaReader(ForeignReader):
                 ("project", "project"),
                 ("summary", "summary"),
             ):
-                if c[column] is not None:
+                if c[column] is not None and not (column == "project" and c[column] == ""):  # '' = no project
                     details[key] = c[column]
             if c["last_activity"] is not None:
                 details["last_activity"] = shown_time(c["last_activity"])

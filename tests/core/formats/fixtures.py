@@ -10,11 +10,13 @@ Facts a test can rely on
 
 Omega (``make_omega``; FORMATS.md §B) — WAL, written with foreign keys on
 -------------------------------------------------------------------------
-* ``variant="current"``: 13 rows in ``_migrations`` (:data:`OMEGA_MIGRATION_NAMES`, ``001_init`` …
-  ``013_multi_lessons``); ``variant="old"``: the first 6 (up to ``006_limitations_and_aliases``), so no
-  ``outcomes``/``lessons``/``project_sessions`` tables, no ``project`` column on ``conversations`` or
-  ``scheduled_tasks``, and no ``task_type``/``retry_count``/``last_error`` on ``scheduled_tasks``. The rows below
-  are the same in both variants (less the missing columns and tables).
+* The schema is the agent's own migration scripts, verbatim (``upstream/omega/``, commit ce9f4b2), applied and
+  recorded in ``_migrations`` as its ``run_migrations`` does. ``variant="current"``: all 13
+  (:data:`OMEGA_MIGRATION_NAMES`, ``001_init`` … ``013_multi_lessons``); ``variant="old"``: the first 6 (up to
+  ``006_limitations``), so no ``user_aliases``/``outcomes``/``lessons``/``project_sessions`` tables, no
+  ``project`` column on ``conversations`` or ``scheduled_tasks``, and no ``task_type``/``retry_count``/
+  ``last_error`` on ``scheduled_tasks``. The rows below are the same in both variants (less the missing columns
+  and tables); every id is uuid text and "no project" is ``''``, as the agent writes them.
 * Senders: ``'4242'`` on channel ``'telegram'`` (Marta) and ``'77'`` on channel ``'discord'`` (Jonas).
 * 5 conversations (:data:`OMEGA_CONVERSATIONS`, name -> id):
   ``dentist`` (telegram/4242, closed, summary), ``lisbon`` (telegram/4242, closed, summary, project ``travel``),
@@ -33,8 +35,8 @@ Omega (``make_omega``; FORMATS.md §B) — WAL, written with foreign keys on
   weekdays); statuses delivered ×2, cancelled ×1, pending ×5; ``due_at`` in three spellings
   (``2026-03-12T07:30:00Z``, ``2026-03-02T07:00:00`` and ``2026-03-01 18:00:00``). Task ``standup`` (current)
   has ``retry_count`` 2 and a ``last_error``.
-* Also 4 ``audit_log`` rows, 1 ``limitations`` row, 1 ``user_aliases`` row (``'15550100'`` -> ``'4242'``);
-  current only: 2 ``outcomes``, 2 ``lessons`` (same sender and domain, allowed since ``013_multi_lessons``),
+* Also 4 ``audit_log`` rows, 1 ``limitations`` row; current only: 1 ``user_aliases`` row (``'15550100'`` ->
+  ``'4242'``), 2 ``outcomes``, 2 ``lessons`` (same sender and domain, allowed since ``013_multi_lessons``),
   1 ``project_sessions``.
 
 ZEKE (``make_zeke``; FORMATS.md §C) — rollback journal (``journal_mode=delete``), no foreign keys
@@ -201,210 +203,11 @@ def _json(value: Any) -> str:
 
 # == Omega =====================================================================================================
 
+#: the agent's own migration scripts, verbatim (``upstream/omega/README.md`` gives the commit)
+OMEGA_UPSTREAM = Path(__file__).resolve().parent / "upstream" / "omega"
 #: (name, SQL) in order; "old" files stop after the sixth.
 OMEGA_MIGRATIONS: list[tuple[str, str]] = [
-    (
-        "001_init",
-        """
-        CREATE TABLE conversations (
-            id TEXT PRIMARY KEY,
-            channel TEXT NOT NULL,
-            sender_id TEXT NOT NULL,
-            started_at TEXT NOT NULL DEFAULT (datetime('now')),
-            updated_at TEXT NOT NULL DEFAULT (datetime('now'))
-        );
-        CREATE INDEX idx_conversations_channel_sender ON conversations (channel, sender_id);
-        CREATE TABLE messages (
-            id TEXT PRIMARY KEY,
-            conversation_id TEXT NOT NULL REFERENCES conversations (id),
-            role TEXT NOT NULL CHECK (role IN ('user', 'assistant')),
-            content TEXT NOT NULL,
-            timestamp TEXT NOT NULL DEFAULT (datetime('now')),
-            metadata_json TEXT
-        );
-        CREATE INDEX idx_messages_conversation ON messages (conversation_id, timestamp);
-        CREATE TABLE facts (
-            id TEXT PRIMARY KEY,
-            sender_id TEXT NOT NULL,
-            key TEXT NOT NULL,
-            value TEXT NOT NULL,
-            source_message_id TEXT,
-            created_at TEXT NOT NULL DEFAULT (datetime('now')),
-            updated_at TEXT NOT NULL DEFAULT (datetime('now')),
-            UNIQUE (sender_id, key)
-        );
-        """,
-    ),
-    (
-        "002_audit_log",
-        """
-        CREATE TABLE audit_log (
-            id INTEGER PRIMARY KEY AUTOINCREMENT,
-            timestamp TEXT NOT NULL DEFAULT (datetime('now')),
-            channel TEXT NOT NULL,
-            sender_id TEXT NOT NULL,
-            sender_name TEXT,
-            input_text TEXT NOT NULL,
-            output_text TEXT,
-            provider_used TEXT,
-            model TEXT,
-            processing_ms INTEGER,
-            status TEXT NOT NULL DEFAULT 'ok' CHECK (status IN ('ok', 'error', 'denied')),
-            denial_reason TEXT
-        );
-        CREATE INDEX idx_audit_log_timestamp ON audit_log (timestamp);
-        CREATE INDEX idx_audit_log_sender ON audit_log (channel, sender_id);
-        """,
-    ),
-    (
-        "003_conversation_lifecycle",
-        """
-        ALTER TABLE conversations ADD COLUMN summary TEXT;
-        ALTER TABLE conversations ADD COLUMN last_activity TEXT;
-        ALTER TABLE conversations ADD COLUMN status TEXT NOT NULL DEFAULT 'active'
-            CHECK (status IN ('active', 'closed'));
-        UPDATE conversations SET last_activity = updated_at;
-        CREATE INDEX idx_conversations_status ON conversations (channel, sender_id, status, last_activity);
-        """,
-    ),
-    (
-        "004_fts5_recall",
-        """
-        CREATE VIRTUAL TABLE messages_fts USING fts5(content, content='messages', content_rowid='rowid');
-        INSERT INTO messages_fts (rowid, content) SELECT rowid, content FROM messages WHERE role = 'user';
-        CREATE TRIGGER messages_fts_insert AFTER INSERT ON messages WHEN new.role = 'user' BEGIN
-            INSERT INTO messages_fts (rowid, content) VALUES (new.rowid, new.content);
-        END;
-        CREATE TRIGGER messages_fts_delete AFTER DELETE ON messages WHEN old.role = 'user' BEGIN
-            INSERT INTO messages_fts (messages_fts, rowid, content) VALUES ('delete', old.rowid, old.content);
-        END;
-        CREATE TRIGGER messages_fts_update AFTER UPDATE ON messages BEGIN
-            INSERT INTO messages_fts (messages_fts, rowid, content)
-                SELECT 'delete', old.rowid, old.content WHERE old.role = 'user';
-            INSERT INTO messages_fts (rowid, content) SELECT new.rowid, new.content WHERE new.role = 'user';
-        END;
-        """,
-    ),
-    (
-        "005_scheduled_tasks",
-        """
-        CREATE TABLE scheduled_tasks (
-            id TEXT PRIMARY KEY,
-            channel TEXT NOT NULL,
-            sender_id TEXT NOT NULL,
-            reply_target TEXT,
-            description TEXT NOT NULL,
-            due_at TEXT NOT NULL,
-            repeat TEXT CHECK (repeat IS NULL OR repeat IN ('once', 'daily', 'weekly', 'monthly', 'weekdays')),
-            status TEXT NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'delivered', 'cancelled')),
-            created_at TEXT NOT NULL DEFAULT (datetime('now')),
-            delivered_at TEXT
-        );
-        CREATE INDEX idx_scheduled_tasks_due ON scheduled_tasks (status, due_at);
-        CREATE INDEX idx_scheduled_tasks_sender ON scheduled_tasks (channel, sender_id);
-        """,
-    ),
-    (
-        "006_limitations_and_aliases",
-        """
-        CREATE TABLE limitations (
-            id TEXT PRIMARY KEY,
-            title TEXT NOT NULL UNIQUE,
-            description TEXT NOT NULL,
-            proposed_plan TEXT,
-            status TEXT NOT NULL DEFAULT 'open' CHECK (status IN ('open', 'resolved')),
-            created_at TEXT NOT NULL DEFAULT (datetime('now')),
-            resolved_at TEXT
-        );
-        CREATE TABLE user_aliases (
-            alias_sender_id TEXT PRIMARY KEY,
-            canonical_sender_id TEXT NOT NULL,
-            created_at TEXT NOT NULL DEFAULT (datetime('now'))
-        );
-        """,
-    ),
-    ("007_task_types", "ALTER TABLE scheduled_tasks ADD COLUMN task_type TEXT NOT NULL DEFAULT 'reminder';"),
-    (
-        "008_task_retry",
-        """
-        ALTER TABLE scheduled_tasks ADD COLUMN retry_count INTEGER NOT NULL DEFAULT 0;
-        ALTER TABLE scheduled_tasks ADD COLUMN last_error TEXT;
-        """,
-    ),
-    (
-        "009_outcomes",
-        """
-        CREATE TABLE outcomes (
-            id INTEGER PRIMARY KEY AUTOINCREMENT,
-            sender_id TEXT NOT NULL,
-            domain TEXT NOT NULL,
-            score INTEGER NOT NULL CHECK (score IN (-1, 0, 1)),
-            lesson TEXT NOT NULL,
-            source TEXT NOT NULL DEFAULT 'conversation',
-            timestamp TEXT NOT NULL DEFAULT (datetime('now'))
-        );
-        CREATE INDEX idx_outcomes_sender ON outcomes (sender_id, timestamp);
-        """,
-    ),
-    (
-        "010_lessons",
-        """
-        CREATE TABLE lessons (
-            id INTEGER PRIMARY KEY AUTOINCREMENT,
-            sender_id TEXT NOT NULL,
-            domain TEXT NOT NULL,
-            rule TEXT NOT NULL,
-            occurrences INTEGER NOT NULL DEFAULT 1,
-            created_at TEXT NOT NULL DEFAULT (datetime('now')),
-            updated_at TEXT NOT NULL DEFAULT (datetime('now')),
-            UNIQUE (sender_id, domain)
-        );
-        """,
-    ),
-    (
-        "011_projects",
-        """
-        ALTER TABLE conversations ADD COLUMN project TEXT;
-        ALTER TABLE scheduled_tasks ADD COLUMN project TEXT;
-        ALTER TABLE outcomes ADD COLUMN project TEXT;
-        ALTER TABLE lessons ADD COLUMN project TEXT;
-        """,
-    ),
-    (
-        "012_project_sessions",
-        """
-        CREATE TABLE project_sessions (
-            id TEXT PRIMARY KEY,
-            channel TEXT NOT NULL,
-            sender_id TEXT NOT NULL,
-            project TEXT NOT NULL,
-            session_id TEXT NOT NULL,
-            created_at TEXT NOT NULL DEFAULT (datetime('now')),
-            updated_at TEXT NOT NULL DEFAULT (datetime('now')),
-            UNIQUE (channel, sender_id, project)
-        );
-        """,
-    ),
-    (
-        "013_multi_lessons",
-        """
-        CREATE TABLE lessons_new (
-            id INTEGER PRIMARY KEY AUTOINCREMENT,
-            sender_id TEXT NOT NULL,
-            domain TEXT NOT NULL,
-            rule TEXT NOT NULL,
-            occurrences INTEGER NOT NULL DEFAULT 1,
-            created_at TEXT NOT NULL DEFAULT (datetime('now')),
-            updated_at TEXT NOT NULL DEFAULT (datetime('now')),
-            project TEXT
-        );
-        INSERT INTO lessons_new SELECT id, sender_id, domain, rule, occurrences, created_at, updated_at, project
-            FROM lessons;
-        DROP TABLE lessons;
-        ALTER TABLE lessons_new RENAME TO lessons;
-        CREATE INDEX idx_lessons_sender_domain ON lessons (sender_id, domain);
-        """,
-    ),
+    (f.stem, f.read_text(encoding="utf-8")) for f in sorted(OMEGA_UPSTREAM.glob("[0-9][0-9][0-9]_*.sql"))
 ]
 OMEGA_MIGRATION_NAMES = [name for name, _ in OMEGA_MIGRATIONS]
 OMEGA_OLD_MIGRATIONS = 6
@@ -525,6 +328,20 @@ def _stamp(start: str, seconds: int) -> str:
 
 
 def _omega_rows() -> dict[str, list[dict[str, Any]]]:
+    """The rows of every table, as the agent writes them: an id (uuid4 text) on every row, ``project`` ``''`` for
+    none (its migrations declare ``project TEXT NOT NULL DEFAULT ''``)."""
+    rows = _omega_row_values()
+    for n, (table, namespace) in enumerate((("audit_log", 0x0A0D), ("outcomes", 0x0C0E), ("lessons", 0x1E55))):
+        for i, row in enumerate(rows[table], 1):
+            row.setdefault("id", _uuid(namespace + n, i))
+    for table_rows in rows.values():
+        for row in table_rows:
+            if "project" in row and row["project"] is None:
+                row["project"] = ""
+    return rows
+
+
+def _omega_row_values() -> dict[str, list[dict[str, Any]]]:
     conversations, messages = [], []
     n = 0
     for name, channel, sender, started, summary, project, turns in _OMEGA_CONVERSATION_DATA:

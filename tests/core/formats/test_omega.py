@@ -90,7 +90,7 @@ def test_both_variants_open_as_omega(omega, variant):
         ]
     else:
         assert info.markers == [
-            "_migrations: 6 applied, latest 006_limitations_and_aliases",
+            "_migrations: 6 applied, latest 006_limitations",
             "conversations: lifecycle columns status/summary/last_activity (003 or later)",
             "conversations: no project column",
             "facts per sender (sender_id)",

@@ -1,0 +1,1 @@
+ALTER TABLE scheduled_tasks ADD COLUMN task_type TEXT NOT NULL DEFAULT 'reminder';
