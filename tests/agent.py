@@ -39,8 +39,7 @@ async def main(argv: list[str]) -> dict:
     args = parser.parse_args(argv)
     if args.mode == "hold":
         conn = apsw.Connection(args.db)
-        conn.execute("BEGIN IMMEDIATE")
-        conn.execute("UPDATE sessions SET updated_at = updated_at WHERE 0")
+        conn.execute("BEGIN IMMEDIATE")  # the write lock, on any SQLite file
         _ready(args.ready)
         time.sleep(float(args.args[0]))
         conn.execute("COMMIT")

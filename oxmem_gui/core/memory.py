@@ -52,7 +52,8 @@ async def open_memory(
     """Open ``path`` with the reader for its format.
 
     A missing or empty file is the store's own (created when ``create`` and not ``read_only``). Another agent's
-    file opens read-only; asking for read-write raises :class:`ReadOnlyError` saying why. An encrypted file
+    file opens read-write only when its reader makes some edits the way that agent does (``EDITS``: Omega's
+    facts); otherwise asking for read-write raises :class:`ReadOnlyError` saying why. An encrypted file
     needs ``key`` (else :class:`StoreOpenError` "encrypted — provide the key"); it opens as a decrypted
     snapshot.
     """
@@ -87,7 +88,12 @@ async def _reader(db: Database, read_only: bool, options: dict[str, Any], create
         except BaseException:
             db.close()
             raise
-    reader = READERS.get(fmt, ForeignReader)(db, fmt)
+    cls = READERS.get(fmt, ForeignReader)
+    if not read_only and cls.EDITS and db.adopted is None:  # the edits its agent makes (Omega's facts)
+        db.close()
+        db = await Database.open(db.path, read_only=False, create=False, busy_timeout_ms=options["busy_timeout_ms"])
+        return cls(db, fmt)
+    reader = cls(db, fmt)
     if not read_only:
         db.close()
         raise ReadOnlyError(

@@ -171,3 +171,50 @@ def test_enabling_editing_on_the_agents_libsql_file_changes_no_byte(make_window,
     assert hashlib.sha256(path.read_bytes()).hexdigest() == before
     assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("demo.db")) == ["demo.db"]
     assert dialogs.errors == []
+
+
+def test_omega_facts_are_edited_after_enable_editing_with_a_backup_and_theirs_beside_mine(
+    make_window, qloop, files, tmp_path, backups_in_tmp
+):
+    import sqlite3
+
+    from tests.core.formats.test_omega_facts import STORE_FACT, the_agent
+
+    open_as_demo(files, "omega", tmp_path)
+    path = tmp_path / "demo.db"
+    window, ctx, dialogs = make_window(read_only=True)
+    settle(qloop, ctx)
+    window.enable_editing()
+    settle(qloop, ctx)
+    assert not ctx.read_only
+    (backup,) = backups_in_tmp.glob("*.db")
+    assert sqlite3.connect(backup).execute("SELECT count(*) FROM facts").fetchone() == (12,)
+    window.show_panel("notes")
+    notes = window.notes
+    notes.set_user("4242")
+    settle(qloop, ctx)
+    assert notes.tags.is_read_only() and not notes.bulk_add.isEnabled()
+    assert notes.bulk_add.toolTip() == "Omega memory: its facts have no tags"
+    row = next(i for i, n in enumerate(notes.model.notes) if n.content.startswith("dentist:"))
+    notes.view.setCurrentIndex(notes.model.index(row, 0))
+    notes.content.setPlainText("dentist: Dr. Lemaire")
+    notes.save()
+    settle(qloop, ctx)
+
+    def value() -> str:
+        conn = sqlite3.connect(path)
+        try:
+            return conn.execute("SELECT value FROM facts WHERE sender_id = '4242' AND key = 'dentist'").fetchone()[0]
+        finally:
+            conn.close()
+
+    assert value() == "Dr. Lemaire" and not notes.dirty()
+    the_agent(path, STORE_FACT, ("new-id", "4242", "dentist", "Dr. Petit"))  # Omega itself, meanwhile
+    notes.content.setPlainText("dentist: Dr. Martin")
+    dialogs.conflict_answers = ["theirs"]
+    notes.save()
+    settle(qloop, ctx)
+    (asked,) = dialogs.conflicts
+    assert asked["theirs"].startswith("dentist: Dr. Petit") and asked["mine"].startswith("dentist: Dr. Martin")
+    assert value() == "Dr. Petit" and notes.content.toPlainText() == "dentist: Dr. Petit"
+    assert dialogs.errors == []

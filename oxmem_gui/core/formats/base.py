@@ -8,9 +8,9 @@ implementation; :class:`ForeignReader` is the base of the others. A front end ne
 it asks :attr:`capabilities` what there is (``has_sessions``…), how the agent names it (``Conversations``,
 ``Facts``, ``Scope``), and which edits are refused and why, and :meth:`retrievers` which rankings can be run.
 
-Foreign formats are read-only: a write method raises :class:`ReadOnlyError` with the format's reason, before
-touching the file. Each read runs in one read transaction (:meth:`Database.read`), so an agent committing
-meanwhile is never seen half-way.
+A reader makes only the edits its agent's own code makes (``EDITS``; Omega's facts so far): any other write
+method raises :class:`ReadOnlyError` with the format's reason, before touching the file. Each read runs in one
+read transaction (:meth:`Database.read`), so an agent committing meanwhile is never seen half-way.
 """
 
 from __future__ import annotations
@@ -84,6 +84,8 @@ class Capabilities:
     weekday_choice: bool = False
     #: the agent deletes rows on its own (TTL, caps): :meth:`ForeignReader.eviction_preview` lists what it would
     has_eviction: bool = False
+    #: notes carry tags (an agent's facts may not: their editor then offers none)
+    note_tags: bool = True
 
     def refusal(self, kind: str) -> str | None:
         return self.refusals.get(kind)
@@ -135,6 +137,9 @@ class ForeignReader:
     FORMAT = "sqlite-unknown"
     LABEL = "SQLite database"
     REASON = "oxmem opens other programs' databases read-only"
+    #: the kinds of edit (:data:`EDIT_KINDS`) this reader makes, the way its agent does; the others are refused
+    #: with ``REASON``. A reader with any opens read-write once editing is enabled (:func:`..memory.open_memory`).
+    EDITS: frozenset[str] = frozenset()
 
     def __init__(self, db: Database, fmt: str | None = None) -> None:
         self._db = db
@@ -153,7 +158,22 @@ class ForeignReader:
 
     @property
     def read_only(self) -> bool:
-        return True
+        return self._db.read_only
+
+    def refusals(self) -> dict[str, str]:
+        """Each kind of edit this reader does not make, with why."""
+        return {k: self.REASON for k in EDIT_KINDS if k not in self.EDITS}
+
+    def _writable(self, kind: str) -> None:
+        """Raise :class:`ReadOnlyError` unless ``kind`` of edit may be made now (before anything is touched)."""
+        if kind not in self.EDITS:
+            raise self.refuse(kind)
+        if self.read_only:
+            raise ReadOnlyError(f"{self.path} is open read-only; enable editing to change it")
+
+    async def migrate(self) -> MigrationReport:
+        """``oxmem init``: another agent's schema is left as it is; nothing is written."""
+        return self.migration_report
 
     @property
     def open_notice(self) -> str | None:
@@ -168,7 +188,7 @@ class ForeignReader:
             has_notes=False,
             has_schedules=False,
             has_search=False,
-            refusals={k: self.REASON for k in EDIT_KINDS},
+            refusals=self.refusals(),
         )
 
     def set_weekday_numbering(self, numbering: str) -> None:

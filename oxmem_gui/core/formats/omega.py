@@ -13,10 +13,10 @@ interface:
   ``metadata_error``). A row whose role or content cannot be shown is flagged as a ``system`` event, never fatal.
 * **A closed conversation's summary → the session summary**, covering every message of the conversation
   (``upper_sequence`` = its last message rowid).
-* **Facts → notes**, one group per ``sender_id`` (files from before migration 003 kept one global set of facts:
-  their group is :data:`SHARED_FACTS`). A note's content is ``"key: value"`` so lists and text filters show
-  and find both; ``details`` keep ``key``, ``value`` and ``source_message_id``. Newest first: ``updated_at``
-  descending, then key.
+* **Facts → notes**, editable once editing is enabled (:mod:`.omega_facts`), one group per ``sender_id`` (files
+  from before migration 003 kept one global set of facts: their group is :data:`SHARED_FACTS`). A note's content
+  is ``"key: value"`` so lists and text filters show and find both; ``details`` keep ``key``, ``value`` and
+  ``source_message_id``. Newest first: ``updated_at`` descending, then key.
 * **Scheduled tasks → schedules.** ``due_at`` and ``repeat`` give the cadence (``NULL``/``once`` → one-shot at
   ``due_at``; ``daily`` → ``M H * * *``; ``weekly`` → ``M H * * <due_at's weekday, Sunday = 0>``; ``monthly`` →
   ``M H <day> * *``; ``weekdays`` → ``M H * * 1-5``; cron in UTC, Omega's times being UTC). Status: ``pending`` →
@@ -36,27 +36,27 @@ embeddings.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
 import apsw
 
 from ..embeddings.indexing import dumps
-from ..errors import NotFoundError
+from ..errors import InvalidInputError, NotFoundError
 from ..retrieval.hybrid import Hit, LegStats, QueryResult
 from ..schedules.store import Schedule
 from ..store.browse import SessionRow
 from ..store.events import Event
 from ..store.notes import Note
-from .base import EDIT_KINDS, Capabilities, ForeignReader, Retriever, hit
+from . import omega_facts
+from .base import Capabilities, ForeignReader, Retriever, hit
 from .times import parse_when, rfc3339, shown_time
 
 #: hits Omega's recall asks for (``search_messages(…, limit = 5)``)
 RECALL_LIMIT = 5
 #: queries shorter than this many UTF-8 bytes are skipped by Omega ("they produce noisy results")
 MIN_QUERY_BYTES = 3
-#: the notes group of facts from files before migration 003, when facts had no sender
-SHARED_FACTS = "(all senders)"
 #: words of a task's description used as the schedule's name
 NAME_WORDS = 6
 
@@ -111,10 +111,11 @@ class OmegaReader(ForeignReader):
     FORMAT = "omega"
     LABEL = "Omega memory"
     REASON = (
-        "oxmem opens Omega's files read-only: Omega owns them (it closes conversations, extracts facts and "
-        "delivers tasks itself, and its triggers keep messages_fts to user messages only), so an edit from here "
-        "could contradict the running agent or leave its recall index out of step"
+        "oxmem edits only Omega's facts: Omega owns its conversations, messages and tasks (it closes "
+        "conversations, delivers tasks itself, and its triggers keep messages_fts to user messages only), so such an "
+        "edit from here could contradict the running agent or leave its recall index out of step"
     )
+    EDITS = frozenset({"notes"})
 
     @property
     def capabilities(self) -> Capabilities:
@@ -128,7 +129,8 @@ class OmegaReader(ForeignReader):
             sessions_label="Conversations",
             notes_label="Facts",
             group_label="Sender",
-            refusals={k: self.REASON for k in EDIT_KINDS},
+            refusals=self.refusals(),
+            note_tags=False,
         )
 
     # -- markers ------------------------------------------------------------------------------------
@@ -242,43 +244,39 @@ class OmegaReader(ForeignReader):
     # -- notes --------------------------------------------------------------------------------------
 
     def _groups(self, conn: apsw.Connection) -> list[str]:
-        columns = _columns(conn, "facts")
-        if not columns:
-            return []
-        if "sender_id" not in columns:
-            return [SHARED_FACTS] if conn.execute("SELECT 1 FROM facts LIMIT 1").fetchall() else []
-        return [str(r[0]) for r in conn.execute("SELECT DISTINCT sender_id FROM facts ORDER BY sender_id")]
+        return omega_facts.fact_groups(conn)
 
     def _notes(self, conn: apsw.Connection, group: str) -> list[Note]:
-        columns = _columns(conn, "facts")
-        if not columns:
-            return []
-        wanted = ["id", "key", "value", "source_message_id", "created_at", "updated_at"]
-        if "sender_id" in columns:
-            rows = _select(conn, "facts", wanted, "WHERE sender_id = ?", (group,))
-        elif group == SHARED_FACTS:
-            rows = _select(conn, "facts", wanted)
-        else:
-            rows = []
-        notes = []
-        for r in rows:
-            key, value = r["key"], r["value"]
-            details = {"key": key, "value": value, "source_message_id": r["source_message_id"]}
-            notes.append(
-                Note(
-                    str(r["id"]),
-                    group,
-                    f"{key}: {value}",
-                    [],
-                    shown_time(r["created_at"]) if r["created_at"] is not None else None,
-                    shown_time(r["updated_at"]) if r["updated_at"] is not None else None,
-                    r["rowid"],
-                    details,
-                )
-            )
-        notes.sort(key=lambda n: str(n.details["key"]))
-        notes.sort(key=lambda n: n.updated_at or "", reverse=True)
-        return notes
+        return omega_facts.list_facts(conn, group)
+
+    # -- editing facts (:mod:`.omega_facts`) ----------------------------------------------------------
+
+    async def save_note(self, user: str, content: str, tags: Sequence[str] = ()) -> Note:
+        self._writable("notes")
+        return await self._db.run(omega_facts.save_fact, user, content, list(tags))
+
+    async def update_note(
+        self, user: str, note_id: str, content: str, tags: Sequence[str] = (), *, expected: Note | None = None
+    ) -> Note:
+        self._writable("notes")
+        return await self._db.run(omega_facts.update_fact, user, note_id, content, list(tags), expected)
+
+    async def delete_note(self, user: str, note_id: str) -> None:
+        await self.delete_notes(user, [note_id])
+
+    async def delete_notes(self, user: str, note_ids: Sequence[str], *, expected: Sequence[Note] | None = None) -> int:
+        self._writable("notes")
+        return await self._db.run(omega_facts.delete_facts, user, list(note_ids), expected)
+
+    async def set_note_tags(self, *args: Any, **kwargs: Any) -> list[Note]:
+        self._writable("notes")
+        raise InvalidInputError("Omega's facts have no tags; nothing was changed")
+
+    async def restore_notes(
+        self, items: Sequence[Note], *, expected: Mapping[str, Note | None] | None = None
+    ) -> list[Note]:
+        self._writable("notes")
+        return await self._db.run(omega_facts.restore_facts, list(items), expected)
 
     # -- recall -------------------------------------------------------------------------------------
 

@@ -106,10 +106,24 @@ class NotesPanel(NoteEdits, QWidget):
             return not self.dirty()
         return False
 
+    def no_tags(self) -> str | None:
+        """Why this file's notes take no tags (an agent's facts may have none), or None."""
+        store = self.ctx.store
+        if store is None or store.capabilities.note_tags:
+            return None
+        caps = store.capabilities
+        return f"{caps.label}: its {caps.notes_label.lower()} have no tags"
+
     def _apply_mode(self) -> None:
         """Editors read-only and writing controls disabled (with the reason as tooltip) while notes cannot be
-        edited; editable again once they can."""
-        self.editor.set_read_only(self.refusal())
+        edited; editable again once they can. A file whose notes have no tags offers no tag editing or filter."""
+        refusal = self.refusal()
+        self.editor.set_read_only(refusal)
+        no_tags = self.no_tags()
+        if no_tags is not None:
+            self.tags.set_read_only(refusal or no_tags)
+        self.tag_filter.set_read_only(no_tags)
+        self.tag_mode.setEnabled(no_tags is None)
         self._update_buttons()
 
     def _update_buttons(self) -> None:
@@ -128,8 +142,9 @@ class NotesPanel(NoteEdits, QWidget):
         allow(self.delete_button, deletable, "Delete the selected notes (Ctrl+Delete)")
         undo = f"Undo: {self.undo_record.description}" if self.undo_record else "Nothing to undo"
         allow(self.undo_button, self.undo_record is not None, undo)
-        allow(self.bulk_add, bool(selected), "Add a tag to every selected note")
-        allow(self.bulk_remove, bool(selected), "Remove a tag from every selected note")
+        no_tags = self.no_tags()
+        allow(self.bulk_add, bool(selected) and not no_tags, no_tags or "Add a tag to every selected note")
+        allow(self.bulk_remove, bool(selected) and not no_tags, no_tags or "Remove a tag from every selected note")
         allow(self.import_button, True, "Add notes from a JSON export (ids and dates kept)")
         count = self.model.rowCount()
         text = plural(count, "note") + (

@@ -222,6 +222,24 @@ OMEGA_CONVERSATIONS = {
 #: message number (1…22) -> id
 OMEGA_MESSAGES = {n: f"9d41f3c2-77a0-4b5e-a1c3-{n:012d}" for n in range(1, 23)}
 
+#: (sender, key, value, source message n, time) of every fact
+OMEGA_FACT_DATA = [
+    ("4242", "name", "Marta", 1, "2026-02-02 08:10:00"),
+    ("4242", "timezone", "Europe/Paris", 1, "2026-02-02 08:10:00"),
+    ("4242", "dentist", "Dr. Moreau, Rue Oberkampf", 3, "2026-02-02 08:12:45"),
+    ("4242", "home_airport", "ORY", 5, "2026-02-05 19:02:11"),
+    ("4242", "preferred_seat", "window", 7, "2026-02-05 19:04:12"),
+    ("4242", "language", "English, some French", None, "2026-01-20 12:00:00"),
+    ("77", "name", "Jonas", 15, "2026-02-03 21:14:09"),
+    ("77", "timezone", "Europe/Berlin", None, "2026-01-28 17:30:00"),
+    ("77", "car", "VW Golf, 2017, inspection due before April", 17, "2026-02-03 21:15:11"),
+    ("77", "sister", "Lena, lives in Paris", 19, "2026-02-27 18:40:00"),
+    ("77", "reminder_time", "09:00", 15, "2026-02-03 21:14:09"),
+    ("77", "city", "Berlin", None, "2026-01-28 17:30:00"),
+]
+#: (sender, key) → the fact's id
+OMEGA_FACTS = {(sender, key): _uuid(0x0FAC, i) for i, (sender, key, *_rest) in enumerate(OMEGA_FACT_DATA, 1)}
+
 _ASSISTANT_META = _json({"provider": "claude-code", "model": "claude-sonnet-4", "elapsed_ms": 2310})
 
 # (conversation, channel, sender, started_at, summary, project, [(role, text, seconds after start)])
@@ -371,23 +389,9 @@ def _omega_row_values() -> dict[str, list[dict[str, Any]]]:
                     "metadata_json": _ASSISTANT_META if role == "assistant" else None,
                 }
             )
-    fact_data = [
-        ("4242", "name", "Marta", 1, "2026-02-02 08:10:00"),
-        ("4242", "timezone", "Europe/Paris", 1, "2026-02-02 08:10:00"),
-        ("4242", "dentist", "Dr. Moreau, Rue Oberkampf", 3, "2026-02-02 08:12:45"),
-        ("4242", "home_airport", "ORY", 5, "2026-02-05 19:02:11"),
-        ("4242", "preferred_seat", "window", 7, "2026-02-05 19:04:12"),
-        ("4242", "language", "English, some French", None, "2026-01-20 12:00:00"),
-        ("77", "name", "Jonas", 15, "2026-02-03 21:14:09"),
-        ("77", "timezone", "Europe/Berlin", None, "2026-01-28 17:30:00"),
-        ("77", "car", "VW Golf, 2017, inspection due before April", 17, "2026-02-03 21:15:11"),
-        ("77", "sister", "Lena, lives in Paris", 19, "2026-02-27 18:40:00"),
-        ("77", "reminder_time", "09:00", 15, "2026-02-03 21:14:09"),
-        ("77", "city", "Berlin", None, "2026-01-28 17:30:00"),
-    ]
     facts = [
         {
-            "id": _uuid(0x0FAC, i),
+            "id": OMEGA_FACTS[(sender, key)],
             "sender_id": sender,
             "key": key,
             "value": value,
@@ -395,7 +399,7 @@ def _omega_row_values() -> dict[str, list[dict[str, Any]]]:
             "created_at": stamp,
             "updated_at": stamp,
         }
-        for i, (sender, key, value, msg, stamp) in enumerate(fact_data, 1)
+        for sender, key, value, msg, stamp in OMEGA_FACT_DATA
     ]
     # (name, sender, description, due_at, repeat, status, delivered_at, task_type, retry_count, last_error, project)
     task_data = [

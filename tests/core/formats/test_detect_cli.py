@@ -498,13 +498,13 @@ def test_unknown_file_has_no_sessions_notes_schedules(
     assert_one_error_line(code, out, err, f"has no {missing}", "oxmem tables")
 
 
-def test_note_add_on_omega_is_read_only(
+def test_note_add_on_omega_is_a_fact_key_value(
     capsys: pytest.CaptureFixture[str], built: dict[str, Path], tmp_path: Path
 ) -> None:
     path = copy(built, "omega", tmp_path)
     before = state(path)
     code, out, err = run(capsys, "--db", str(path), "notes", "add", "4242", "Likes espresso")
-    assert_one_error_line(code, out, err, "read-only")
+    assert_one_error_line(code, out, err, "a fact is written 'key: value'")
     assert state(path) == before
 
 

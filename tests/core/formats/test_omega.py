@@ -70,8 +70,8 @@ def test_both_variants_open_as_omega(omega, variant):
         assert (caps.format, caps.label) == ("omega", "Omega memory")
         assert (caps.sessions_label, caps.notes_label, caps.group_label) == ("Conversations", "Facts", "Sender")
         assert caps.has_sessions and caps.has_notes and caps.has_schedules and caps.has_search
-        assert not caps.editable
-        assert set(caps.refusals) == {"events", "notes", "schedules", "summary"}
+        assert caps.editable and not caps.note_tags  # its facts, once editing is enabled; facts have no tags
+        assert set(caps.refusals) == {"events", "schedules", "summary"}
         assert all(r == OmegaReader.REASON for r in caps.refusals.values())
         assert [(r.name, r.scope, r.tunable) for r in m.retrievers()] == [("omega-recall", "session", False)]
         return await m.info()
@@ -100,10 +100,12 @@ def test_both_variants_open_as_omega(omega, variant):
     assert run(inspect_database(omega)).format == "omega"
 
 
-def test_open_read_write_is_refused(current):
-    with pytest.raises(ReadOnlyError, match="Omega memory file: oxmem opens Omega's files read-only") as exc:
-        run(open_memory(current, read_only=False))
-    assert "nothing was changed" in str(exc.value)
+def test_open_read_write_edits_facts_only(current):
+    async def check():
+        async with await open_memory(current, read_only=False) as m:
+            return m.read_only, sorted(m.capabilities.refusals)
+
+    assert run(check()) == (False, ["events", "schedules", "summary"])
 
 
 def test_writes_are_refused_with_the_reason(current):
@@ -111,16 +113,19 @@ def test_writes_are_refused_with_the_reason(current):
         calls = [
             ("events", m.store(C["current"], 99, {"role": "user", "content": "hi"})),
             ("events", m.forget(C["current"])),
-            ("notes", m.save_note("4242", "likes tea", [])),
+            ("notes", m.save_note("4242", "likes: tea", [])),
             ("notes", m.delete_note("4242", "x")),
             ("summary", m.write_summary_state(C["current"], {"summary": "x"})),
             ("schedules", m.schedules.create(user_id="4242", name="x", goal="x", cadence="{}")),
             ("schedules", m.schedules.pause(OMEGA_TASKS["briefing"])),
         ]
-        for _kind, coro in calls:
+        for kind, coro in calls:
             with pytest.raises(ReadOnlyError) as exc:
                 await coro
             text = str(exc.value)
+            if kind == "notes":  # facts are editable, once editing is enabled
+                assert text == f"{current} is open read-only; enable editing to change it"
+                continue
             assert text.startswith(f"{current.name} is an Omega memory file: ")
             assert OmegaReader.REASON in text and text.endswith("nothing was changed")
 

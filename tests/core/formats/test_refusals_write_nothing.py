@@ -36,8 +36,12 @@ from tests.processes import ROOT, start_agent
 NOTE = "note-00000000-0000-4000-8000-000000000001"  # alice's first note in the Oxydra fixtures
 #: the native formats: the store's own tables, opened read-write when editing
 NATIVE = ("oxmem", "oxydra", "oxydra-agent", "oxydra-libsql")
-#: other agents' files (and any SQLite file): never written
+#: other agents' files (and any SQLite file): written only where their reader makes the agent's own edits
 FOREIGN = ("omega", "zeke", "aidaemon", "aidaemon-legacy", "unknown", "encrypted-with-key")
+#: the foreign formats that open read-write once editing is enabled (Omega: its facts)
+EDITABLE_FOREIGN = ("omega",)
+#: a fact of the Omega fixture (sender 4242's name)
+FACT = fx.OMEGA_FACTS[("4242", "name")]
 
 
 @pytest.fixture(autouse=True)
@@ -161,10 +165,26 @@ def test_oxydra_libsql_refusals_leave_no_migration_row(
 def test_other_agents_files_refuse_every_write(
     capsys: pytest.CaptureFixture[str], built: dict[str, Path], inputs: dict[str, str], tmp_path: Path, name: str
 ) -> None:
+    """What the store's own writes do to another agent's file: refused, nothing changed (Omega's facts take only
+    ``key: value`` notes of its senders, so these are refused there too; `init` leaves its schema and says so)."""
     path = copy(built, name, tmp_path, "memory.db")
-    for argv in [("init",), *valid_commands(inputs)]:
+    for argv in [*([] if name in EDITABLE_FOREIGN else [("init",)]), *valid_commands(inputs)]:
         assert_refused_unchanged(capsys, path, argv, *_key_args(name))
+    if name in EDITABLE_FOREIGN:
+        before = state(path)
+        code, out, err = run(capsys, "--db", str(path), "init")
+        assert (code, err) == (0, "") and "the agent's schema, left as it is" in out
+        assert state(path) == before
     assert not list(path.parent.glob("*.db-*")), "a decrypted copy or another sidecar was left"
+
+
+def fact_commands() -> list[tuple[str, ...]]:
+    """Writes that an Omega file with editing enabled carries out."""
+    return [
+        ("notes", "add", "4242", "espresso: double"),
+        ("notes", "update", "4242", FACT, "name: Marta R."),
+        ("notes", "delete", "4242", FACT),
+    ]
 
 
 def test_libsql_index_refuses_vector_writes(
@@ -238,13 +258,13 @@ def _damage(path: Path) -> None:
         fh.write(b"\xff" * 400)
 
 
-@pytest.mark.parametrize("name", NATIVE)
+@pytest.mark.parametrize("name", [*NATIVE, *EDITABLE_FOREIGN])
 def test_damaged_file_refuses_every_write(
     capsys: pytest.CaptureFixture[str], built: dict[str, Path], inputs: dict[str, str], tmp_path: Path, name: str
 ) -> None:
     path = copy(built, name, tmp_path, "memory.db")
     _damage(path)
-    for argv in [("init",), *valid_commands(inputs)]:
+    for argv in [("init",), *valid_commands(inputs), *fact_commands()]:
         assert_refused_unchanged(capsys, path, argv)
 
 
@@ -264,7 +284,7 @@ def locked(built: dict[str, Path], tmp_path: Path) -> Iterator[Callable[[str], P
         proc.communicate()
 
 
-@pytest.mark.parametrize("name", NATIVE)
+@pytest.mark.parametrize("name", [*NATIVE, *EDITABLE_FOREIGN])
 def test_locked_file_refuses_every_write(
     capsys: pytest.CaptureFixture[str],
     locked: Callable[[str], Path],
@@ -278,6 +298,8 @@ def test_locked_file_refuses_every_write(
         for argv in valid_commands(inputs)
         if argv[0] != "reindex" and (name != "oxydra-libsql" or argv[0] not in VECTOR_WRITES)
     ]
+    if name in EDITABLE_FOREIGN:
+        writes = fact_commands()
     for argv in writes:
         assert_refused_unchanged(capsys, path, argv, "--wait", "0.2")
 
@@ -304,7 +326,7 @@ def _unprivileged(argv: list[str], home: Path) -> subprocess.CompletedProcess:
     )  # fmt: skip
 
 
-@pytest.mark.parametrize("name", NATIVE)
+@pytest.mark.parametrize("name", [*NATIVE, *EDITABLE_FOREIGN])
 def test_file_this_user_cannot_write_refuses_every_write(
     built: dict[str, Path], inputs: dict[str, str], tmp_path: Path, name: str
 ) -> None:
@@ -317,7 +339,7 @@ def test_file_this_user_cannot_write_refuses_every_write(
     home = tmp_path / "home"
     home.mkdir()
     before = state(path)
-    for argv in [("init",), *valid_commands(inputs)]:
+    for argv in [("init",), *valid_commands(inputs), *fact_commands()]:
         done = _unprivileged(["--db", str(path), *argv], home)
         assert_one_error_line(done.returncode, done.stdout, done.stderr)
         assert state(path) == before, (argv, done.stderr)
@@ -387,8 +409,9 @@ def test_inspector_read_only_refuses_every_write_path(built: dict[str, Path], tm
 
 @pytest.mark.parametrize("name", [*FOREIGN, "oxydra-libsql"])
 def test_inspector_editing_refuses_what_the_file_cannot_take(built: dict[str, Path], tmp_path: Path, name: str) -> None:
-    """After *Enable Editing*: other agents' files do not open read-write at all; the libSQL file refuses the
-    vector writes before touching the file (its schedule and summary edits are allowed and not run here)."""
+    """After *Enable Editing*: other agents' files do not open read-write at all — but Omega's, whose facts are
+    editable, where each of the store's own writes is refused; the libSQL file refuses the vector writes before
+    touching the file (its schedule and summary edits are allowed and not run here)."""
     path = copy(built, name, tmp_path, "memory.db")
     before = state(path)
 
@@ -406,6 +429,9 @@ def test_inspector_editing_refuses_what_the_file_cannot_take(built: dict[str, Pa
             return errors
 
     errors = asyncio.run(sweep())
-    assert errors and all("nothing was changed" in e for e in errors), errors
-    assert len(errors) == (8 if name == "oxydra-libsql" else 1)
+    if name in EDITABLE_FOREIGN:  # it opens read-write; the store's own writes are each refused there
+        assert len(errors) == 13 and all(errors), errors
+    else:
+        assert errors and all("nothing was changed" in e for e in errors), errors
+        assert len(errors) == (8 if name == "oxydra-libsql" else 1)
     assert state(path) == before
