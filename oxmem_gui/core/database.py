@@ -275,11 +275,6 @@ def defer_to_first_write(conn: apsw.Connection, work: Callable[[apsw.Connection]
     _FIRST_WRITE[conn] = work
 
 
-def pending_first_write(conn: apsw.Connection) -> bool:
-    """Whether work waits for the connection's next write transaction."""
-    return conn in _FIRST_WRITE
-
-
 @contextlib.contextmanager
 def write_transaction(conn: apsw.Connection) -> Iterator[None]:
     """``BEGIN IMMEDIATE`` … ``COMMIT``, rolled back on any exception: every write of the core goes here.

@@ -197,6 +197,8 @@ def test_omega_facts_are_edited_after_enable_editing_with_a_backup_and_theirs_be
     assert notes.bulk_add.toolTip() == "Omega memory: its facts have no tags"
     row = next(i for i, n in enumerate(notes.model.notes) if n.content.startswith("dentist:"))
     notes.view.setCurrentIndex(notes.model.index(row, 0))
+    assert notes.heading.text() == "Fact “dentist: Dr. Moreau, Rue Oberkampf”"  # the format's own words
+    assert (notes.count_label.text(), notes.filter.placeholderText()) == ("6 facts", "Filter facts by text…")
     notes.content.setPlainText("dentist: Dr. Lemaire")
     notes.save()
     settle(qloop, ctx)

@@ -120,6 +120,7 @@ class AidaemonReader(ForeignReader):
             has_search=bool({"messages", "episodes"} & t),
             sessions_label="Sessions",
             notes_label="Facts",
+            note_noun="fact",
             group_label="Category",
             refusals={k: self.REASON for k in EDIT_KINDS},
         )

@@ -76,6 +76,8 @@ class Capabilities:
     has_search: bool = True
     sessions_label: str = "Sessions"
     notes_label: str = "Notes"
+    #: one of them, as the panel's words say it (``note``, ``fact``, ``memory``)
+    note_noun: str = "note"
     #: what a notes group is called (the store's notes belong to a user; Omega's facts to a sender…)
     group_label: str = "User"
     #: edit kind (:data:`EDIT_KINDS`) → why it is refused; a kind not here may be edited once editing is enabled

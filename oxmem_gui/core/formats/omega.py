@@ -128,6 +128,7 @@ class OmegaReader(ForeignReader):
             has_search=True,
             sessions_label="Conversations",
             notes_label="Facts",
+            note_noun="fact",
             group_label="Sender",
             refusals=self.refusals(),
             note_tags=False,

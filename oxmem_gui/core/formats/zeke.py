@@ -161,6 +161,7 @@ class ZekeReader(ForeignReader):
             has_search=True,
             has_eviction=True,
             notes_label="Memories",
+            note_noun="memory",
             group_label="Scope",
             refusals={k: self.REASON for k in EDIT_KINDS},
         )

@@ -106,6 +106,14 @@ class NotesPanel(NoteEdits, QWidget):
             return not self.dirty()
         return False
 
+    def nouns(self) -> tuple[str, str]:
+        """What one of the listed rows is called, and many (``note``/``notes``; an agent's ``fact``/``facts``)."""
+        store = self.ctx.store
+        if store is None:
+            return "note", "notes"
+        caps = store.capabilities
+        return caps.note_noun, caps.notes_label.lower()
+
     def no_tags(self) -> str | None:
         """Why this file's notes take no tags (an agent's facts may have none), or None."""
         store = self.ctx.store
@@ -147,9 +155,9 @@ class NotesPanel(NoteEdits, QWidget):
         allow(self.bulk_remove, bool(selected) and not no_tags, no_tags or "Remove a tag from every selected note")
         allow(self.import_button, True, "Add notes from a JSON export (ids and dates kept)")
         count = self.model.rowCount()
-        text = plural(count, "note") + (
-            f" match{'es' if count == 1 else ''} the filters" if self.notes_list.filtered() else ""
-        )
+        noun, many = self.nouns()
+        matching = f" match{'es' if count == 1 else ''} the filters" if self.notes_list.filtered() else ""
+        text = plural(count, noun, many) + matching
         if len(selected) > 1:
             text += f" · {len(selected):,} selected"
         self.count_label.setText(text if self.user else "")
@@ -157,7 +165,7 @@ class NotesPanel(NoteEdits, QWidget):
         if dirty and self.changed_elsewhere:
             warnings.append("⚠ another program changed this note since you opened it")
         self.state.setText(" · ".join((["● unsaved changes"] if dirty else []) + warnings))
-        self.editor.show_heading(self.current, self.is_new, self.refusal() is not None, self.unlisted)
+        self.editor.show_heading(self.current, self.is_new, refusal is not None, self.unlisted, noun)
 
     def _show_note(self, note: Note | None) -> None:
         self.current, self.is_new, self.changed_elsewhere, self.unlisted = note, False, False, ""
@@ -172,6 +180,7 @@ class NotesPanel(NoteEdits, QWidget):
         store = self.ctx.require()
         caps = store.capabilities
         self.group_label.setText(caps.group_label)
+        self.filter.setPlaceholderText(f"Filter {caps.notes_label.lower()} by text…")
         self.eviction_button.setVisible(caps.has_eviction)
         if not self.ctx.reopened:
             self.undo_record = None

@@ -180,16 +180,16 @@ class NoteEditor(QWidget):
             self.dates.setText("")
         self.details.setText("\n".join(detail_lines(note.details)) if note else "")
 
-    def show_heading(self, note: Note | None, is_new: bool, refused: bool, unlisted: str) -> None:
-        """Say which note the editor shows (or that it shows none)."""
+    def show_heading(self, note: Note | None, is_new: bool, refused: bool, unlisted: str, noun: str = "note") -> None:
+        """Say which note (``noun``: what the format calls one) the editor shows, or that it shows none."""
         if is_new:
-            text = "New note (not saved yet)"
+            text = f"New {noun} (not saved yet)"
         elif note is None:
-            text = "No note selected" + ("" if refused else " — choose one in the list, or New")
+            text = f"No {noun} selected" + ("" if refused else " — choose one in the list, or New")
         else:
             title = (note.content.strip().splitlines() or [""])[0]
             title = title if len(title) <= 60 else title[:59] + "…"
-            text = f"Note “{title}”"
+            text = f"{noun.capitalize()} “{title}”"
             if unlisted:
                 text += f" — not in the list: {unlisted}"
         self.heading.setText(text)
