@@ -146,7 +146,7 @@ class MemoryStore:
     @property
     def capabilities(self) -> Capabilities:
         libsql = self.format == "oxydra-libsql"
-        refusals = {"events": LIBSQL_REASON, "notes": LIBSQL_REASON} if libsql else {}
+        refusals = {"events": LIBSQL_REASON, "sessions": LIBSQL_REASON, "notes": LIBSQL_REASON} if libsql else {}
         if self.weekday_numbering != "standard":
             refusals["schedules"] = "schedules are shown in the agent's weekday numbering; switch back to edit them"
         label = LABELS[self.format]
@@ -286,7 +286,7 @@ class MemoryStore:
         return await self._db.read(events.recall, session_id, limit)
 
     async def forget(self, session_id: str) -> None:
-        self._writable()
+        self._writable("sessions")
         await self._db.run(events.forget, session_id)
         self._caches.touched(session_id)
 

@@ -220,3 +220,30 @@ def test_omega_facts_are_edited_after_enable_editing_with_a_backup_and_theirs_be
     assert asked["theirs"].startswith("dentist: Dr. Petit") and asked["mine"].startswith("dentist: Dr. Martin")
     assert value() == "Dr. Petit" and notes.content.toPlainText() == "dentist: Dr. Petit"
     assert dialogs.errors == []
+
+
+def test_a_closed_omega_conversation_is_deleted_from_the_session_browser(make_window, qloop, files, tmp_path):
+    import sqlite3
+
+    open_as_demo(files, "omega", tmp_path)
+    window, ctx, dialogs = make_window(read_only=True)
+    settle(qloop, ctx)
+    panel = window.sessions
+    assert not panel.delete_button.isEnabled()  # read-only until editing is enabled
+    window.enable_editing()
+    settle(qloop, ctx)
+    dentist = fixtures.OMEGA_CONVERSATIONS["dentist"]
+    assert panel.select_session(dentist)
+    settle(qloop, ctx)
+    assert panel.delete_button.isEnabled()
+    panel.delete_selected()
+    settle(qloop, ctx)
+    (asked,) = dialogs.confirms
+    assert asked.startswith(f"Delete conversation “{dentist}”?\n\nThis removes it with its 4 messages;")
+    conn = sqlite3.connect(tmp_path / "demo.db")
+    try:
+        assert conn.execute("SELECT count(*) FROM conversations WHERE id = ?", (dentist,)).fetchone() == (0,)
+        assert conn.execute("SELECT count(*) FROM messages").fetchone() == (18,)
+    finally:
+        conn.close()
+    assert dentist not in [r.session_id for r in panel.sessions.rows] and dialogs.errors == []

@@ -44,8 +44,8 @@ from .info import DatabaseInfo, EmbeddingInfo, gather_info
 
 T = TypeVar("T")
 
-#: kinds of edits a capability may refuse
-EDIT_KINDS = ("events", "notes", "schedules", "summary")
+#: kinds of edits a capability may refuse (``sessions``: deleting one, with everything in it)
+EDIT_KINDS = ("events", "sessions", "notes", "schedules", "summary")
 
 
 @dataclass(frozen=True)
@@ -75,6 +75,8 @@ class Capabilities:
     has_schedules: bool = True
     has_search: bool = True
     sessions_label: str = "Sessions"
+    #: one of them, as the panel's words say it (``session``, ``conversation``)
+    session_noun: str = "session"
     notes_label: str = "Notes"
     #: one of them, as the panel's words say it (``note``, ``fact``, ``memory``)
     note_noun: str = "note"
@@ -454,7 +456,10 @@ class ForeignReader:
     async def store(self, *args: Any, **kwargs: Any) -> Any:
         raise self.refuse("events")
 
-    store_many = import_events = forget = reindex = store
+    store_many = import_events = reindex = store
+
+    async def forget(self, *args: Any, **kwargs: Any) -> Any:
+        raise self.refuse("sessions")
 
     async def save_note(self, *args: Any, **kwargs: Any) -> Any:
         raise self.refuse("notes")

@@ -49,7 +49,7 @@ from ..schedules.store import Schedule
 from ..store.browse import SessionRow
 from ..store.events import Event
 from ..store.notes import Note
-from . import omega_facts
+from . import omega_conversations, omega_facts
 from .base import Capabilities, ForeignReader, Retriever, hit
 from .times import parse_when, rfc3339, shown_time
 
@@ -111,11 +111,11 @@ class OmegaReader(ForeignReader):
     FORMAT = "omega"
     LABEL = "Omega memory"
     REASON = (
-        "oxmem edits only Omega's facts: Omega owns its conversations, messages and tasks (it closes "
-        "conversations, delivers tasks itself, and its triggers keep messages_fts to user messages only), so such an "
-        "edit from here could contradict the running agent or leave its recall index out of step"
+        "oxmem edits Omega's facts and deletes closed conversations, nothing else: Omega owns its messages, "
+        "summaries and tasks (it closes conversations and delivers tasks itself, and its triggers keep messages_fts "
+        "to user messages only), so such an edit from here could contradict the running agent"
     )
-    EDITS = frozenset({"notes"})
+    EDITS = frozenset({"notes", "sessions"})
 
     @property
     def capabilities(self) -> Capabilities:
@@ -127,6 +127,7 @@ class OmegaReader(ForeignReader):
             has_schedules=True,
             has_search=True,
             sessions_label="Conversations",
+            session_noun="conversation",
             notes_label="Facts",
             note_noun="fact",
             group_label="Sender",
@@ -249,6 +250,12 @@ class OmegaReader(ForeignReader):
 
     def _notes(self, conn: apsw.Connection, group: str) -> list[Note]:
         return omega_facts.list_facts(conn, group)
+
+    # -- deleting a conversation (:mod:`.omega_conversations`) ---------------------------------------
+
+    async def forget(self, session_id: str) -> None:
+        self._writable("sessions")
+        await self._db.run(omega_conversations.delete_conversation, session_id)
 
     # -- editing facts (:mod:`.omega_facts`) ----------------------------------------------------------
 

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ...core.memory import NATIVE_FORMATS
 from ...core.store.browse import PAGE, SessionRow
 from ...core.store.events import Event
 from ..context import StoreContext, gone
@@ -338,7 +339,7 @@ class SessionsPanel(QWidget):
         self.header.setText(f"Session {self._shown}{counts}")
 
     def _update_actions(self) -> None:
-        refusal = self.ctx.edit_refusal("events")
+        refusal = self.ctx.edit_refusal("sessions")
         if refusal is None and self._shown is None:
             refusal = "Select a session to delete it."
         show_editable([self.delete_button], refusal, DELETE_TIP)
@@ -396,18 +397,28 @@ class SessionsPanel(QWidget):
         session_id = self.selected_session()
         if session_id is None:
             return
-        store = self.ctx.writable()
+        store = self.ctx.writable("sessions")
         if store is None:
             return
 
         async def impact() -> Any:
             return (await store.session_stats([session_id]))[session_id]
 
+        caps = store.capabilities
+
         def ask(stats: Any) -> None:
-            text = (
-                f"Delete session “{session_id}”?\n\nThis removes {plural(stats.event_count, 'event')} and "
-                f"{plural(stats.chunk_count, 'chunk')} with their vectors and full-text rows, and its summary state."
-            )
+            if caps.format in NATIVE_FORMATS:
+                text = (
+                    f"Delete session “{session_id}”?\n\nThis removes {plural(stats.event_count, 'event')} and "
+                    f"{plural(stats.chunk_count, 'chunk')} with their vectors and full-text rows, and its summary "
+                    "state."
+                )
+            else:  # another agent's: its own words, and what its schema keeps
+                text = (
+                    f"Delete {caps.session_noun} “{session_id}”?\n\nThis removes it with its "
+                    f"{plural(stats.event_count, 'message')}; what else the agent keeps that cites them stays, "
+                    "without the citation."
+                )
             if self.ctx.backup_path:
                 text += f"\n\nA backup was taken when editing was enabled: {self.ctx.backup_path}"
             if self.dialogs.confirm("Delete session", text):

@@ -112,7 +112,7 @@ def test_writes_are_refused_with_the_reason(current):
     async def check(m):
         calls = [
             ("events", m.store(C["current"], 99, {"role": "user", "content": "hi"})),
-            ("events", m.forget(C["current"])),
+            ("sessions", m.forget(C["current"])),
             ("notes", m.save_note("4242", "likes: tea", [])),
             ("notes", m.delete_note("4242", "x")),
             ("summary", m.write_summary_state(C["current"], {"summary": "x"})),
@@ -123,7 +123,7 @@ def test_writes_are_refused_with_the_reason(current):
             with pytest.raises(ReadOnlyError) as exc:
                 await coro
             text = str(exc.value)
-            if kind == "notes":  # facts are editable, once editing is enabled
+            if kind in OmegaReader.EDITS:  # facts and deleting conversations, once editing is enabled
                 assert text == f"{current} is open read-only; enable editing to change it"
                 continue
             assert text.startswith(f"{current.name} is an Omega memory file: ")
