@@ -160,7 +160,7 @@ DUPLICATES = {
                      "schedules (schedule_id): 1 values held by more than one row"),
     "omega": ("sqlite_autoindex_facts_2", r",\s*UNIQUE ?\(sender_id, key\)", "LIMIT 1",
               "facts (sender_id, key): 1 values held by more than one row", {"id": "id || '-copy'"}),
-    "zeke": ("sqlite_autoindex_memories_1", r" PRIMARY KEY(?=,\n    text)", "LIMIT 1",
+    "zeke": ("sqlite_autoindex_memories_1", r" PRIMARY KEY(?=,\s+text)", "LIMIT 1",
              "memories (id): 1 values held by more than one row"),
     "aidaemon": ("idx_facts_active", None, "WHERE superseded_at IS NULL LIMIT 1",
                  "facts (category, key): 1 values held by more than one row"),
