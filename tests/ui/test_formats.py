@@ -247,3 +247,33 @@ def test_a_closed_omega_conversation_is_deleted_from_the_session_browser(make_wi
     finally:
         conn.close()
     assert dentist not in [r.session_id for r in panel.sessions.rows] and dialogs.errors == []
+
+
+def test_zeke_memories_are_edited_after_enable_editing(make_window, qloop, files, tmp_path):
+    import sqlite3
+
+    open_as_demo(files, "zeke", tmp_path)
+    window, ctx, dialogs = make_window(read_only=True)
+    settle(qloop, ctx)
+    window.enable_editing()
+    settle(qloop, ctx)
+    window.show_panel("notes")
+    notes = window.notes
+    notes.set_user("notes")
+    settle(qloop, ctx)
+    assert not notes.tags.is_read_only() and notes.count_label.text() == "5 memories"
+    bike = fixtures.ZEKE_IDS["n-bike"]
+    row = next(i for i, n in enumerate(notes.model.notes) if n.note_id == bike)
+    notes.view.setCurrentIndex(notes.model.index(row, 0))
+    notes.content.setPlainText("Bike lock code: ask Dana, not the neighbours")
+    notes.save()
+    settle(qloop, ctx)
+    conn = sqlite3.connect(tmp_path / "demo.db")
+    try:
+        assert conn.execute("SELECT text, embedding FROM memories WHERE id = ?", (bike,)).fetchone() == (
+            "Bike lock code: ask Dana, not the neighbours",
+            None,  # OpenAI's model cannot run here: no vector, as ZEKE leaves it when it cannot embed
+        )
+    finally:
+        conn.close()
+    assert "embedding dims: none" in notes.details.text() and dialogs.errors == []

@@ -51,7 +51,7 @@ ZEKE's ``evict_stale_and_lru``, computed and never done: :mod:`.zeke_eviction`.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
 from typing import Any
 
@@ -62,7 +62,8 @@ from ..embeddings.model_files import MODEL_NAME
 from ..errors import InvalidInputError
 from ..retrieval.hybrid import Hit, LegStats, QueryResult
 from ..store.notes import Note
-from .base import EDIT_KINDS, Capabilities, EvictionPreview, ForeignReader, Retriever, hit
+from . import zeke_edits
+from .base import Capabilities, EvictionPreview, ForeignReader, Retriever, hit
 from .info import EmbeddingInfo
 from .times import rfc3339, shown_time
 from .zeke_eviction import (
@@ -141,10 +142,8 @@ def _unloadable(tags: object, created_at: object, accessed: object, embedding: o
 class ZekeReader(ForeignReader):
     FORMAT = "zeke"
     LABEL = "ZEKE memory"
-    REASON = (
-        "oxmem opens ZEKE's memory files read-only: ZEKE keeps its full-text index by triggers and evicts by "
-        "TTL and least-recent use, so an edit from here would change what it recalls and deletes"
-    )
+    REASON = "oxmem edits only ZEKE's memories (text and tags): ZEKE keeps no sessions, schedules or summaries"
+    EDITS = frozenset({"notes"})
 
     def _now(self) -> datetime:
         """The current UTC time (``expired`` in a memory's details; replaceable in tests)."""
@@ -163,7 +162,7 @@ class ZekeReader(ForeignReader):
             notes_label="Memories",
             note_noun="memory",
             group_label="Scope",
-            refusals={k: self.REASON for k in EDIT_KINDS},
+            refusals=self.refusals(),
         )
 
     # -- info -----------------------------------------------------------------------------------------
@@ -239,6 +238,67 @@ class ZekeReader(ForeignReader):
             )
         notes.sort(key=lambda n: (n.updated_at or "", n.sequence), reverse=True)
         return notes
+
+    # -- editing memories (:mod:`.zeke_edits`) --------------------------------------------------------
+
+    def _note_of(self, conn: apsw.Connection, scope: str, memory_id: str) -> Note | None:
+        return next((n for n in self._notes(conn, scope) if n.note_id == memory_id), None)
+
+    def _embedder(self, conn: apsw.Connection) -> zeke_edits.Embed:
+        """How a memory's text becomes its vector in this file: all-MiniLM-L6-v2 for a file of 384-dimension
+        vectors (when installed); otherwise nothing (NULL, as ZEKE stores when its provider cannot embed)."""
+        sizes = [r[0] for r in conn.execute(
+            "SELECT length(embedding) FROM memories WHERE embedding IS NOT NULL GROUP BY 1 ORDER BY count(*) DESC"
+        )]  # fmt: skip
+        if not sizes or guess_model(sizes[0] // 4) != MODEL_NAME:
+            return lambda text: None
+        return lambda text: self.query_vector(MODEL_NAME, text, {})[0]
+
+    def _edit(self, fn: Any, *args: Any) -> Any:
+        """Run ``fn(conn, note_of, embed, …)`` on the connection's thread."""
+        return self._db.run(lambda conn: fn(conn, self._note_of, self._embedder(conn), *args))
+
+    async def save_note(self, user: str, content: str, tags: Sequence[str] = ()) -> Note:
+        self._writable("notes")
+        return await self._edit(zeke_edits.save_memory, user, content, list(tags))
+
+    async def update_note(
+        self, user: str, note_id: str, content: str, tags: Sequence[str] = (), *, expected: Note | None = None
+    ) -> Note:
+        self._writable("notes")
+        return await self._edit(zeke_edits.update_memory, user, note_id, content, list(tags), expected)
+
+    async def delete_note(self, user: str, note_id: str) -> None:
+        await self.delete_notes(user, [note_id])
+
+    async def delete_notes(self, user: str, note_ids: Sequence[str], *, expected: Sequence[Note] | None = None) -> int:
+        self._writable("notes")
+        return await self._db.run(zeke_edits.delete_memories, self._note_of, user, list(note_ids), expected)
+
+    async def set_note_tags(
+        self,
+        user: str,
+        note_ids: Sequence[str],
+        add: Sequence[str] = (),
+        remove: Sequence[str] = (),
+        *,
+        expected: Sequence[Note] | None = None,
+    ) -> list[Note]:
+        """Tags added to or removed from several memories, each an edit as :meth:`update_note` makes it."""
+        self._writable("notes")
+        loaded = {n.note_id: n for n in expected} if expected is not None else {}
+        out = []
+        for note_id in note_ids:
+            note = loaded.get(note_id) or await self.get_note(user, note_id)
+            tags = [t for t in note.tags if t not in remove] + [t for t in add if t not in note.tags]
+            out.append(await self.update_note(user, note_id, note.content, tags, expected=loaded.get(note_id)))
+        return out
+
+    async def restore_notes(
+        self, items: Sequence[Note], *, expected: Mapping[str, Note | None] | None = None
+    ) -> list[Note]:
+        self._writable("notes")
+        return await self._edit(zeke_edits.restore_memories, list(items), dict(expected) if expected else None)
 
     # -- search ---------------------------------------------------------------------------------------
 

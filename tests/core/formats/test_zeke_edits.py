@@ -1,0 +1,137 @@
+"""Editing ZEKE's memories (``core/formats/zeke_edits.py``) on files built from ZEKE's own schema statements: each
+edit is ZEKE's ``remember`` upsert (the FTS index follows by its triggers, ``created_at`` and the TTL stay, the
+vector is made again or left NULL as ZEKE leaves it when it cannot embed), and the file reads right through ZEKE's
+own search SQL afterwards; a change ZEKE made meanwhile (a real second process) is a conflict, its recall touching
+a memory is not; bad input writes nothing."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from oxmem_gui.core import ConflictError, InvalidInputError
+from oxmem_gui.core.check import check_store
+from oxmem_gui.core.embeddings.backends import choose_backend
+from tests.core.formats import fixtures as fx
+from tests.core.formats.test_omega_facts import digest, rows, run, the_agent
+from tests.semantic import model_dir_or_skip
+
+NEW_TEXT = "Guest Wi-Fi password is taped under the router"
+#: ZEKE's own SQL (``core/memory/memory_store.py`` at 210a5a2): its search legs and its recall's access stamp
+ZEKE_VECTOR_LEG = "SELECT * FROM memories WHERE scope LIKE ? AND embedding IS NOT NULL"
+ZEKE_FTS_LEG = (
+    "SELECT m.*, bm25(memories_fts) as rank FROM memories m JOIN memories_fts ON m.id = memories_fts.id "
+    "WHERE memories_fts MATCH ? AND m.scope LIKE ? ORDER BY rank LIMIT ?"
+)
+ZEKE_TOUCH = "UPDATE memories SET last_accessed_at = ? WHERE id = ?"
+ZEKE_UPSERT = (
+    "INSERT INTO memories (id, text, scope, tags, created_at, last_accessed_at, ttl_seconds, embedding) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET text = excluded.text, scope = excluded.scope, "
+    "tags = excluded.tags, last_accessed_at = excluded.last_accessed_at, ttl_seconds = excluded.ttl_seconds, "
+    "embedding = excluded.embedding"
+)
+
+
+def memory_in(path: Path, scope: str, starts: str) -> str:
+    return rows(path, "SELECT id FROM memories WHERE scope = ? AND text LIKE ?", (scope, starts + "%"))[0][0]
+
+
+def healthy(path: Path) -> None:
+    report = asyncio.run(check_store(path))
+    found = {f.check: (f.level, f.detail) for f in report.findings}
+    assert report.ok and found["index sync"][0] == "ok" and found["unique keys"][0] == "ok", found
+
+
+@pytest.fixture
+def zeke384(tmp_path: Path) -> Path:
+    return fx.make_zeke(tmp_path / "memory.db", "384")
+
+
+@pytest.fixture
+def zeke1536(tmp_path: Path) -> Path:
+    return fx.make_zeke(tmp_path / "memory.db")
+
+
+def test_an_edit_is_zekes_upsert_and_a_384_memory_gets_its_new_vector(zeke384: Path) -> None:
+    model_dir_or_skip()
+    mid = memory_in(zeke384, "notes", "Guest Wi-Fi")
+    (created, ttl) = rows(zeke384, "SELECT created_at, ttl_seconds FROM memories WHERE id = ?", (mid,))[0]
+
+    async def edit(m):
+        loaded = await m.get_note("notes", mid)
+        return await m.update_note("notes", mid, NEW_TEXT, ["home", "wifi"], expected=loaded)
+
+    note = run(zeke384, edit)
+    assert (note.content, note.tags) == (NEW_TEXT, ["home", "wifi"])
+    (text, tags, created_now, accessed, ttl_now, blob) = rows(
+        zeke384, "SELECT text, tags, created_at, last_accessed_at, ttl_seconds, embedding FROM memories WHERE id = ?",
+        (mid,),
+    )[0]  # fmt: skip
+    assert (text, json.loads(tags), created_now, accessed, ttl_now) == (NEW_TEXT, ["home", "wifi"], created, None, ttl)
+    expected = choose_backend("semantic").backend.embed([NEW_TEXT])[0]
+    assert len(blob) == 1536 and float(np.dot(np.frombuffer(blob, dtype="<f4"), expected)) > 0.9999
+    healthy(zeke384)
+    # ZEKE's own FTS leg finds it by its new words
+    assert [r[0] for r in rows(zeke384, ZEKE_FTS_LEG, ('"router"', "notes%", 8))] == [mid]
+
+
+def test_a_memory_of_a_model_oxmem_cannot_run_is_left_without_a_vector_as_zeke_does(zeke1536: Path) -> None:
+    mid = memory_in(zeke1536, "notes", "Guest Wi-Fi")
+    run(zeke1536, lambda m: m.update_note("notes", mid, NEW_TEXT, ["home"]))
+    assert rows(zeke1536, "SELECT embedding FROM memories WHERE id = ?", (mid,)) == [(None,)]
+    # read through ZEKE's own search SQL: its vector leg skips the memory, its FTS leg finds it
+    assert mid not in [r[0] for r in rows(zeke1536, ZEKE_VECTOR_LEG, ("notes%",))]
+    assert [r[0] for r in rows(zeke1536, ZEKE_FTS_LEG, ('"router"', "notes%", 8))] == [mid]
+    note = run(zeke1536, lambda m: m.get_note("notes", mid), read_only=True)
+    assert note.details["embedding_dims"] == "none"
+    healthy(zeke1536)
+
+
+def test_new_memory_takes_the_scope_default_ttl_and_delete_keeps_the_index(zeke1536: Path) -> None:
+    added = run(zeke1536, lambda m: m.save_note("task:inbox", "Renew the passport before May", ["travel"]))
+    assert rows(zeke1536, "SELECT scope, tags, ttl_seconds, last_accessed_at FROM memories WHERE id = ?",
+                (added.note_id,)) == [("task:inbox", '["travel"]', 90 * 86400, None)]  # fmt: skip
+    healthy(zeke1536)
+    assert run(zeke1536, lambda m: m.delete_notes("task:inbox", [added.note_id], expected=[added])) == 1
+    assert rows(zeke1536, "SELECT count(*) FROM memories WHERE id = ?", (added.note_id,)) == [(0,)]
+    healthy(zeke1536)
+
+
+def test_zeke_changing_a_memory_meanwhile_is_a_conflict_its_recall_is_not(zeke1536: Path) -> None:
+    mid = memory_in(zeke1536, "notes", "Guest Wi-Fi")
+    loaded = run(zeke1536, lambda m: m.get_note("notes", mid), read_only=True)
+    the_agent(zeke1536, ZEKE_TOUCH, ("2026-03-02T10:00:00.000001", mid))  # ZEKE's recall stamps its access
+    run(zeke1536, lambda m: m.update_note("notes", mid, "Wi-Fi: see the fridge", ["home"], expected=loaded))
+    loaded = run(zeke1536, lambda m: m.get_note("notes", mid), read_only=True)
+    the_agent(zeke1536, ZEKE_UPSERT, (mid, "Wi-Fi changed by ZEKE", "notes", None, "2025-10-03T20:00:00", None, None,
+                                      None))  # fmt: skip
+    with pytest.raises(ConflictError) as exc:
+        run(zeke1536, lambda m: m.update_note("notes", mid, "mine", [], expected=loaded))
+    assert exc.value.current.content == "Wi-Fi changed by ZEKE"
+    assert rows(zeke1536, "SELECT text FROM memories WHERE id = ?", (mid,)) == [("Wi-Fi changed by ZEKE",)]
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda m: m.save_note("notes", "   "),
+        lambda m: m.update_note("notes", "no-such-memory", "x"),
+        lambda m: m.save_note("   ", "text"),
+    ],
+)
+def test_bad_input_writes_nothing(zeke1536: Path, call) -> None:
+    before = digest(zeke1536)
+    with pytest.raises((InvalidInputError, LookupError)):
+        run(zeke1536, call)
+    assert digest(zeke1536) == before
+
+
+def test_read_only_until_editing_is_enabled(zeke1536: Path) -> None:
+    before = digest(zeke1536)
+    with pytest.raises(Exception, match="enable editing"):
+        run(zeke1536, lambda m: m.save_note("notes", "x"), read_only=True)
+    assert digest(zeke1536) == before
