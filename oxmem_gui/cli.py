@@ -34,8 +34,8 @@ from .core.embeddings.model_files import (
     locate_model,
     verify_prepared,
 )
-from .core.errors import EmbeddingError
-from .core.formats.base import Retriever
+from .core.errors import EmbeddingError, InvalidInputError
+from .core.formats.base import EvictionPreview, Retriever
 from .core.formats.detect import article
 from .core.formats.encrypted import KEY_ENV
 from .core.formats.info import DatabaseInfo, info_lines
@@ -345,8 +345,16 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="S",
         help="with --use/--reset: only for session S; alone: show S's default (default: the whole file)",
     )
-    p = command("evictions", "what the agent's own clean-up (TTL, caps) would delete now; nothing is deleted")
+    p = command("evictions", "what the agent's own clean-up (TTL, caps) would delete now; --apply deletes it")
     p.add_argument("--at", type=_text, default=None, metavar="TIME", help="as of this time (RFC 3339; default: now)")
+    p.add_argument(
+        "--apply",
+        type=_int_in(0, INT64_MAX),
+        default=None,
+        metavar="COUNT",
+        help="delete what the clean-up would delete now, as the agent does; COUNT is how many rows the preview "
+        "listed (if that changed meanwhile, nothing is deleted) (default: only the preview)",
+    )
     p = command("check", "is the file healthy? integrity, schema, index sync and counts (read-only)")
     p.add_argument("--quick", action="store_true", help="SQLite's quick_check instead of the full integrity_check")
 
@@ -637,6 +645,10 @@ async def _run(args: argparse.Namespace) -> int:
     if args.command == "info":
         return _print_info(await inspect_database(db, key), args.json)
     read_only = args.command in READ_ONLY_COMMANDS or (args.command, action) in READ_ONLY_ACTIONS
+    if getattr(args, "apply", None) is not None:
+        if args.at:
+            raise InvalidInputError("--apply deletes what the agent's clean-up would delete now; --at is for previews")
+        read_only = False
     if args.command == "import-jsonl":  # a bad file is refused before any store is opened (or created)
         args.records = await asyncio.to_thread(read_jsonl, args.file)
     # a store this command creates is taken back if the command then fails (bad input, a refusal)
@@ -741,6 +753,23 @@ def _model_command(args: argparse.Namespace) -> int:
     else:
         state = "installed and verified (SHA-256 of every file)" if doc["verified"] else "your own folder"
         print(f"{MODEL_NAME} ({MODEL_DIMS} dimensions, {MODEL_LICENSE}): {state}\n  {folder}")
+    return 0
+
+
+async def _apply_eviction(store: Memory, preview: EvictionPreview, count: int, as_json: bool) -> int:
+    """``evictions --apply COUNT``: the preview just made, deleted if it lists ``count`` rows (the number the user
+    saw); the store deletes them only if that is still the list inside its write transaction."""
+    ids = [e.id for e in preview.items]
+    if len(ids) != count:
+        raise InvalidInputError(
+            f"the agent's clean-up would delete {len(ids):,} rows now, not {count:,}: nothing was deleted "
+            "(`oxmem evictions` lists them)"
+        )
+    gone = await store.apply_eviction(ids, preview.now) if ids else []
+    if as_json:
+        _print_json({"now": preview.now, "deleted": [e.id for e in preview.items]})
+    else:
+        print(safe(f"deleted {len(gone):,} rows as the agent's clean-up would as of {preview.now}"))
     return 0
 
 
@@ -901,6 +930,8 @@ async def _dispatch(store: Memory, args: argparse.Namespace) -> int:
     elif cmd == "evictions":
         at = parse_time(args.at) if args.at else None
         preview = await store.eviction_preview(at)
+        if args.apply is not None and preview is not None:
+            return await _apply_eviction(store, preview, args.apply, out_json)
         if out_json:
             _print_json(preview)
         elif preview is None:

@@ -211,6 +211,10 @@ class MemoryStore:
         """The store deletes nothing on its own: no eviction to preview."""
         return None
 
+    async def apply_eviction(self, confirmed: Sequence[str], now: datetime | str, **limits: Any) -> list[notes.Note]:
+        """The store deletes nothing on its own: nothing to apply."""
+        raise InvalidInputError("oxmem stores delete nothing on their own: there is no clean-up to apply")
+
     async def aclose(self) -> None:
         self._db.close()
 

@@ -104,8 +104,9 @@ class Dialogs:
         text, ok = QInputDialog.getText(self.parent, title, label, QLineEdit.EchoMode.Password)
         return text if ok and text else None
 
-    def report(self, title: str, text: str) -> None:
-        """A read-only text to read and copy (what a database holds, a preview), in a fixed-width font."""
+    def report(self, title: str, text: str, action: str | None = None) -> bool:
+        """A read-only text to read and copy (what a database holds, a preview), in a fixed-width font; with
+        ``action``, a button of that name beside Close: True when the user chose it."""
         dialog = QDialog(self.parent)
         dialog.setWindowTitle(title)
         view = QPlainTextEdit(text, readOnly=True)
@@ -113,11 +114,13 @@ class Dialogs:
         view.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(dialog.reject)
+        if action:
+            buttons.addButton(action, QDialogButtonBox.ButtonRole.DestructiveRole).clicked.connect(dialog.accept)
         layout = QVBoxLayout(dialog)
         layout.addWidget(view)
         layout.addWidget(buttons)
         dialog.resize(760, 480)
-        dialog.exec()
+        return dialog.exec() == QDialog.DialogCode.Accepted
 
     def backups(
         self, backups: Sequence[Backup], folder: str, current: str | None, restore_refusal: str | None

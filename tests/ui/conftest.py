@@ -33,6 +33,8 @@ class FakeDialogs:
         self.conflict_answers: list[str] = []
         self.secrets: list[str | None] = []
         self.reports: list[tuple[str, str]] = []
+        self.report_actions: list[str | None] = []
+        self.report_answer = False
         self.backup_lists: list[list] = []
         self.backup_answers: list = []
 
@@ -61,8 +63,10 @@ class FakeDialogs:
     def secret(self, title: str, label: str) -> str | None:
         return self.secrets.pop(0) if self.secrets else None
 
-    def report(self, title: str, text: str) -> None:
+    def report(self, title: str, text: str, action: str | None = None) -> bool:
         self.reports.append((title, text))
+        self.report_actions.append(action)
+        return bool(action) and self.report_answer
 
     def backups(self, backups, folder: str, current, restore_refusal):
         self.backup_lists.append([b.path.name for b in backups])

@@ -277,3 +277,53 @@ def test_zeke_memories_are_edited_after_enable_editing(make_window, qloop, files
     finally:
         conn.close()
     assert "embedding dims: none" in notes.details.text() and dialogs.errors == []
+
+
+def test_zekes_eviction_is_applied_from_its_preview_after_confirming_the_count(make_window, qloop, files, tmp_path):
+    import sqlite3
+
+    from tests.core.formats.test_omega_facts import the_agent
+
+    open_as_demo(files, "zeke", tmp_path)
+
+    def count() -> int:
+        conn = sqlite3.connect(tmp_path / "demo.db")
+        try:
+            return conn.execute("SELECT count(*) FROM memories").fetchone()[0]
+        finally:
+            conn.close()
+
+    window, ctx, dialogs = make_window(read_only=True)
+    settle(qloop, ctx)
+    window.show_panel("notes")
+    notes = window.notes
+    notes.set_user("notes")
+    settle(qloop, ctx)
+    dialogs.report_answer = True
+    notes.eviction_preview()
+    settle(qloop, ctx)
+    (_, text), action = dialogs.reports[-1], dialogs.report_actions[-1]
+    listed = int(text.split("would delete ")[1].split()[0])
+    assert listed >= len(fixtures.ZEKE_EXPIRED)
+    assert action is None and "Not deleted from here: enable editing (Edit ▸ Enable Editing)" in text
+    assert count() == 26 and dialogs.confirms == []
+
+    window.enable_editing()
+    settle(qloop, ctx)
+    # ZEKE's own evictor deletes one of them between the preview and the confirmation: nothing is deleted
+    answer = dialogs.confirm
+    gone = ("DELETE FROM memories WHERE id = ?", (fixtures.ZEKE_IDS["t-invoice-old"],))
+    dialogs.confirm = lambda *a: the_agent(tmp_path / "demo.db", *gone) or answer(*a)
+    notes.eviction_preview()
+    settle(qloop, ctx)
+    assert dialogs.report_actions[-1] == f"Delete these {listed} memories…"
+    assert dialogs.confirms[-1].startswith(f"Delete {listed} memories now, as the agent's own clean-up would")
+    assert count() == 25 and f"not the {listed} confirmed; nothing was deleted" in dialogs.errors[-1]
+    dialogs.confirm = answer
+    notes.eviction_preview()
+    settle(qloop, ctx)
+    assert dialogs.report_actions[-1] == f"Delete these {listed - 1} memories…"
+    assert count() == 26 - listed and notes.undo_record is not None
+    notes.undo()
+    settle(qloop, ctx)
+    assert count() == 25 and len(dialogs.errors) == 1

@@ -122,7 +122,8 @@ class EvictionPreview:
 
     def lines(self) -> list[str]:
         """As text: the rules, then each row with the rule that deletes it."""
-        out = [f"As of {self.now}, the agent's clean-up would delete {len(self.items):,} rows (nothing is deleted)."]
+        count = f"{len(self.items):,} rows"
+        out = [f"As of {self.now}, the agent's clean-up would delete {count} (this preview deletes nothing)."]
         out += [f"rule: {r}" for r in self.rules]
         for e in self.items:
             used = e.last_used_at or e.created_at or "—"
@@ -450,6 +451,10 @@ class ForeignReader:
     async def eviction_preview(self, now: datetime | None = None, **limits: Any) -> EvictionPreview | None:
         """What the agent's own clean-up would delete now (None: it has none). Nothing is deleted."""
         return None
+
+    async def apply_eviction(self, confirmed: Sequence[str], now: datetime | str, **limits: Any) -> list[Note]:
+        """Do the agent's own clean-up as previewed at ``now``, if it still deletes exactly ``confirmed``."""
+        raise InvalidInputError(f"{self.LABEL} files have no clean-up of their own to apply")
 
     # -- writes: refused ----------------------------------------------------------------------------
 

@@ -45,14 +45,15 @@ all-MiniLM-L6-v2 (oxmem's own semantic model, run when installed).
 Eviction
 ========
 
-ZEKE's ``evict_stale_and_lru``, computed and never done: :mod:`.zeke_eviction`.
+ZEKE's ``evict_stale_and_lru``: previewed (nothing deleted) and, once editing is enabled and the user confirms the
+list, done as ZEKE does it: :mod:`.zeke_eviction`.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from typing import Any
 
 import apsw
@@ -61,6 +62,7 @@ import numpy as np
 from ..embeddings.model_files import MODEL_NAME
 from ..errors import InvalidInputError
 from ..retrieval.hybrid import Hit, LegStats, QueryResult
+from ..schedules.cadence import parse_time
 from ..store.notes import Note
 from . import zeke_edits
 from .base import Capabilities, EvictionPreview, ForeignReader, Retriever, hit
@@ -73,6 +75,7 @@ from .zeke_eviction import (
     _check_cap,
     _expires,
     _utc,
+    apply_evictions,
     cap_prefix,
     evictions,
     like_prefix,
@@ -547,15 +550,48 @@ class ZekeReader(ForeignReader):
         defaults when storing), so this is a what-if, off by default."""
         if limits:
             raise InvalidInputError(f"unknown eviction options: {', '.join(sorted(limits))}")
-        caps: dict[str, int | None] = dict(DEFAULT_CAPS)
-        for name, cap in (scope_caps or {}).items():
-            caps[cap_prefix(name)] = _check_cap(cap, f"cap of {name!r}")
-        global_cap = _check_cap(global_cap, "global_cap")
+        caps, global_cap = _limits(scope_caps, global_cap)
         ttls = {
             cap_prefix(name): _check_cap(ttl, f"default TTL of {name!r}") for name, ttl in (default_ttls or {}).items()
         }
-        at = _utc(now)
-        return await self._db.read(evictions, at, caps, global_cap, ttls)
+        return await self._db.read(evictions, _utc(now), caps, global_cap, ttls)
+
+    async def apply_eviction(
+        self,
+        confirmed: Sequence[str],
+        now: datetime | str,
+        *,
+        scope_caps: Mapping[str, int | None] | None = None,
+        global_cap: int | None = GLOBAL_CAP,
+    ) -> list[Note]:
+        """Delete what :meth:`eviction_preview` listed at ``now`` (its ``now``, as shown, is accepted), provided
+        that is still exactly the ``confirmed`` memory ids; returns the deleted memories (undo writes them back
+        with :meth:`restore_notes`). ZEKE's own deletion, in one transaction (:func:`.zeke_eviction.apply_evictions`);
+        a changed list is :class:`ConflictError` and deletes nothing. A time after the present is refused: that
+        would delete what ZEKE itself would not delete yet."""
+        self._writable("notes")
+        at = _utc(parse_time(now) if isinstance(now, str) else now)
+        if at > datetime.now(timezone.utc) + timedelta(seconds=5):
+            raise InvalidInputError(f"{rfc3339(at)} is in the future: only what ZEKE would delete now can be deleted")
+        caps, global_cap = _limits(scope_caps, global_cap)
+        return await self._db.run(apply_evictions, self._memories, at, caps, global_cap, list(confirmed))
+
+    def _memories(self, conn: apsw.Connection, ids: Sequence[str]) -> list[Note]:
+        """The memories of these ids as notes, in the order given."""
+        wanted = set(ids)
+        scopes = {r[0] for r in conn.execute("SELECT DISTINCT scope FROM memories")}
+        found = {n.note_id: n for scope in scopes for n in self._notes(conn, scope) if n.note_id in wanted}
+        return [found[i] for i in ids if i in found]
+
+
+def _limits(
+    scope_caps: Mapping[str, int | None] | None, global_cap: int | None
+) -> tuple[dict[str, int | None], int | None]:
+    """ZEKE's caps with the given changes (checked), and the global cap (checked)."""
+    caps: dict[str, int | None] = dict(DEFAULT_CAPS)
+    for name, cap in (scope_caps or {}).items():
+        caps[cap_prefix(name)] = _check_cap(cap, f"cap of {name!r}")
+    return caps, _check_cap(global_cap, "global_cap")
 
 
 __all__ = ["OPENAI_MODEL", "ZekeReader", "fts_query", "guess_model"]

@@ -9,16 +9,24 @@ left (``persona:`` 5000; ``task:``, ``ops:``, ``calendar:``, ``notes`` 10000; ZE
 LRU order is ZEKE's ``COALESCE(last_accessed_at, created_at) ASC, created_at ASC`` on the stored text (its naive
 ISO times sort as time), then rowid for rows equal in both (ZEKE leaves that tie to SQLite's scan, which is
 rowid order).
+
+:func:`apply_evictions` does it, once the user has seen the preview: ZEKE's own deletion (``core/memory/
+evictor.py``, ``evict_stale_and_lru``: ``DELETE FROM memories WHERE id IN (…)`` per step, ``memories_fts``
+following by its triggers), with two differences written down here: all steps are one transaction (ZEKE commits
+after each), and the preview is worked out again inside that transaction at the same time — if it is not exactly
+the memories the user confirmed (the agent wrote meanwhile), nothing is deleted.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
 import apsw
 
-from ..errors import InvalidInputError
+from ..database import write_transaction
+from ..errors import ConflictError, InvalidInputError
 from .base import Eviction, EvictionPreview
 from .times import parse_when, rfc3339, shown_time
 
@@ -176,3 +184,34 @@ def evictions(
             for r in sorted(live, key=lru)[: len(live) - global_cap]:
                 evict(r, rule)
     return EvictionPreview(shown_now, rules, items)
+
+
+def apply_evictions(
+    conn: apsw.Connection,
+    memories_of: Callable[[apsw.Connection, Sequence[str]], list[Any]],
+    at: datetime,
+    caps: dict[str, int | None],
+    global_cap: int | None,
+    confirmed: Sequence[str],
+) -> list[Any]:
+    """Delete what :func:`evictions` lists at ``at`` (ZEKE's own TTL and caps; no what-if TTLs), provided it is
+    exactly the ``confirmed`` ids; returns the deleted memories as they were (``memories_of(conn, ids)``), for
+    undo. One transaction; :class:`ConflictError` (nothing deleted) when the list changed since it was shown,
+    :class:`InvalidInputError` when a memory's expiry cannot be computed (ZEKE's own eviction stops there)."""
+    with write_transaction(conn):
+        preview = evictions(conn, at, caps, global_cap, {})
+        broken = [r for r in preview.rules if r.startswith("⚠")]
+        if broken:
+            raise InvalidInputError(f"{broken[0][2:]}; nothing was deleted")
+        ids = [e.id for e in preview.items]
+        if sorted(ids) != sorted(str(i) for i in confirmed):
+            raise ConflictError(
+                f"the memories changed since the preview: {len(ids):,} would be deleted as of {preview.now}, not the "
+                f"{len(confirmed):,} confirmed; nothing was deleted",
+                preview,
+            )
+        gone = memories_of(conn, ids)
+        for start in range(0, len(ids), 500):
+            chunk = ids[start : start + 500]
+            conn.execute(f"DELETE FROM memories WHERE id IN ({','.join('?' * len(chunk))})", chunk)
+    return gone

@@ -281,6 +281,8 @@ class NoteEdits:
         self.ctx.run(put_back, label=f"Undoing {record.description}", on_done=done, on_error=failed, changes="notes")
 
     def eviction_preview(self) -> None:
+        """What the agent's own clean-up would delete now; once editing is enabled, a button to do it (asked again
+        with the count), undoable like a deletion."""
         store = self.ctx.store
         if store is None:
             return
@@ -288,10 +290,44 @@ class NoteEdits:
         def show(preview: Any) -> None:
             if preview is None:
                 self.dialogs.info("This file's agent deletes nothing on its own.")
-            else:
-                self.dialogs.report("Eviction preview", "\n".join(preview.lines()))
+                return
+            noun, many = self.nouns()
+            count = plural(len(preview.items), noun, many)
+            refusal = store.capabilities.refusal("notes") or (
+                "enable editing (Edit ▸ Enable Editing) to delete them" if store.read_only else None
+            )
+            lines = preview.lines()
+            if preview.items and refusal:
+                lines.insert(1, f"Not deleted from here: {refusal}.")
+            action = f"Delete these {count}…" if preview.items and not refusal else None
+            if self.dialogs.report("Eviction preview", "\n".join(lines), action) and self.dialogs.confirm(
+                "Apply the agent's clean-up",
+                f"Delete {count} now, as the agent's own clean-up would as of {preview.now}? If the agent changed "
+                "any of them meanwhile, nothing is deleted. Undo puts them back.",
+                f"Delete {len(preview.items):,}",
+            ):
+                self._apply_eviction(preview, count)
 
         self.ctx.run(store.eviction_preview, label="Working out what the agent would delete", on_done=show)
+
+    def _apply_eviction(self, preview: Any, count: str) -> None:
+        store = self.ctx.writable("notes")
+        if store is None:
+            return
+
+        def done(gone: list[Note]) -> None:
+            self.undo_record = UndoRecord(f"the clean-up of {count}", before=list(gone), user=self.user)
+            self._show_note(None)
+            self.reload()
+
+        ids = [e.id for e in preview.items]
+        self.ctx.run(
+            lambda: store.apply_eviction(ids, preview.now),
+            label=f"Deleting {count}",
+            on_done=done,
+            on_error=self._changed_meanwhile,
+            changes="notes",
+        )
 
     def export(self) -> None:
         notes = self.selected_notes() or list(self.model.notes)

@@ -16,6 +16,9 @@ import pytest
 from oxmem_gui.core import ConflictError, InvalidInputError
 from oxmem_gui.core.check import check_store
 from oxmem_gui.core.embeddings.backends import choose_backend
+from oxmem_gui.core.formats.times import parse_when
+from tests.cli._support import assert_one_error_line, run_json
+from tests.cli._support import run as cli
 from tests.core.formats import fixtures as fx
 from tests.core.formats.test_omega_facts import digest, rows, run, the_agent
 from tests.semantic import model_dir_or_skip
@@ -135,3 +138,94 @@ def test_read_only_until_editing_is_enabled(zeke1536: Path) -> None:
     with pytest.raises(Exception, match="enable editing"):
         run(zeke1536, lambda m: m.save_note("notes", "x"), read_only=True)
     assert digest(zeke1536) == before
+
+
+# -- applying ZEKE's eviction -----------------------------------------------------------------------------------
+
+SMALL_CAPS = {"scope_caps": {"task": 2, "ops": 1}, "global_cap": None}
+
+
+def preview_ids(path: Path) -> tuple[str, list[str]]:
+    preview = run(path, lambda m: m.eviction_preview(fx.ZEKE_NOW, **SMALL_CAPS), read_only=True)
+    return preview.now, [e.id for e in preview.items]
+
+
+def test_applying_the_preview_deletes_exactly_its_memories_and_undo_puts_them_back(zeke1536: Path) -> None:
+    now, ids = preview_ids(zeke1536)
+    expired = [fx.ZEKE_IDS[name] for name in fx.ZEKE_EXPIRED]
+    extra = [fx.ZEKE_IDS[name] for name in ("t-passport", "o-freeze", "o-hotfix")]
+    assert ids == expired + extra
+    of_ids = f"SELECT * FROM memories WHERE id IN ({','.join('?' * len(ids))}) ORDER BY id"
+    before = rows(zeke1536, of_ids, ids)
+    gone = run(zeke1536, lambda m: m.apply_eviction(ids, now, **SMALL_CAPS))
+    assert sorted(n.note_id for n in gone) == sorted(ids)
+    assert rows(zeke1536, "SELECT count(*) FROM memories") == [(26 - len(ids),)]
+    # ZEKE's own FTS leg no longer finds a deleted memory, and its index matches its table
+    assert rows(zeke1536, ZEKE_FTS_LEG, ('"Q3"', "task:%", 5)) == []
+    healthy(zeke1536)
+    run(zeke1536, lambda m: m.restore_notes(gone, expected={n.note_id: None for n in gone}))
+    after = rows(zeke1536, of_ids, ids)
+
+    # undo brings back text, scope, tags, times (as ZEKE's isoformat() writes them) and TTL; the vector is made
+    # again (NULL: OpenAI's model)
+    def same(r: tuple) -> tuple:
+        return (*r[:4], parse_when(r[4]), parse_when(r[5]), r[6])
+
+    assert [same(r) for r in after] == [same(r) for r in before]
+    assert before[7][5] == "2026-01-09T09:25:00.000000" and after[7][5] == "2026-01-09T09:25:00"
+    found = rows(zeke1536, ZEKE_FTS_LEG, ('"Q3"', "task:%", 5))
+    assert [r[1] for r in found] == ["Reply to the accountant about the Q3 invoice."]
+    healthy(zeke1536)
+
+
+def test_zeke_using_a_memory_after_the_preview_is_a_conflict_and_deletes_nothing(zeke1536: Path) -> None:
+    now, ids = preview_ids(zeke1536)
+    # ZEKE's recall stamps t-passport (due to go by the task: cap): it is now the most recently used task
+    the_agent(zeke1536, ZEKE_TOUCH, ("2026-02-28T23:00:00", fx.ZEKE_IDS["t-passport"]))
+    before = digest(zeke1536)
+    with pytest.raises(ConflictError, match=rf"not the {len(ids)} confirmed; nothing was deleted"):
+        run(zeke1536, lambda m: m.apply_eviction(ids, now, **SMALL_CAPS))
+    assert digest(zeke1536) == before
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda m, ids: m.apply_eviction(ids, "2999-01-01T00:00:00Z"), "in the future"),
+        (lambda m, ids: m.apply_eviction(ids, "yesterday"), "not an RFC 3339 time"),
+        (lambda m, ids: m.apply_eviction(ids[:-1], "2026-03-01T12:00:00Z", **SMALL_CAPS), "confirmed; nothing was"),
+        (lambda m, ids: m.apply_eviction(ids, "2026-03-01T12:00:00Z", scope_caps={"task": -1}), "whole number"),
+    ],
+)
+def test_bad_eviction_requests_write_nothing(zeke1536: Path, call, message: str) -> None:
+    _, ids = preview_ids(zeke1536)
+    before = digest(zeke1536)
+    with pytest.raises((InvalidInputError, ConflictError), match=message):
+        run(zeke1536, lambda m: call(m, ids))
+    assert digest(zeke1536) == before
+
+
+def test_applying_is_refused_until_editing_is_enabled(zeke1536: Path) -> None:
+    now, ids = preview_ids(zeke1536)
+    before = digest(zeke1536)
+    with pytest.raises(Exception, match="enable editing"):
+        run(zeke1536, lambda m: m.apply_eviction(ids, now, **SMALL_CAPS), read_only=True)
+    assert digest(zeke1536) == before
+
+
+def test_cli_applies_the_eviction_only_with_the_count_the_preview_listed(zeke1536: Path, capsys) -> None:
+    db = ("--db", str(zeke1536))
+    listed = run_json(capsys, *db, "evictions")["items"]
+    before = digest(zeke1536)
+    for argv, fragment in [
+        (("--apply", str(len(listed) + 1)), f"would delete {len(listed)} rows now, not {len(listed) + 1}"),
+        (("--apply", str(len(listed)), "--at", "2026-03-01T12:00:00Z"), "--at is for previews"),
+        (("--apply", "-1"), "--apply"),
+    ]:
+        assert_one_error_line(*cli(capsys, *db, "evictions", *argv), fragment)
+        assert digest(zeke1536) == before
+    done = run_json(capsys, *db, "evictions", "--apply", str(len(listed)))
+    assert done["deleted"] == [e["id"] for e in listed] and len(listed) >= len(fx.ZEKE_EXPIRED)
+    assert rows(zeke1536, "SELECT count(*) FROM memories") == [(26 - len(listed),)]
+    assert run_json(capsys, *db, "evictions")["items"] == []
+    healthy(zeke1536)
