@@ -147,6 +147,15 @@ def _seconds(text: str) -> float:
     return value
 
 
+#: an option left out that must be told apart from one given as "none"
+KEEP: Any = object()
+
+
+def _ttl(text: str) -> int | None:
+    """``--ttl``: seconds ≥ 1, or ``none``."""
+    return None if text.strip().lower() == "none" else _int_in(1, INT64_MAX)(text)
+
+
 def _int_in(low: int, high: int) -> Callable[[str], int]:
     """An integer argument within ``[low, high]``, with a short message for anything else (a 5,000-digit
     number is named by its length, not printed)."""
@@ -427,6 +436,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("note_id", type=_text)
     p.add_argument("text", type=_text)
     p.add_argument("--tag", action="append", type=_text, default=[], dest="tags", metavar="T", help=note_tag_help)
+    p.add_argument(
+        "--scope", type=_text, default=KEEP, metavar="S", help="ZEKE: move the memory to scope S (default: stays)"
+    )
+    p.add_argument(
+        "--ttl",
+        type=_ttl,
+        default=KEEP,
+        metavar="SECONDS",
+        help="ZEKE: the memory's time to live, or 'none' (default: stays as it is)",
+    )
     p = command("delete", "delete a note", notes)
     p.add_argument("user", type=_text)
     p.add_argument("note_id", type=_text)
@@ -1105,7 +1124,15 @@ async def _notes(store: Memory, args: argparse.Namespace) -> int:
         if action == "add":
             note = await store.save_note(args.user, args.text, args.tags)
         else:
-            note = await store.update_note(args.user, args.note_id, args.text, args.tags)
+            given = {k: v for k, v in (("scope", args.scope), ("ttl", args.ttl)) if v is not KEEP}
+            lacking = [k for k in given if k not in store.capabilities.note_fields]
+            if lacking:
+                raise InvalidInputError(
+                    f"{store.capabilities.label} files' notes have no {' or '.join(lacking)} to change "
+                    f"({' and '.join('--' + k for k in lacking)}: for ZEKE's memories)"
+                )
+            fields = {("ttl_seconds" if k == "ttl" else k): v for k, v in given.items()}
+            note = await store.update_note(args.user, args.note_id, args.text, args.tags, **fields)
         _print_json({"note_id": note.note_id}) if args.json else print(safe(note.note_id))
     elif action == "delete":
         await store.delete_note(args.user, args.note_id)

@@ -194,7 +194,7 @@ def test_omega_facts_are_edited_after_enable_editing_with_a_backup_and_theirs_be
     notes.set_user("4242")
     settle(qloop, ctx)
     assert notes.tags.is_read_only() and not notes.bulk_add.isEnabled()
-    assert notes.bulk_add.toolTip() == "Omega memory: its facts have no tags"
+    assert notes.bulk_add.toolTip() == "Omega memory: its facts have no tags" and notes.place_button.isHidden()
     row = next(i for i, n in enumerate(notes.model.notes) if n.content.startswith("dentist:"))
     notes.view.setCurrentIndex(notes.model.index(row, 0))
     assert notes.heading.text() == "Fact “dentist: Dr. Moreau, Rue Oberkampf”"  # the format's own words
@@ -327,3 +327,46 @@ def test_zekes_eviction_is_applied_from_its_preview_after_confirming_the_count(m
     notes.undo()
     settle(qloop, ctx)
     assert count() == 25 and len(dialogs.errors) == 1
+
+
+def test_a_zeke_memory_is_moved_and_given_a_ttl_then_undone(make_window, qloop, files, tmp_path):
+    import sqlite3
+
+    open_as_demo(files, "zeke", tmp_path)
+    bike = fixtures.ZEKE_IDS["n-bike"]
+
+    def place() -> tuple:
+        conn = sqlite3.connect(tmp_path / "demo.db")
+        try:
+            return conn.execute("SELECT scope, ttl_seconds FROM memories WHERE id = ?", (bike,)).fetchone()
+        finally:
+            conn.close()
+
+    window, ctx, dialogs = make_window(read_only=True)
+    settle(qloop, ctx)
+    window.show_panel("notes")
+    notes = window.notes
+    notes.set_user("notes")
+    settle(qloop, ctx)
+    assert not notes.place_button.isHidden() and notes.place_button.text() == "Scope && TTL…"
+    row = next(i for i, n in enumerate(notes.model.notes) if n.note_id == bike)
+    notes.view.setCurrentIndex(notes.model.index(row, 0))
+    assert not notes.place_button.isEnabled()  # read-only: the reason is the tooltip
+    assert notes.place_button.toolTip() == "Read-only: choose Edit ▸ Enable Editing (Ctrl+E) first; a backup is taken."
+    window.enable_editing()
+    settle(qloop, ctx)
+    row = next(i for i, n in enumerate(notes.model.notes) if n.note_id == bike)
+    notes.view.setCurrentIndex(notes.model.index(row, 0))
+    assert notes.place_button.isEnabled()
+    dialogs.texts = ["task:home", "abc"]  # a TTL that is no number: one dialog, nothing written
+    notes.edit_place()
+    settle(qloop, ctx)
+    assert place() == ("notes", None) and "whole number of seconds" in dialogs.errors[-1]
+    dialogs.texts = ["task:home", "3600"]
+    notes.edit_place()
+    settle(qloop, ctx)
+    assert place() == ("task:home", 3600) and notes.current is None
+    assert "task:home" in [notes.user_box.itemText(i) for i in range(notes.user_box.count())]
+    notes.undo()
+    settle(qloop, ctx)
+    assert place() == ("notes", None) and len(dialogs.errors) == 1

@@ -90,6 +90,9 @@ class Capabilities:
     has_eviction: bool = False
     #: notes carry tags (an agent's facts may not: their editor then offers none)
     note_tags: bool = True
+    #: what else an edit of one of the format's notes may change: ``"scope"`` (move it to another group),
+    #: ``"ttl"`` (its time to live in seconds) — ``update_note(…, scope=…, ttl_seconds=…)``
+    note_fields: tuple[str, ...] = ()
 
     def refusal(self, kind: str) -> str | None:
         return self.refusals.get(kind)

@@ -164,6 +164,7 @@ class ZekeReader(ForeignReader):
             has_eviction=True,
             notes_label="Memories",
             note_noun="memory",
+            note_fields=("scope", "ttl"),
             group_label="Scope",
             refusals=self.refusals(),
         )
@@ -266,10 +267,22 @@ class ZekeReader(ForeignReader):
         return await self._edit(zeke_edits.save_memory, user, content, list(tags))
 
     async def update_note(
-        self, user: str, note_id: str, content: str, tags: Sequence[str] = (), *, expected: Note | None = None
+        self,
+        user: str,
+        note_id: str,
+        content: str,
+        tags: Sequence[str] = (),
+        *,
+        expected: Note | None = None,
+        scope: str | None = None,
+        ttl_seconds: Any = zeke_edits.KEEP_TTL,
     ) -> Note:
+        """A memory's text and tags replaced; ``scope`` moves it to another scope, ``ttl_seconds`` (seconds, None
+        for none) replaces its TTL — ZEKE's ``remember`` with those (:func:`.zeke_edits.update_memory`)."""
         self._writable("notes")
-        return await self._edit(zeke_edits.update_memory, user, note_id, content, list(tags), expected)
+        return await self._edit(
+            zeke_edits.update_memory, user, note_id, content, list(tags), expected, scope, ttl_seconds
+        )
 
     async def delete_note(self, user: str, note_id: str) -> None:
         await self.delete_notes(user, [note_id])

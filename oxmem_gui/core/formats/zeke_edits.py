@@ -12,6 +12,8 @@
 * A new memory is ``remember`` without an id: a uuid4, ``created_at = datetime.utcnow().isoformat()``, the scope's
   default TTL (``_get_default_ttl``, lines 27–35: ``persona:`` none, ``task:``/``ops:``/``calendar:`` 90 days,
   any other none).
+* A memory moved to another scope or given another TTL is the same ``remember`` with that scope or
+  ``ttl_seconds``; no TTL is refused for a scope ZEKE gives a default (``remember`` would put the default back).
 * A deletion is ``MemoryStore.delete`` (lines 377–384): ``DELETE FROM memories WHERE id = ?``.
 
 ``memories_fts`` follows through ZEKE's own triggers. oxmem adds one check: every edit and deletion carries the
@@ -67,6 +69,12 @@ def _text(content: Any) -> str:
     return check_text(content, "memory")
 
 
+def _scope(scope: Any) -> str:
+    if not isinstance(scope, str) or not scope.strip():
+        raise InvalidInputError("a memory needs a scope (notes, persona:…, task:…); nothing was changed")
+    return check_text(scope, "scope")
+
+
 def _tags(tags: Sequence[str]) -> str | None:
     """ZEKE's ``json.dumps(tags)``, NULL for none. A tag holding a comma is refused: oxmem's tag fields split
     at commas, so such a tag could not be shown or typed back."""
@@ -106,13 +114,32 @@ def save_memory(
     conn: apsw.Connection, note_of: NoteOf, embed: Embed, scope: str, content: str, tags: Sequence[str] = ()
 ) -> Note:
     """A new memory, as ``remember`` stores one."""
-    text, scope = _text(content), _text(scope)
+    text, scope = _text(content), _scope(scope)
     memory_id = str(uuid.uuid4())
     created = datetime.now(timezone.utc).replace(tzinfo=None).isoformat()
     blob = _blob(embed(text))
     with write_transaction(conn):
         conn.execute(_UPSERT, (memory_id, text, scope, _tags(tags), created, None, default_ttl(scope), blob))
         return note_of(conn, scope, memory_id)  # type: ignore[return-value]
+
+
+#: ``update_memory``'s ``ttl`` when the memory's own TTL stays as it is
+KEEP_TTL: Any = object()
+
+
+def check_ttl(ttl: Any, scope: str) -> int | None:
+    """A TTL in seconds as ``remember`` takes it (a whole number ≥ 1), or None for none — refused for a scope
+    ZEKE gives a default, since its ``remember`` turns a missing TTL into that default."""
+    if ttl is None:
+        if default_ttl(scope) is not None:
+            raise InvalidInputError(
+                f"ZEKE gives {scope} memories a {default_ttl(scope) // _DAY}-day TTL when none is given: "
+                "set a number of seconds instead; nothing was changed"
+            )
+        return None
+    if isinstance(ttl, bool) or not isinstance(ttl, int) or ttl < 1:
+        raise InvalidInputError(f"a TTL is a whole number of seconds ≥ 1 (or none), not {ttl!r}; nothing was changed")
+    return ttl
 
 
 def update_memory(
@@ -124,9 +151,13 @@ def update_memory(
     content: str,
     tags: Sequence[str] = (),
     expected: Note | None = None,
+    new_scope: str | None = None,
+    ttl: Any = KEEP_TTL,
 ) -> Note:
-    """A memory's text and tags replaced, as ``remember(…, memory_id=…)`` does."""
+    """A memory's text and tags replaced — and its scope (``new_scope``) or TTL (``ttl``: seconds, None for
+    none) when given — as ``remember(text, scope, tags, ttl_seconds, memory_id=…)`` does."""
     text = _text(content)
+    target = scope if new_scope is None else _scope(new_scope)
     blob = _blob(embed(text))
     with write_transaction(conn):
         current = (
@@ -136,11 +167,12 @@ def update_memory(
         )
         if current is None:
             raise NotFoundError(f"no memory {memory_id!r} in scope {scope!r}")
-        (created, ttl) = conn.execute(
+        (created, kept) = conn.execute(
             "SELECT created_at, ttl_seconds FROM memories WHERE id = ?", (memory_id,)
         ).fetchall()[0]
-        conn.execute(_UPSERT, (memory_id, text, scope, _tags(tags), created, None, ttl, blob))
-        return note_of(conn, scope, memory_id)  # type: ignore[return-value]
+        kept = kept if ttl is KEEP_TTL else check_ttl(ttl, target)
+        conn.execute(_UPSERT, (memory_id, text, target, _tags(tags), created, None, kept, blob))
+        return note_of(conn, target, memory_id)  # type: ignore[return-value]
 
 
 def delete_memories(
@@ -183,8 +215,9 @@ def restore_memories(
     with write_transaction(conn):
         for note, text, created, accessed, ttl, blob in rows:
             if expected is not None and note.note_id in expected:
-                found = note_of(conn, note.user, note.note_id)
-                if not _same(found, expected[note.note_id]):
+                left = expected[note.note_id]  # where the edit left it (another scope, when it moved it)
+                found = note_of(conn, note.user if left is None else left.user, note.note_id)
+                if not _same(found, left):
                     raise ConflictError(
                         f"memory {note.note_id} was changed by another program since; nothing was restored", found
                     )

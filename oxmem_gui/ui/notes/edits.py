@@ -280,6 +280,46 @@ class NoteEdits:
 
         self.ctx.run(put_back, label=f"Undoing {record.description}", on_done=done, on_error=failed, changes="notes")
 
+    def edit_place(self) -> None:
+        """Where a memory lives and how long (ZEKE: its scope and TTL), asked in turn; one edit, undoable."""
+        note = self.current
+        store = self.ctx.writable("notes")
+        if note is None or self.is_new or store is None:
+            return
+        noun = self.nouns()[0]
+        scope = self.dialogs.text("Scope and TTL", f"Scope of this {noun} (another one moves it):", note.user)
+        if scope is None:
+            return
+        now = note.details.get("ttl_seconds")
+        answer = self.dialogs.text(
+            "Scope and TTL", "Time to live in seconds from its creation, or none:", "none" if now is None else str(now)
+        )
+        if answer is None:
+            return
+        text = answer.strip().lower()
+        ttl: Any = None if text in ("", "none") else int(text) if text.isdigit() else answer
+        fields: dict[str, Any] = {}
+        if scope.strip() != note.user:
+            fields["scope"] = scope.strip()
+        if ttl != now:
+            fields["ttl_seconds"] = ttl
+        if not fields:
+            return
+        user = self.user
+
+        def done(moved: Note) -> None:
+            self.undo_record = UndoRecord(f"the {noun}'s scope or TTL", before=[note], user=user, after=[moved])
+            self._show_note(moved if moved.user == self.user else None)
+            self._load_users()
+
+        self.ctx.run(
+            lambda: store.update_note(user, note.note_id, note.content, note.tags, expected=note, **fields),
+            label=f"Changing the {noun}",
+            on_done=done,
+            on_error=self._changed_meanwhile,
+            changes="notes",
+        )
+
     def eviction_preview(self) -> None:
         """What the agent's own clean-up would delete now; once editing is enabled, a button to do it (asked again
         with the count), undoable like a deletion."""

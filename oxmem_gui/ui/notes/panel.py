@@ -16,7 +16,7 @@ from .panes import NoteEditor, NotesList
 
 #: the widgets of the two panes that the panel shows as its own attributes
 LIST_WIDGETS = ("user_box", "filter", "tag_filter", "tag_mode", "view", "count_label", "bulk_add", "bulk_remove",
-                "export_button", "import_button", "group_label", "eviction_button")  # fmt: skip
+                "export_button", "import_button", "group_label", "eviction_button", "place_button")  # fmt: skip
 EDITOR_WIDGETS = ("heading", "content", "tags", "dates", "details", "state", "new_button", "save_button",
                   "revert_button", "delete_button", "undo_button")  # fmt: skip
 
@@ -61,6 +61,7 @@ class NotesPanel(NoteEdits, QWidget):
         self.export_button.clicked.connect(self.export)
         self.import_button.clicked.connect(self.import_notes)
         self.eviction_button.clicked.connect(self.eviction_preview)
+        self.place_button.clicked.connect(self.edit_place)
         self.content.textChanged.connect(self._update_buttons)
         self.tags.tags_changed.connect(lambda _: self._update_buttons())
         self.tags.input.textChanged.connect(lambda _: self._update_buttons())
@@ -154,6 +155,12 @@ class NotesPanel(NoteEdits, QWidget):
         allow(self.bulk_add, bool(selected) and not no_tags, no_tags or "Add a tag to every selected note")
         allow(self.bulk_remove, bool(selected) and not no_tags, no_tags or "Remove a tag from every selected note")
         allow(self.import_button, True, "Add notes from a JSON export (ids and dates kept)")
+        saved = self.current is not None and not self.is_new
+        allow(
+            self.place_button,
+            saved and not dirty,
+            "Save or revert your changes first" if dirty else "Move it to another scope, or change its time to live",
+        )
         count = self.model.rowCount()
         noun, many = self.nouns()
         matching = f" match{'es' if count == 1 else ''} the filters" if self.notes_list.filtered() else ""
@@ -182,6 +189,7 @@ class NotesPanel(NoteEdits, QWidget):
         self.group_label.setText(caps.group_label)
         self.filter.setPlaceholderText(f"Filter {caps.notes_label.lower()} by text…")
         self.eviction_button.setVisible(caps.has_eviction)
+        self.place_button.setVisible(bool(caps.note_fields))
         if not self.ctx.reopened:
             self.undo_record = None
             for field_ in (self.filter, self.tag_filter, self.tag_mode):

@@ -77,6 +77,8 @@ class NotesList(QWidget):
             "What the agent's own clean-up (TTL, caps, least recently used) would delete now"
         )
         self.eviction_button.setVisible(False)
+        self.place_button = QPushButton("Scope && TTL…")
+        self.place_button.setVisible(False)
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -92,7 +94,8 @@ class NotesList(QWidget):
         layout.addWidget(self.view, 1)
         layout.addWidget(self.count_label)
         row = FlowLayout()
-        for b in (self.bulk_add, self.bulk_remove, self.export_button, self.import_button, self.eviction_button):
+        buttons = (self.bulk_add, self.bulk_remove, self.place_button, self.export_button, self.import_button)
+        for b in (*buttons, self.eviction_button):
             row.addWidget(b)
         layout.addLayout(row)
 

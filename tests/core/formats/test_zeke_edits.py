@@ -17,7 +17,7 @@ from oxmem_gui.core import ConflictError, InvalidInputError
 from oxmem_gui.core.check import check_store
 from oxmem_gui.core.embeddings.backends import choose_backend
 from oxmem_gui.core.formats.times import parse_when
-from tests.cli._support import assert_one_error_line, run_json
+from tests.cli._support import assert_one_error_line, build_demo, run_json
 from tests.cli._support import run as cli
 from tests.core.formats import fixtures as fx
 from tests.core.formats.test_omega_facts import digest, rows, run, the_agent
@@ -229,3 +229,75 @@ def test_cli_applies_the_eviction_only_with_the_count_the_preview_listed(zeke153
     assert rows(zeke1536, "SELECT count(*) FROM memories") == [(26 - len(listed),)]
     assert run_json(capsys, *db, "evictions")["items"] == []
     healthy(zeke1536)
+
+
+# -- scope and TTL --------------------------------------------------------------------------------------------
+
+
+def test_moving_a_memory_and_setting_its_ttl_is_zekes_remember_and_undo_moves_it_back(zeke1536: Path) -> None:
+    mid = memory_in(zeke1536, "notes", "Guest Wi-Fi")
+
+    async def move(m):
+        loaded = await m.get_note("notes", mid)
+        moved = await m.update_note("notes", mid, loaded.content, loaded.tags, expected=loaded, scope="task:home",
+                                    ttl_seconds=3600)  # fmt: skip
+        return loaded, moved
+
+    loaded, moved = run(zeke1536, move)
+    assert (moved.user, moved.details["ttl_seconds"]) == ("task:home", 3600)
+    assert rows(zeke1536, "SELECT scope, ttl_seconds, created_at FROM memories WHERE id = ?", (mid,)) == [
+        ("task:home", 3600, fx_created(loaded))
+    ]
+    # ZEKE's FTS leg finds it under its new scope only
+    assert [r[0] for r in rows(zeke1536, ZEKE_FTS_LEG, ('"Wi"', "task:%", 5))] == [mid]
+    assert rows(zeke1536, ZEKE_FTS_LEG, ('"Wi"', "notes%", 5)) == []
+    healthy(zeke1536)
+    run(zeke1536, lambda m: m.restore_notes([loaded], expected={mid: moved}))
+    assert rows(zeke1536, "SELECT scope, ttl_seconds FROM memories WHERE id = ?", (mid,)) == [("notes", None)]
+    healthy(zeke1536)
+
+
+def fx_created(note) -> str:
+    return parse_when(note.created_at).replace(tzinfo=None).isoformat()
+
+
+@pytest.mark.parametrize(
+    ("fields", "message"),
+    [
+        ({"ttl_seconds": 0}, "whole number of seconds"),
+        ({"ttl_seconds": "a day"}, "whole number of seconds"),
+        ({"scope": "task:home", "ttl_seconds": None}, "90-day TTL when none is given"),
+        ({"scope": "   "}, "needs a scope"),
+    ],
+)
+def test_bad_scope_or_ttl_writes_nothing(zeke1536: Path, fields: dict, message: str) -> None:
+    mid = memory_in(zeke1536, "notes", "Guest Wi-Fi")
+    before = digest(zeke1536)
+    with pytest.raises(InvalidInputError, match=message):
+        run(zeke1536, lambda m: m.update_note("notes", mid, "Guest Wi-Fi", [], **fields))
+    assert digest(zeke1536) == before
+
+
+def test_cli_moves_a_memory_and_sets_its_ttl_and_other_formats_refuse_the_options(
+    zeke1536: Path, tmp_path: Path, capsys
+) -> None:
+    mid = memory_in(zeke1536, "notes", "Guest Wi-Fi")
+    db = ("--db", str(zeke1536))
+    done = run_json(
+        capsys, *db, "notes", "update", "notes", mid, "Wi-Fi: fridge", "--scope", "task:home", "--ttl", "60"
+    )
+    assert done == {"note_id": mid}
+    assert rows(zeke1536, "SELECT text, scope, ttl_seconds FROM memories WHERE id = ?", (mid,)) == [
+        ("Wi-Fi: fridge", "task:home", 60)
+    ]
+    before = digest(zeke1536)
+    assert_one_error_line(*cli(capsys, *db, "notes", "update", "task:home", mid, "x", "--ttl", "none"), "90-day TTL")
+    assert digest(zeke1536) == before
+    demo = build_demo(tmp_path / "demo")
+    note = run_json(capsys, "--db", str(demo), "notes", "add", "alice", "plain note")["note_id"]
+    before = digest(demo)
+    assert_one_error_line(
+        *cli(capsys, "--db", str(demo), "notes", "update", "alice", note, "y", "--scope", "bob", "--ttl", "5"),
+        "notes have no scope or ttl to change (--scope and --ttl: for ZEKE's memories)",
+    )
+    assert digest(demo) == before
