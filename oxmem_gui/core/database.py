@@ -27,6 +27,7 @@ import contextlib
 import fcntl
 import functools
 import os
+import threading
 import weakref
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -87,8 +88,7 @@ def translate(exc: BaseException, path: object, busy_timeout_ms: int = BUSY_TIME
 def _is_wal(path: Path) -> bool:
     """The file's header says WAL (read and write versions 2), read without SQLite."""
     try:
-        with open(path, "rb") as fh:
-            header = fh.read(20)
+        header = read_head(path, 20)
     except OSError:
         return False
     return len(header) == 20 and header[:16] == b"SQLite format 3\x00" and header[18:20] == b"\x02\x02"
@@ -223,6 +223,52 @@ def discard_wal_files(path: Path) -> None:
         os.close(fd)
 
 
+#: files this process has open through :class:`Database`: resolved path → [how many, a descriptor of our own].
+#: Closing *any* descriptor of a file drops every POSIX lock this process holds on it, SQLite's included, and
+#: SQLite (which counts its locks per process) never takes them again: another program could then write under
+#: us, or checkpoint and delete the ``-wal`` our connection writes to. So while a file is open here its header is
+#: read through the descriptor kept here (:func:`read_head`), closed only after the last connection, and its
+#: ``-wal``/``-shm`` are never released.
+_OPEN_HERE: dict[Path, list[int]] = {}
+_OPEN_LOCK = threading.Lock()
+
+
+def read_head(path: str | os.PathLike[str], size: int) -> bytes:
+    """The first ``size`` bytes of a file, read without closing a descriptor of a file this process has open
+    through SQLite (see ``_OPEN_HERE``)."""
+    with _OPEN_LOCK:
+        held = _OPEN_HERE.get(Path(path).resolve())
+        if held is not None and held[1] >= 0:
+            return os.pread(held[1], size, 0)
+    with open(path, "rb") as fh:
+        return fh.read(size)
+
+
+def _hold(path: Path) -> None:
+    with _OPEN_LOCK:
+        held = _OPEN_HERE.get(path)
+        if held is not None:
+            held[0] += 1
+            return
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+        except OSError:
+            fd = -1
+        _OPEN_HERE[path] = [1, fd]
+
+
+def _let_go(path: Path) -> None:
+    """One connection fewer; after the last, the descriptor kept for it is closed (no SQLite lock left to drop)."""
+    with _OPEN_LOCK:
+        held = _OPEN_HERE[path]
+        held[0] -= 1
+        if held[0] > 0:
+            return
+        del _OPEN_HERE[path]
+    if held[1] >= 0:
+        os.close(held[1])
+
+
 def release_wal_files(path: Path) -> bool:
     """Remove the empty ``-wal`` and the ``-shm`` that a read-only connection had to create, if no other
     connection uses them. Returns True when they are gone.
@@ -234,6 +280,9 @@ def release_wal_files(path: Path) -> bool:
     process holding a lock on the ``-shm``). Needs write permission on the folder; otherwise they stay.
     """
     wal, shm = _wal_files(path)
+    with _OPEN_LOCK:
+        if Path(path).resolve() in _OPEN_HERE:
+            return False
     try:
         if not wal.exists() or wal.stat().st_size != 0:
             return not wal.exists() and not shm.exists()
@@ -373,6 +422,8 @@ class Database:
         #: the file this in-memory copy was made from (a decrypted snapshot), or None for a file opened as is
         self.adopted: Path | None = None
         self._closed = False
+        #: the file this connection holds open, counted in ``_OPEN_HERE`` (None: an in-memory copy)
+        self._held: Path | None = None
 
     @classmethod
     async def open(
@@ -403,7 +454,7 @@ class Database:
         except BaseException:
             executor.shutdown(wait=False)
             raise
-        return cls(
+        db = cls(
             conn,
             p,
             read_only,
@@ -412,6 +463,9 @@ class Database:
             busy_timeout_ms=busy_timeout_ms,
             release_on_close=read_only and notice is None and not wal_existed,
         )
+        db._held = p.resolve()
+        _hold(db._held)
+        return db
 
     @classmethod
     async def adopt(cls, make: Callable[[], apsw.Connection], path: Path, *, notice: str | None = None) -> Database:
@@ -461,5 +515,7 @@ class Database:
         self._closed = True
         self._executor.submit(self.conn.close).result()
         self._executor.shutdown(wait=True)
+        if self._held is not None:
+            _let_go(self._held)
         if self._release_on_close:
             release_wal_files(self.path)

@@ -314,3 +314,43 @@ def test_a_store_missing_a_table_of_a_recorded_migration_is_damaged(tmp_path, lo
             "database is damaged (table schedule_runs and 1 more of migration 0001_initial is missing although it "
             f"is recorded): open a backup or run `oxmem --db {db} check`"
         )
+
+
+def test_opening_a_file_again_here_keeps_the_first_connections_locks(tmp_path, loop):
+    """Enable Editing opens the agent's file a second time while the first store is open: reading its header must
+    not close a descriptor of it (that drops every POSIX lock of this process, SQLite's too). Then another
+    process that reads and closes would checkpoint and delete the -wal our connection writes to, and our next
+    write would go to an unlinked file that nobody else sees."""
+    import sys
+
+    from oxmem_gui.core.memory import open_memory
+    from tests.core.formats import fixtures as fx
+
+    path = fx.make_omega(tmp_path / "memory.db")
+    code = (
+        "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); row = c.execute("
+        "'SELECT value FROM facts WHERE sender_id = ? AND key = ?', ('4242', sys.argv[2])).fetchone(); "
+        "print(row[0] if row else '-'); c.close()"
+    )
+
+    def seen_elsewhere(key: str) -> str:
+        done = subprocess.run([sys.executable, "-c", code, str(path), key], capture_output=True, text=True)
+        return done.stdout.strip()
+
+    async def go():
+        first = await open_memory(path)  # read-only, as the inspector opens a file
+        second = await open_memory(path, read_only=False)  # Enable Editing
+        await first.aclose()
+        try:
+            await second.save_note("4242", "bike: blue")
+            assert seen_elsewhere("bike") == "blue"  # that process closed its connection as the last one there
+            await second.save_note("4242", "car: red")
+            assert seen_elsewhere("car") == "red"
+            held = [os.readlink(f"/proc/self/fd/{f}") for f in os.listdir("/proc/self/fd") if os.path.exists(
+                f"/proc/self/fd/{f}")]  # fmt: skip
+            assert not [f for f in held if "memory.db" in f and f.endswith("(deleted)")], held
+        finally:
+            await second.aclose()
+
+    loop.run_until_complete(go())
+    assert (seen_elsewhere("bike"), seen_elsewhere("car")) == ("blue", "red")

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import apsw
 
+from ..database import read_head
 from ..store.migrations import available_migrations
 
 SQLITE_HEADER = b"SQLite format 3\x00"
@@ -45,8 +46,7 @@ def sniff_file(path: str | os.PathLike[str]) -> str | None:
     """``"not-sqlite"`` or ``"encrypted"`` from the first bytes; None for SQLite, an empty or a missing file."""
     p = Path(path).expanduser()
     try:
-        with open(p, "rb") as f:
-            head = f.read(1024)
+        head = read_head(p, 1024)  # never open-and-close a file SQLite holds locks on here
         size = p.stat().st_size
     except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
         return None
