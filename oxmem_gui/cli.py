@@ -320,6 +320,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("action", nargs="?", choices=("status", "install"), default="status", help="(default: status)")
     p = command("forget", "delete a session and everything indexed from it")
     p.add_argument("session", type=_text)
+    for verb, what in (("close", "as the agent does (Omega: its /forget)"), ("reopen", "so the agent continues it")):
+        p = command(verb, f"{verb} a session {what}; for agents whose sessions open and close")
+        p.add_argument("session", type=_text)
     p = command("summary", "show a session's rolling summary state")
     p.add_argument("session", type=_text)
     p = command("context", "preview what the agent would see under a token budget")
@@ -642,6 +645,8 @@ NEEDS = {
     "summary": "sessions",
     "context": "sessions",
     "forget": "sessions",
+    "close": "sessions",
+    "reopen": "sessions",
     "search": "search",
     "notes": "notes",
     "schedules": "schedules",
@@ -895,6 +900,12 @@ async def _dispatch(store: Memory, args: argparse.Namespace) -> int:
                 f"re-embedded {result.reembedded} chunks of {len(result.sessions)} sessions with {result.model}"
                 + (f"; {result.remaining} remain (run again to resume)" if result.remaining else "")
             )
+    elif cmd in ("close", "reopen"):
+        status = await store.set_session_open(args.session, cmd == "reopen")
+        shown = "open" if status == "active" else status
+        _print_json({"session": args.session, "status": status}) if out_json else print(
+            safe(f"{args.session} is {shown}")
+        )
     elif cmd == "forget":
         await store.forget(args.session)
         _print_json({"forgotten": args.session}) if out_json else print(safe(f"forgot session {args.session}"))

@@ -211,6 +211,14 @@ class MemoryStore:
         """The store deletes nothing on its own: no eviction to preview."""
         return None
 
+    async def session_state(self, session_id: str) -> None:
+        """This store's sessions are neither open nor closed."""
+        return None
+
+    async def set_session_open(self, session_id: str, open_: bool) -> str:
+        """Sessions of this store are never closed: nothing to change."""
+        raise InvalidInputError("this store's sessions are never closed: there is nothing to close or reopen")
+
     async def apply_eviction(self, confirmed: Sequence[str], now: datetime | str, **limits: Any) -> list[notes.Note]:
         """The store deletes nothing on its own: nothing to apply."""
         raise InvalidInputError("oxmem stores delete nothing on their own: there is no clean-up to apply")

@@ -3,7 +3,10 @@ browser for anything else; the agent's own ranking in the search panel; a key as
 
 from __future__ import annotations
 
+import json
 import shutil
+import subprocess
+import sys
 
 import pytest
 from PySide6.QtCore import Qt
@@ -279,26 +282,37 @@ def test_zeke_memories_are_edited_after_enable_editing(make_window, qloop, files
     assert "embedding dims: none" in notes.details.text() and dialogs.errors == []
 
 
-def test_zekes_eviction_is_applied_from_its_preview_after_confirming_the_count(make_window, qloop, files, tmp_path):
-    import sqlite3
+def rows(path, sql: str, args: tuple = ()) -> list[tuple]:
+    """Rows read by another process, as the agent would see them: an in-process connection of another SQLite
+    library would drop the inspector's own locks on the file when it closes (POSIX locks are per process)."""
+    code = (
+        "import json, sqlite3, sys; conn = sqlite3.connect(sys.argv[1]); "
+        "print(json.dumps(conn.execute(sys.argv[2], json.loads(sys.argv[3])).fetchall())); conn.close()"
+    )
+    done = subprocess.run([sys.executable, "-c", code, str(path), sql, json.dumps(list(args))], check=True,
+                          capture_output=True, text=True, timeout=60)  # fmt: skip
+    return [tuple(r) for r in json.loads(done.stdout)]
 
-    from tests.core.formats.test_omega_facts import the_agent
 
+def zeke_memories(make_window, qloop, files, tmp_path):
+    """The inspector, read-only, on a copy of the ZEKE fixture, showing the scope ``notes``."""
     open_as_demo(files, "zeke", tmp_path)
-
-    def count() -> int:
-        conn = sqlite3.connect(tmp_path / "demo.db")
-        try:
-            return conn.execute("SELECT count(*) FROM memories").fetchone()[0]
-        finally:
-            conn.close()
-
     window, ctx, dialogs = make_window(read_only=True)
     settle(qloop, ctx)
     window.show_panel("notes")
-    notes = window.notes
-    notes.set_user("notes")
+    window.notes.set_user("notes")
     settle(qloop, ctx)
+    return window, ctx, dialogs, window.notes
+
+
+def test_zekes_eviction_is_applied_from_its_preview_after_confirming_the_count(make_window, qloop, files, tmp_path):
+    from tests.core.formats.test_omega_facts import the_agent
+
+    window, ctx, dialogs, notes = zeke_memories(make_window, qloop, files, tmp_path)
+
+    def count() -> int:
+        return rows(tmp_path / "demo.db", "SELECT count(*) FROM memories")[0][0]
+
     dialogs.report_answer = True
     notes.eviction_preview()
     settle(qloop, ctx)
@@ -330,24 +344,12 @@ def test_zekes_eviction_is_applied_from_its_preview_after_confirming_the_count(m
 
 
 def test_a_zeke_memory_is_moved_and_given_a_ttl_then_undone(make_window, qloop, files, tmp_path):
-    import sqlite3
-
-    open_as_demo(files, "zeke", tmp_path)
+    window, ctx, dialogs, notes = zeke_memories(make_window, qloop, files, tmp_path)
     bike = fixtures.ZEKE_IDS["n-bike"]
 
     def place() -> tuple:
-        conn = sqlite3.connect(tmp_path / "demo.db")
-        try:
-            return conn.execute("SELECT scope, ttl_seconds FROM memories WHERE id = ?", (bike,)).fetchone()
-        finally:
-            conn.close()
+        return rows(tmp_path / "demo.db", "SELECT scope, ttl_seconds FROM memories WHERE id = ?", (bike,))[0]
 
-    window, ctx, dialogs = make_window(read_only=True)
-    settle(qloop, ctx)
-    window.show_panel("notes")
-    notes = window.notes
-    notes.set_user("notes")
-    settle(qloop, ctx)
     assert not notes.place_button.isHidden() and notes.place_button.text() == "Scope && TTL…"
     row = next(i for i, n in enumerate(notes.model.notes) if n.note_id == bike)
     notes.view.setCurrentIndex(notes.model.index(row, 0))
@@ -370,3 +372,38 @@ def test_a_zeke_memory_is_moved_and_given_a_ttl_then_undone(make_window, qloop, 
     notes.undo()
     settle(qloop, ctx)
     assert place() == ("notes", None) and len(dialogs.errors) == 1
+
+
+def test_an_omega_conversation_is_closed_and_reopened_from_the_session_browser(make_window, qloop, files, tmp_path):
+    open_as_demo(files, "omega", tmp_path)
+    path = tmp_path / "demo.db"
+    current, dentist = fixtures.OMEGA_CONVERSATIONS["current"], fixtures.OMEGA_CONVERSATIONS["dentist"]
+
+    def status(conversation: str) -> str:
+        return rows(path, "SELECT status FROM conversations WHERE id = ?", (conversation,))[0][0]
+
+    window, ctx, dialogs = make_window(read_only=True)
+    settle(qloop, ctx)
+    panel = window.sessions
+    assert panel.select_session(current)
+    settle(qloop, ctx)
+    button = panel.open_button
+    assert not button.isHidden() and button.text() == "Close conversation" and not button.isEnabled()
+    window.enable_editing()
+    settle(qloop, ctx)
+    assert panel.select_session(current)
+    settle(qloop, ctx)
+    assert button.isEnabled()
+    button.click()
+    settle(qloop, ctx)
+    assert status(current) == "closed" and button.text() == "Reopen conversation"
+    assert panel.select_session(dentist)
+    settle(qloop, ctx)
+    button.click()
+    settle(qloop, ctx)
+    assert status(dentist) == "active" and button.text() == "Close conversation"
+    assert panel.select_session(current)  # 4242 has an open conversation again: one dialog, nothing written
+    settle(qloop, ctx)
+    button.click()
+    settle(qloop, ctx)
+    assert status(current) == "closed" and f"open conversation here ({dentist})" in dialogs.errors[-1]

@@ -93,6 +93,9 @@ class Capabilities:
     #: what else an edit of one of the format's notes may change: ``"scope"`` (move it to another group),
     #: ``"ttl"`` (its time to live in seconds) — ``update_note(…, scope=…, ttl_seconds=…)``
     note_fields: tuple[str, ...] = ()
+    #: sessions are open or closed (Omega's conversations): ``session_state`` says which, ``set_session_open``
+    #: changes it
+    session_lifecycle: bool = False
 
     def refusal(self, kind: str) -> str | None:
         return self.refusals.get(kind)
@@ -454,6 +457,14 @@ class ForeignReader:
     async def eviction_preview(self, now: datetime | None = None, **limits: Any) -> EvictionPreview | None:
         """What the agent's own clean-up would delete now (None: it has none). Nothing is deleted."""
         return None
+
+    async def session_state(self, session_id: str) -> str | None:
+        """``"active"`` or ``"closed"`` as the agent records it; None where sessions are neither."""
+        return None
+
+    async def set_session_open(self, session_id: str, open_: bool) -> str:
+        """Close or reopen a session, as the agent does (its new status); formats without one refuse."""
+        raise InvalidInputError(f"{self.LABEL} files' sessions are not opened or closed")
 
     async def apply_eviction(self, confirmed: Sequence[str], now: datetime | str, **limits: Any) -> list[Note]:
         """Do the agent's own clean-up as previewed at ``now``, if it still deletes exactly ``confirmed``."""

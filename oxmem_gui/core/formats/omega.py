@@ -133,6 +133,7 @@ class OmegaReader(ForeignReader):
             group_label="Sender",
             refusals=self.refusals(),
             note_tags=False,
+            session_lifecycle=True,
         )
 
     # -- markers ------------------------------------------------------------------------------------
@@ -256,6 +257,15 @@ class OmegaReader(ForeignReader):
     async def forget(self, session_id: str) -> None:
         self._writable("sessions")
         await self._db.run(omega_conversations.delete_conversation, session_id)
+
+    async def session_state(self, session_id: str) -> str | None:
+        """The conversation's ``status`` (None: no such conversation, or a file from before migration 003)."""
+        return await self._db.read(omega_conversations.conversation_status, session_id)
+
+    async def set_session_open(self, session_id: str, open_: bool) -> str:
+        """Close (as Omega's ``/forget``) or reopen a conversation: :mod:`.omega_conversations`."""
+        self._writable("sessions")
+        return await self._db.run(omega_conversations.set_conversation_open, session_id, open_)
 
     # -- editing facts (:mod:`.omega_facts`) ----------------------------------------------------------
 

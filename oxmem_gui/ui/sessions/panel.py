@@ -81,8 +81,15 @@ class SessionsPanel(QWidget):
         self.filter.textChanged.connect(self._filter_changed)
         self.delete_button = QPushButton("Delete session…")
         self.delete_button.clicked.connect(self.delete_selected)
+        #: closes or reopens the shown session, for agents whose sessions open and close (Omega)
+        self.open_button = QPushButton("Close")
+        self.open_button.clicked.connect(self.toggle_open)
+        self.open_button.setVisible(False)
+        #: the shown session's state as the agent records it ("active", "closed"; None: unknown or none)
+        self._state: str | None = None
         top = QHBoxLayout()
         top.addWidget(self.filter, 1)
+        top.addWidget(self.open_button)
         top.addWidget(self.delete_button)
 
         self.sessions_view = _table(self.sessions)
@@ -315,9 +322,15 @@ class SessionsPanel(QWidget):
         if session_id != self._shown:
             self._show_session(session_id)
 
+    def _show_state(self, session_id: str, state: str | None) -> None:
+        if session_id == self._shown:
+            self._state = state
+            self._update_actions()
+
     def _show_session(self, session_id: str | None) -> None:
         """Show ``session_id`` on the right (None: empty it, and select no session)."""
         self._shown = session_id
+        self._state = None
         if session_id is None and self.sessions_view.currentIndex().isValid():
             self.sessions_view.selectionModel().clear()
         self.events.set_session(session_id)
@@ -343,9 +356,25 @@ class SessionsPanel(QWidget):
         if refusal is None and self._shown is None:
             refusal = "Select a session to delete it."
         show_editable([self.delete_button], refusal, DELETE_TIP)
+        caps = self.ctx.store.capabilities if self.ctx.store is not None else None
+        self.open_button.setVisible(bool(caps and caps.session_lifecycle))
+        if caps and caps.session_lifecycle:
+            noun = caps.session_noun
+            reopen = self._state == "closed"
+            self.open_button.setText(f"Reopen {noun}" if reopen else f"Close {noun}")
+            if refusal is None and self._state is None:
+                refusal = f"This {noun} has no open or closed state in the file."
+            tip = (
+                f"Reopen it: the agent continues this {noun} with the sender's next message"
+                if reopen
+                else f"Close it, as the agent's /forget does: the sender's next message starts a new {noun}"
+            )
+            show_editable([self.open_button], refusal, tip)
 
     def _load_details(self, session_id: str) -> None:
         store = self.ctx.require()
+        if store.capabilities.session_lifecycle:
+            self.ctx.run(lambda: store.session_state(session_id), on_done=lambda s: self._show_state(session_id, s))
         self.ctx.run(
             lambda: store.read_summary_state(session_id),
             on_done=lambda state: self._show_summary(session_id, state),
@@ -392,6 +421,19 @@ class SessionsPanel(QWidget):
         self.ctx.run(lambda: store.context_preview(session_id, budget), on_done=show, on_error=gone)
 
     # -- actions ------------------------------------------------------------------------------------
+
+    def toggle_open(self) -> None:
+        """Close the shown session, or reopen it when it is closed (reversible: nothing is asked)."""
+        session_id, reopen = self._shown, self._state == "closed"
+        store = self.ctx.writable("sessions")
+        if session_id is None or store is None or self._state is None:
+            return
+        self.ctx.run(
+            lambda: store.set_session_open(session_id, reopen),
+            label=f"{'Reopening' if reopen else 'Closing'} {session_id}",
+            on_done=lambda state: self._show_state(session_id, state),
+            changes="sessions",
+        )
 
     def delete_selected(self) -> None:
         session_id = self.selected_session()

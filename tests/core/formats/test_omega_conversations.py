@@ -11,8 +11,10 @@ import pytest
 
 from oxmem_gui.core import InvalidInputError, NotFoundError, ReadOnlyError
 from oxmem_gui.core.check import check_store
+from tests.cli._support import assert_one_error_line, build_demo, run_json
+from tests.cli._support import run as cli
 from tests.core.formats import fixtures as fx
-from tests.core.formats.test_omega_facts import digest, rows, run
+from tests.core.formats.test_omega_facts import digest, rows, run, the_agent
 
 C = fx.OMEGA_CONVERSATIONS
 
@@ -63,3 +65,78 @@ def test_read_only_until_editing_is_enabled(omega: Path) -> None:
     with pytest.raises(ReadOnlyError, match="enable editing"):
         run(omega, lambda m: m.forget(C["dentist"]), read_only=True)
     assert digest(omega) == before
+
+
+# -- closing and reopening ----------------------------------------------------------------------------------------
+
+#: Omega's own SQL (``store/conversations.rs`` at ce9f4b2): the conversation its next message continues, and /forget
+OMEGA_ACTIVE = (
+    "SELECT id FROM conversations WHERE channel = ? AND sender_id = ? AND project = ? AND status = 'active' "
+    "AND datetime(last_activity) > datetime('now', ? || ' minutes') ORDER BY last_activity DESC LIMIT 1"
+)
+OMEGA_FORGET = (
+    "UPDATE conversations SET status = 'closed', updated_at = datetime('now') "
+    "WHERE channel = ? AND sender_id = ? AND project = ? AND status = 'active'"
+)
+
+
+def where(omega: Path, conversation: str) -> tuple:
+    return rows(omega, "SELECT channel, sender_id, project FROM conversations WHERE id = ?", (conversation,))[0]
+
+
+def test_closing_is_omegas_forget_and_a_reopened_conversation_is_the_one_omega_continues(omega: Path) -> None:
+    place = where(omega, C["current"])
+    assert where(omega, C["dentist"]) == place
+    summary = rows(omega, "SELECT summary FROM conversations WHERE id = ?", (C["current"],))
+    assert run(omega, lambda m: m.set_session_open(C["current"], False)) == "closed"
+    assert rows(omega, "SELECT status, summary FROM conversations WHERE id = ?", (C["current"],)) == [
+        ("closed", summary[0][0])
+    ]
+    assert rows(omega, OMEGA_ACTIVE, (*place, -120)) == []
+    assert run(omega, lambda m: m.set_session_open(C["dentist"], True)) == "active"
+    assert rows(omega, OMEGA_ACTIVE, (*place, -120)) == [(C["dentist"],)]
+    fresh = rows(omega, "SELECT julianday('now') - julianday(last_activity) FROM conversations WHERE id = ?",
+                 (C["dentist"],))[0][0]  # fmt: skip
+    assert 0 <= fresh * 86400 < 60
+    report = asyncio.run(check_store(omega))
+    assert report.ok and rows(omega, "PRAGMA foreign_key_check") == []
+
+
+@pytest.mark.parametrize(
+    ("conversation", "open_", "error", "message"),
+    [
+        (C["dentist"], True, InvalidInputError, "already has an open conversation here"),
+        (C["dentist"], False, InvalidInputError, "is already closed"),
+        (C["current"], True, InvalidInputError, "is already open"),
+        ("no-such-conversation", False, NotFoundError, "no conversation"),
+    ],
+)
+def test_bad_close_or_reopen_writes_nothing(omega: Path, conversation: str, open_: bool, error, message: str) -> None:
+    before = digest(omega)
+    with pytest.raises(error, match=message):
+        run(omega, lambda m: m.set_session_open(conversation, open_))
+    assert digest(omega) == before
+
+
+def test_omega_closing_it_meanwhile_is_said_and_nothing_is_written(omega: Path) -> None:
+    the_agent(omega, OMEGA_FORGET, where(omega, C["current"]))  # the user sent /forget to Omega itself
+    before = digest(omega)
+    with pytest.raises(InvalidInputError, match="is already closed; nothing was changed"):
+        run(omega, lambda m: m.set_session_open(C["current"], False))
+    assert digest(omega) == before
+    with pytest.raises(ReadOnlyError, match="enable editing"):
+        run(omega, lambda m: m.set_session_open(C["dentist"], True), read_only=True)
+    assert digest(omega) == before
+
+
+def test_cli_closes_and_reopens_and_refuses_in_one_line(omega: Path, tmp_path: Path, capsys) -> None:
+    db = ("--db", str(omega))
+    assert run_json(capsys, *db, "close", C["current"]) == {"session": C["current"], "status": "closed"}
+    assert run_json(capsys, *db, "reopen", C["dentist"]) == {"session": C["dentist"], "status": "active"}
+    before = digest(omega)
+    assert_one_error_line(*cli(capsys, *db, "reopen", C["current"]), f"open conversation here ({C['dentist']})")
+    assert digest(omega) == before
+    demo = build_demo(tmp_path / "demo")
+    before = digest(demo)
+    assert_one_error_line(*cli(capsys, "--db", str(demo), "close", "s1"), "sessions are never closed")
+    assert digest(demo) == before
