@@ -26,6 +26,18 @@ def open_as_demo(files, name, tmp_path):
     shutil.copy(files[name], tmp_path / "demo.db")
 
 
+def rows(path, sql: str, args: tuple = ()) -> list[tuple]:
+    """Rows read by another process, as the agent would see them: an in-process connection of another SQLite
+    library would drop the inspector's own locks on the file when it closes (POSIX locks are per process)."""
+    code = (
+        "import json, sqlite3, sys; conn = sqlite3.connect(sys.argv[1]); "
+        "print(json.dumps(conn.execute(sys.argv[2], json.loads(sys.argv[3])).fetchall())); conn.close()"
+    )
+    done = subprocess.run([sys.executable, "-c", code, str(path), sql, json.dumps(list(args))], check=True,
+                          capture_output=True, text=True, timeout=60)  # fmt: skip
+    return [tuple(r) for r in json.loads(done.stdout)]
+
+
 def nav(window):
     """Each panel's label and whether it can be chosen."""
     return {
@@ -179,8 +191,6 @@ def test_enabling_editing_on_the_agents_libsql_file_changes_no_byte(make_window,
 def test_omega_facts_are_edited_after_enable_editing_with_a_backup_and_theirs_beside_mine(
     make_window, qloop, files, tmp_path, backups_in_tmp
 ):
-    import sqlite3
-
     from tests.core.formats.test_omega_facts import STORE_FACT, the_agent
 
     open_as_demo(files, "omega", tmp_path)
@@ -191,7 +201,7 @@ def test_omega_facts_are_edited_after_enable_editing_with_a_backup_and_theirs_be
     settle(qloop, ctx)
     assert not ctx.read_only
     (backup,) = backups_in_tmp.glob("*.db")
-    assert sqlite3.connect(backup).execute("SELECT count(*) FROM facts").fetchone() == (12,)
+    assert rows(backup, "SELECT count(*) FROM facts") == [(12,)]
     window.show_panel("notes")
     notes = window.notes
     notes.set_user("4242")
@@ -207,11 +217,7 @@ def test_omega_facts_are_edited_after_enable_editing_with_a_backup_and_theirs_be
     settle(qloop, ctx)
 
     def value() -> str:
-        conn = sqlite3.connect(path)
-        try:
-            return conn.execute("SELECT value FROM facts WHERE sender_id = '4242' AND key = 'dentist'").fetchone()[0]
-        finally:
-            conn.close()
+        return rows(path, "SELECT value FROM facts WHERE sender_id = '4242' AND key = 'dentist'")[0][0]
 
     assert value() == "Dr. Lemaire" and not notes.dirty()
     the_agent(path, STORE_FACT, ("new-id", "4242", "dentist", "Dr. Petit"))  # Omega itself, meanwhile
@@ -226,8 +232,6 @@ def test_omega_facts_are_edited_after_enable_editing_with_a_backup_and_theirs_be
 
 
 def test_a_closed_omega_conversation_is_deleted_from_the_session_browser(make_window, qloop, files, tmp_path):
-    import sqlite3
-
     open_as_demo(files, "omega", tmp_path)
     window, ctx, dialogs = make_window(read_only=True)
     settle(qloop, ctx)
@@ -243,18 +247,12 @@ def test_a_closed_omega_conversation_is_deleted_from_the_session_browser(make_wi
     settle(qloop, ctx)
     (asked,) = dialogs.confirms
     assert asked.startswith(f"Delete conversation “{dentist}”?\n\nThis removes it with its 4 messages;")
-    conn = sqlite3.connect(tmp_path / "demo.db")
-    try:
-        assert conn.execute("SELECT count(*) FROM conversations WHERE id = ?", (dentist,)).fetchone() == (0,)
-        assert conn.execute("SELECT count(*) FROM messages").fetchone() == (18,)
-    finally:
-        conn.close()
+    assert rows(tmp_path / "demo.db", "SELECT count(*) FROM conversations WHERE id = ?", (dentist,)) == [(0,)]
+    assert rows(tmp_path / "demo.db", "SELECT count(*) FROM messages") == [(18,)]
     assert dentist not in [r.session_id for r in panel.sessions.rows] and dialogs.errors == []
 
 
 def test_zeke_memories_are_edited_after_enable_editing(make_window, qloop, files, tmp_path):
-    import sqlite3
-
     open_as_demo(files, "zeke", tmp_path)
     window, ctx, dialogs = make_window(read_only=True)
     settle(qloop, ctx)
@@ -271,27 +269,10 @@ def test_zeke_memories_are_edited_after_enable_editing(make_window, qloop, files
     notes.content.setPlainText("Bike lock code: ask Dana, not the neighbours")
     notes.save()
     settle(qloop, ctx)
-    conn = sqlite3.connect(tmp_path / "demo.db")
-    try:
-        assert conn.execute("SELECT text, embedding FROM memories WHERE id = ?", (bike,)).fetchone() == (
-            "Bike lock code: ask Dana, not the neighbours",
-            None,  # OpenAI's model cannot run here: no vector, as ZEKE leaves it when it cannot embed
-        )
-    finally:
-        conn.close()
+    assert rows(tmp_path / "demo.db", "SELECT text, embedding FROM memories WHERE id = ?", (bike,)) == [
+        ("Bike lock code: ask Dana, not the neighbours", None)  # OpenAI's model cannot run here: no vector, as
+    ]  # ZEKE leaves it when it cannot embed
     assert "embedding dims: none" in notes.details.text() and dialogs.errors == []
-
-
-def rows(path, sql: str, args: tuple = ()) -> list[tuple]:
-    """Rows read by another process, as the agent would see them: an in-process connection of another SQLite
-    library would drop the inspector's own locks on the file when it closes (POSIX locks are per process)."""
-    code = (
-        "import json, sqlite3, sys; conn = sqlite3.connect(sys.argv[1]); "
-        "print(json.dumps(conn.execute(sys.argv[2], json.loads(sys.argv[3])).fetchall())); conn.close()"
-    )
-    done = subprocess.run([sys.executable, "-c", code, str(path), sql, json.dumps(list(args))], check=True,
-                          capture_output=True, text=True, timeout=60)  # fmt: skip
-    return [tuple(r) for r in json.loads(done.stdout)]
 
 
 def zeke_memories(make_window, qloop, files, tmp_path):
@@ -388,7 +369,7 @@ def test_an_omega_conversation_is_closed_and_reopened_from_the_session_browser(m
     assert panel.select_session(current)
     settle(qloop, ctx)
     button = panel.open_button
-    assert not button.isHidden() and button.text() == "Close conversation" and not button.isEnabled()
+    assert not button.isHidden() and button.accessibleName() == "Close conversation" and not button.isEnabled()
     window.enable_editing()
     settle(qloop, ctx)
     assert panel.select_session(current)
@@ -396,12 +377,12 @@ def test_an_omega_conversation_is_closed_and_reopened_from_the_session_browser(m
     assert button.isEnabled()
     button.click()
     settle(qloop, ctx)
-    assert status(current) == "closed" and button.text() == "Reopen conversation"
+    assert status(current) == "closed" and button.text() == "Reopen"
     assert panel.select_session(dentist)
     settle(qloop, ctx)
     button.click()
     settle(qloop, ctx)
-    assert status(dentist) == "active" and button.text() == "Close conversation"
+    assert status(dentist) == "active" and button.text() == "Close"
     assert panel.select_session(current)  # 4242 has an open conversation again: one dialog, nothing written
     settle(qloop, ctx)
     button.click()

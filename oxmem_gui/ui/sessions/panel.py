@@ -361,7 +361,8 @@ class SessionsPanel(QWidget):
         if caps and caps.session_lifecycle:
             noun = caps.session_noun
             reopen = self._state == "closed"
-            self.open_button.setText(f"Reopen {noun}" if reopen else f"Close {noun}")
+            self.open_button.setText("Reopen" if reopen else "Close")  # short: the filter keeps its room at 1024 px
+            self.open_button.setAccessibleName(f"Reopen {noun}" if reopen else f"Close {noun}")
             if refusal is None and self._state is None:
                 refusal = f"This {noun} has no open or closed state in the file."
             tip = (
