@@ -237,6 +237,7 @@ def test_a_closed_omega_conversation_is_deleted_from_the_session_browser(make_wi
     settle(qloop, ctx)
     panel = window.sessions
     assert not panel.delete_button.isEnabled()  # read-only until editing is enabled
+    assert panel.delete_button.text() == "Delete conversation…"  # the format's word
     window.enable_editing()
     settle(qloop, ctx)
     dentist = fixtures.OMEGA_CONVERSATIONS["dentist"]

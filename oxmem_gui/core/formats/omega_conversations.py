@@ -9,7 +9,7 @@ follows through the file's own delete trigger (``004_fts5_recall.sql``: user row
 A conversation Omega still has open (``status = 'active'``) is refused: the running agent appends to it, and a
 message whose conversation is gone would fail its foreign key there. One transaction.
 
-Closing is Omega's own ``/forget`` (``close_current_conversation``, lines 129–150): ``UPDATE conversations SET
+Closing is Omega's own ``/forget`` (``close_current_conversation``, lines 129–147): ``UPDATE conversations SET
 status = 'closed', updated_at = datetime('now') WHERE id = ? AND status = 'active'`` — the summary stays as it is
 (Omega writes one only when its idle sweep closes a conversation). Reopening is the other half of Omega's own
 lifecycle: a conversation it continues is ``status = 'active'`` with ``last_activity`` and ``updated_at`` set to

@@ -357,6 +357,7 @@ class SessionsPanel(QWidget):
             refusal = "Select a session to delete it."
         show_editable([self.delete_button], refusal, DELETE_TIP)
         caps = self.ctx.store.capabilities if self.ctx.store is not None else None
+        self.delete_button.setText(f"Delete {caps.session_noun if caps else 'session'}…")
         self.open_button.setVisible(bool(caps and caps.session_lifecycle))
         if caps and caps.session_lifecycle:
             noun = caps.session_noun
