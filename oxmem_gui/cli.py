@@ -791,7 +791,7 @@ async def _apply_eviction(store: Memory, preview: EvictionPreview, count: int, a
         )
     gone = await store.apply_eviction(ids, preview.now) if ids else []
     if as_json:
-        _print_json({"now": preview.now, "deleted": [e.id for e in preview.items]})
+        _print_json({"now": preview.now, "deleted": ids})
     else:
         print(safe(f"deleted {len(gone):,} rows as the agent's clean-up would as of {preview.now}"))
     return 0
