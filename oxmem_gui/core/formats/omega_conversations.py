@@ -16,7 +16,7 @@ lifecycle: a conversation it continues is ``status = 'active'`` with ``last_acti
 ``datetime('now')`` (``get_or_create_conversation``, lines 12–60), so the sender's next message lands in it (its
 idle sweep closes it again after 120 minutes, as any other). Refused when the same channel, sender and project
 already have an open conversation: Omega continues only one. A file from before Omega's migration 003 has no
-status to change.
+status: Omega did not close conversations then, so none of them is closed, reopened or deleted here.
 """
 
 from __future__ import annotations
@@ -30,10 +30,7 @@ from ..errors import InvalidInputError, NotFoundError
 def delete_conversation(conn: apsw.Connection, conversation_id: str) -> int:
     """Delete a closed conversation and its messages; returns how many messages went with it."""
     with write_transaction(conn):
-        found = conn.execute("SELECT status FROM conversations WHERE id = ?", (conversation_id,)).fetchall()
-        if not found:
-            raise NotFoundError(f"no conversation {conversation_id!r}")
-        if found[0][0] == "active":
+        if _conversation(conn, conversation_id)[0] == "active":
             raise InvalidInputError(
                 f"conversation {conversation_id} is still open (Omega is using it; it closes after 120 idle "
                 "minutes): delete it once it is closed; nothing was changed"
@@ -48,9 +45,29 @@ def delete_conversation(conn: apsw.Connection, conversation_id: str) -> int:
     return int(count[0][0])
 
 
+def _has_status(conn: apsw.Connection) -> bool:
+    return "status" in {r[1] for r in conn.execute("PRAGMA table_info(conversations)")}
+
+
+def _conversation(conn: apsw.Connection, conversation_id: str) -> tuple:
+    """``(status, channel, sender_id, project)`` of a conversation. A file from before migration 003 is refused:
+    Omega did not close conversations then, so any of them may still be in use."""
+    if not _has_status(conn):
+        raise InvalidInputError(
+            "this file's conversations have no status (before Omega's migration 003): none is known to be closed; "
+            "nothing was changed"
+        )
+    found = conn.execute(
+        "SELECT status, channel, sender_id, project FROM conversations WHERE id = ?", (conversation_id,)
+    ).fetchall()
+    if not found:
+        raise NotFoundError(f"no conversation {conversation_id!r}")
+    return found[0]
+
+
 def conversation_status(conn: apsw.Connection, conversation_id: str) -> str | None:
     """``status`` of the conversation (None: none such, or no status column before migration 003)."""
-    if "status" not in {r[1] for r in conn.execute("PRAGMA table_info(conversations)")}:
+    if not _has_status(conn):
         return None
     found = conn.execute("SELECT status FROM conversations WHERE id = ?", (conversation_id,)).fetchall()
     return str(found[0][0]) if found and found[0][0] is not None else None
@@ -59,18 +76,7 @@ def conversation_status(conn: apsw.Connection, conversation_id: str) -> str | No
 def set_conversation_open(conn: apsw.Connection, conversation_id: str, open_: bool) -> str:
     """Close (Omega's ``/forget``) or reopen a conversation; returns its new status. One transaction."""
     with write_transaction(conn):
-        columns = {r[1] for r in conn.execute("PRAGMA table_info(conversations)")}
-        if "status" not in columns:
-            raise InvalidInputError(
-                "this file's conversations have no status (before Omega's migration 003): none can be closed or "
-                "reopened"
-            )
-        found = conn.execute(
-            "SELECT status, channel, sender_id, project FROM conversations WHERE id = ?", (conversation_id,)
-        ).fetchall()
-        if not found:
-            raise NotFoundError(f"no conversation {conversation_id!r}")
-        status, channel, sender, project = found[0]
+        status, channel, sender, project = _conversation(conn, conversation_id)
         if open_ == (status == "active"):
             raise InvalidInputError(
                 f"conversation {conversation_id} is already {'open' if open_ else 'closed'}; nothing was changed"

@@ -592,7 +592,9 @@ class ZekeReader(ForeignReader):
     def _memories(self, conn: apsw.Connection, ids: Sequence[str]) -> list[Note]:
         """The memories of these ids as notes, in the order given."""
         wanted = set(ids)
-        scopes = {r[0] for r in conn.execute("SELECT DISTINCT scope FROM memories")}
+        scopes = {r[0] for r in conn.execute(
+            "SELECT DISTINCT scope FROM memories WHERE id IN (SELECT value FROM json_each(?))", (json.dumps(ids),)
+        )}  # fmt: skip
         found = {n.note_id: n for scope in scopes for n in self._notes(conn, scope) if n.note_id in wanted}
         return [found[i] for i in ids if i in found]
 

@@ -19,6 +19,7 @@ the memories the user confirmed (the agent wrote meanwhile), nothing is deleted.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta, timezone
 from typing import Any
@@ -211,7 +212,6 @@ def apply_evictions(
                 preview,
             )
         gone = memories_of(conn, ids)
-        for start in range(0, len(ids), 500):
-            chunk = ids[start : start + 500]
-            conn.execute(f"DELETE FROM memories WHERE id IN ({','.join('?' * len(chunk))})", chunk)
+        # ZEKE's DELETE … WHERE id IN (?, ?, …), with the ids as one JSON array (no limit on how many)
+        conn.execute("DELETE FROM memories WHERE id IN (SELECT value FROM json_each(?))", (json.dumps(ids),))
     return gone

@@ -140,3 +140,23 @@ def test_cli_closes_and_reopens_and_refuses_in_one_line(omega: Path, tmp_path: P
     before = digest(demo)
     assert_one_error_line(*cli(capsys, "--db", str(demo), "close", "s1"), "sessions are never closed")
     assert digest(demo) == before
+
+
+def test_a_file_from_before_omegas_status_column_refuses_closing_reopening_and_deleting(tmp_path: Path) -> None:
+    """Before migration 003 Omega never closed a conversation, so none is known to be out of use."""
+    import sqlite3
+
+    path = tmp_path / "memory.db"
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("CREATE TABLE _migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL DEFAULT (datetime('now')))")
+    for name, sql in fx.OMEGA_MIGRATIONS[:2]:
+        conn.executescript(sql)
+        conn.execute("INSERT INTO _migrations (name) VALUES (?)", (name,))
+    conn.execute("INSERT INTO conversations (id, channel, sender_id) VALUES ('c1', 'telegram', '4242')")
+    conn.close()
+    before = digest(path)
+    for call in (lambda m: m.forget("c1"), lambda m: m.set_session_open("c1", False)):
+        with pytest.raises(InvalidInputError, match="before Omega's migration 003"):
+            run(path, call)
+    assert run(path, lambda m: m.session_state("c1"), read_only=True) is None
+    assert digest(path) == before
