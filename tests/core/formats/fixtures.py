@@ -76,8 +76,8 @@ aidaemon (``make_aidaemon``; FORMATS.md §D) — WAL, foreign keys, file mode 06
   ``sub-task-7f3a-1`` (events 15–18, RFC 3339), ``slack:C05ABCD1234`` (events 19–24, ``YYYY-MM-DD HH:MM:SS``,
   not consolidated). Events 2–18 carry ``task_id`` ``task-7f3a``.
 * Facts: ``('user', 'timezone')`` has 3 rows, ids 1 and 2 superseded (Europe/London, America/New_York), id 3
-  active (Europe/Berlin); 5 active rows in all. A partial unique index (``idx_facts_active``) allows one active row
-  per (category, key). Fact 7 is ``privacy='private'`` with a ``channel_id``.
+  active (Europe/Berlin); 5 active rows in all. A partial unique index (``idx_facts_active_unique``) allows one
+  active row per (category, key). Fact 7 is ``privacy='private'`` with a ``channel_id``.
 * ``variant="legacy"`` (before v0.9): ``messages`` (12 rows), ``scheduled_tasks`` (4 rows) and an older ``facts``
   (5 rows, ``UNIQUE(category, key)``, no ``superseded_at``); no ``events``. Message importance >= 0.8 for
   :data:`AIDAEMON_SALIENT` (2 rows). Embeddings: 9 rows of 1536 bytes (384 LE float32); ``msg-07`` holds a JSON
@@ -722,54 +722,12 @@ AIDAEMON_EVENT_TYPES = (
 AIDAEMON_SALIENT = ["msg-03", "msg-11"]  # legacy messages with importance >= 0.8
 _MINILM_DIMS = 384
 
-AIDAEMON_SCHEMA = """
-CREATE TABLE IF NOT EXISTS events (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    session_id TEXT NOT NULL,
-    event_type TEXT NOT NULL,
-    data TEXT NOT NULL,
-    created_at TEXT NOT NULL DEFAULT (datetime('now')),
-    consolidated_at TEXT,
-    task_id TEXT,
-    tool_name TEXT
-);
-CREATE INDEX IF NOT EXISTS idx_events_session ON events (session_id, created_at);
-CREATE INDEX IF NOT EXISTS idx_events_type ON events (event_type);
-CREATE INDEX IF NOT EXISTS idx_events_task ON events (task_id) WHERE task_id IS NOT NULL;
-CREATE TABLE IF NOT EXISTS facts (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    category TEXT NOT NULL,
-    key TEXT NOT NULL,
-    value TEXT NOT NULL,
-    source TEXT NOT NULL DEFAULT '',
-    created_at TEXT NOT NULL DEFAULT (datetime('now')),
-    updated_at TEXT NOT NULL DEFAULT (datetime('now')),
-    superseded_at TEXT,
-    recall_count INTEGER NOT NULL DEFAULT 0,
-    last_recalled_at TEXT,
-    channel_id TEXT,
-    privacy TEXT NOT NULL DEFAULT 'global',
-    embedding BLOB
-);
-CREATE UNIQUE INDEX IF NOT EXISTS idx_facts_active ON facts (category, key) WHERE superseded_at IS NULL;
-CREATE TABLE IF NOT EXISTS episodes (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    session_id TEXT NOT NULL,
-    summary TEXT NOT NULL,
-    topics TEXT,
-    emotional_tone TEXT,
-    outcome TEXT,
-    embedding BLOB,
-    importance REAL NOT NULL DEFAULT 0.5,
-    recall_count INTEGER NOT NULL DEFAULT 0,
-    last_recalled_at TEXT,
-    message_count INTEGER NOT NULL DEFAULT 0,
-    start_time TEXT NOT NULL,
-    end_time TEXT NOT NULL,
-    created_at TEXT NOT NULL DEFAULT (datetime('now')),
-    channel_id TEXT
-);
-CREATE INDEX IF NOT EXISTS idx_episodes_session ON episodes (session_id);
+#: the statements of aidaemon's own code that make events, facts, episodes and conversation_summaries, verbatim
+#: (``upstream/aidaemon/README.md`` gives the commit); the fixture's other (empty) tables follow
+AIDAEMON_UPSTREAM = Path(__file__).resolve().parent / "upstream" / "aidaemon" / "schema.sql"
+AIDAEMON_SCHEMA = (
+    AIDAEMON_UPSTREAM.read_text(encoding="utf-8")
+    + """
 CREATE TABLE IF NOT EXISTS macros (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     name TEXT NOT NULL UNIQUE,
@@ -781,13 +739,6 @@ CREATE TABLE IF NOT EXISTS macros (
 CREATE TABLE IF NOT EXISTS terminal_allowed_prefixes (
     prefix TEXT PRIMARY KEY,
     created_at TEXT NOT NULL DEFAULT (datetime('now'))
-);
-CREATE TABLE IF NOT EXISTS conversation_summaries (
-    session_id TEXT PRIMARY KEY,
-    summary TEXT NOT NULL,
-    message_count INTEGER NOT NULL DEFAULT 0,
-    last_event_id INTEGER,
-    updated_at TEXT NOT NULL DEFAULT (datetime('now'))
 );
 CREATE TABLE IF NOT EXISTS goals (
     id TEXT PRIMARY KEY,
@@ -838,6 +789,7 @@ CREATE TABLE IF NOT EXISTS person_facts (
     updated_at TEXT NOT NULL DEFAULT (datetime('now'))
 );
 """
+)
 
 AIDAEMON_LEGACY_SCHEMA = """
 CREATE TABLE IF NOT EXISTS messages (

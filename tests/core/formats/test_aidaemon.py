@@ -249,8 +249,8 @@ def test_summary_from_episode_then_conversation_summaries(current):
     write(
         current,
         (
-            "INSERT INTO conversation_summaries (session_id, summary, message_count, last_event_id, updated_at) "
-            "VALUES (?, 'Disk investigation so far.', 7, 7, '2026-02-10T09:16:00+00:00')",
+            "INSERT INTO conversation_summaries (session_id, summary, message_count, last_message_id, updated_at) "
+            "VALUES (?, 'Disk investigation so far.', 7, '7', '2026-02-10T09:16:00+00:00')",
             (TG,),
         ),
     )

@@ -162,7 +162,7 @@ DUPLICATES = {
               "facts (sender_id, key): 1 values held by more than one row", {"id": "id || '-copy'"}),
     "zeke": ("sqlite_autoindex_memories_1", r" PRIMARY KEY(?=,\s+text)", "LIMIT 1",
              "memories (id): 1 values held by more than one row"),
-    "aidaemon": ("idx_facts_active", None, "WHERE superseded_at IS NULL LIMIT 1",
+    "aidaemon": ("idx_facts_active_unique", None, "WHERE superseded_at IS NULL LIMIT 1",
                  "facts (category, key): 1 values held by more than one row"),
 }  # fmt: skip
 

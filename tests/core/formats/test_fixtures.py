@@ -248,7 +248,7 @@ def test_aidaemon_current(built: dict[str, Path]) -> None:
     history = conn.execute("SELECT id, value, superseded_at IS NOT NULL FROM facts WHERE key = 'timezone' ORDER BY id")
     assert history.fetchall() == [(1, "Europe/London", 1), (2, "America/New_York", 1), (3, "Europe/Berlin", 0)]
     assert count(conn, "facts", "superseded_at IS NULL") == 5
-    index = conn.execute("SELECT sql FROM sqlite_master WHERE name = 'idx_facts_active'").fetchall()[0][0]
+    index = conn.execute("SELECT sql FROM sqlite_master WHERE name = 'idx_facts_active_unique'").fetchall()[0][0]
     assert "UNIQUE" in index and "superseded_at IS NULL" in index
 
 
@@ -256,8 +256,14 @@ def test_aidaemon_one_active_fact_per_key(built: dict[str, Path], tmp_path: Path
     copy = shutil.copy(built["aidaemon"], tmp_path / "aidaemon.db")
     conn = apsw.Connection(str(copy))
     with pytest.raises(apsw.ConstraintError):
-        conn.execute("INSERT INTO facts (category, key, value) VALUES ('user', 'timezone', 'Asia/Tokyo')")
-    conn.execute("INSERT INTO facts (category, key, value, superseded_at) VALUES ('user', 'timezone', 'x', 'now')")
+        conn.execute(
+            "INSERT INTO facts (category, key, value, created_at, updated_at) "
+            "VALUES ('user', 'timezone', 'Asia/Tokyo', 'now', 'now')"
+        )
+    conn.execute(
+        "INSERT INTO facts (category, key, value, created_at, updated_at, superseded_at) "
+        "VALUES ('user', 'timezone', 'x', 'now', 'now', 'now')"
+    )
 
 
 def test_aidaemon_legacy(built: dict[str, Path]) -> None:
