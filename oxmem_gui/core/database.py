@@ -336,7 +336,7 @@ def write_transaction(conn: apsw.Connection) -> Iterator[None]:
         conn.execute("BEGIN IMMEDIATE")
     except apsw.ReadOnlyError as exc:
         raise ReadOnlyError("the store is open read-only; enable editing to change it") from exc
-    first = _FIRST_WRITE.get(conn)
+    first = _FIRST_WRITE.get(conn) if isinstance(conn, apsw.Connection) else None  # (a SQLCipher one has none)
     try:
         if first is not None:
             first(conn)

@@ -64,7 +64,7 @@ async def open_memory(
         if not key:
             raise KeyRequiredError(need_key_message(p))
         db = await Database.adopt(lambda: decrypt_to_memory(p, key), p, notice=_snapshot_notice(p))
-        return await _reader(db, read_only, options)
+        return await _reader(db, read_only, options, key=key)
     if sniffed is not None or not p.is_file() or p.stat().st_size == 0:
         return await MemoryStore.open(p, read_only=read_only, create=create, **options)
     if not read_only and not os.access(p, os.W_OK):  # refused before any connection could leave files beside it
@@ -73,7 +73,9 @@ async def open_memory(
     return await _reader(db, read_only, options, create=create)
 
 
-async def _reader(db: Database, read_only: bool, options: dict[str, Any], create: bool = False) -> Memory:
+async def _reader(
+    db: Database, read_only: bool, options: dict[str, Any], create: bool = False, key: str | None = None
+) -> Memory:
     try:
         fmt = await db.read(detect_schema)
     except BaseException:
@@ -89,11 +91,16 @@ async def _reader(db: Database, read_only: bool, options: dict[str, Any], create
             db.close()
             raise
     cls = READERS.get(fmt, ForeignReader)
-    if not read_only and cls.EDITS and db.adopted is None:  # the edits its agent makes (Omega's facts)
+    if not read_only and cls.EDITS and db.adopted is not None:  # edits go into the encrypted file with its key
+        if not os.access(db.path, os.W_OK):
+            db.close()
+            raise ReadOnlyError(f"{db.path} is read-only; open it read-only or make it writable")
+        return cls(db, fmt, key=key, writable=True)
+    if not read_only and cls.EDITS:  # the edits its agent makes (Omega's facts)
         db.close()
         db = await Database.open(db.path, read_only=False, create=False, busy_timeout_ms=options["busy_timeout_ms"])
         return cls(db, fmt)
-    reader = cls(db, fmt)
+    reader = cls(db, fmt, key=key)
     if not read_only:
         db.close()
         raise ReadOnlyError(

@@ -178,7 +178,8 @@ class StoreContext(QObject):
         if backup is None or not backup.exists():
             backup = await store.backup_to(backup_target(backups_dir(), store.path))
             self._backups[key] = backup
-        writable = await open_memory(store.path, read_only=False, embedding=store.backend)
+        key = getattr(store, "cipher_key", None)  # an encrypted file is edited with the key it was opened with
+        writable = await open_memory(store.path, read_only=False, embedding=store.backend, key=key)
         await self.set_store(writable)
         return backup
 

@@ -139,6 +139,68 @@ def test_an_encrypted_file_asks_for_its_key(make_window, qloop, files, tmp_path)
     assert dialogs.errors == []
 
 
+def test_aidaemon_facts_are_edited_in_the_encrypted_file_with_its_key(
+    make_window, qloop, files, tmp_path, backups_in_tmp
+):
+    """The key asked once; Enable Editing takes an encrypted backup; an edit is a new version in the encrypted
+    file; aidaemon superseding the fact meanwhile is theirs beside mine; undo; the episodes stay read-only."""
+    from tests.core.formats.test_aidaemon_edits import INSERT, NOW, SUPERSEDE, the_agent
+    from tests.core.formats.test_aidaemon_edits import rows as read
+
+    key = fixtures.AIDAEMON_KEY
+    path = tmp_path / "agent" / "aidaemon.db"
+    path.parent.mkdir()
+    shutil.copy(files["aidaemon-encrypted"], path)
+    listing = sorted(p.name for p in path.parent.iterdir())
+    window, ctx, dialogs = make_window(read_only=True)
+    dialogs.secrets = [key]
+    window.open_path(str(path))
+    settle(qloop, ctx)
+    settle(qloop, ctx)
+    window.enable_editing()
+    settle(qloop, ctx)
+    assert not ctx.read_only and window.mode_label.text() == "Editing"
+    (backup,) = backups_in_tmp.glob("*.db")
+    assert not backup.read_bytes().startswith(b"SQLite format 3")  # still encrypted, under the same key
+    assert read(backup, "SELECT count(*) FROM facts", key=key) == [(7,)]
+    window.show_panel("notes")
+    notes = window.notes
+    notes.set_user("user")
+    settle(qloop, ctx)
+    assert (notes.count_label.text(), notes.filter.placeholderText()) == ("2 facts", "Filter facts by text…")
+    row = next(i for i, n in enumerate(notes.model.notes) if n.content.startswith("timezone:"))
+    notes.view.setCurrentIndex(notes.model.index(row, 0))
+    notes.content.setPlainText("timezone: Asia/Tokyo")
+    notes.save()
+    settle(qloop, ctx)
+    active = "SELECT id, value FROM facts WHERE key = 'timezone' AND superseded_at IS NULL"
+    assert read(path, active, key=key) == [(8, "Asia/Tokyo")] and not notes.dirty()
+    assert notes.current.note_id == "fact:8"
+    seoul = ("user", "timezone", "Asia/Seoul", "agent", NOW, NOW, None, "global", None)
+    the_agent(path, (SUPERSEDE, (NOW, 8)), (INSERT, seoul), key=key)  # aidaemon's upsert, meanwhile
+    notes.content.setPlainText("timezone: UTC")
+    dialogs.conflict_answers = ["theirs"]
+    notes.save()
+    settle(qloop, ctx)
+    (asked,) = dialogs.conflicts
+    assert asked["theirs"].startswith("timezone: Asia/Seoul") and asked["mine"].startswith("timezone: UTC")
+    assert read(path, active, key=key) == [(9, "Asia/Seoul")]
+    notes.content.setPlainText("timezone: UTC")
+    notes.save()
+    settle(qloop, ctx)
+    assert read(path, active, key=key) == [(10, "UTC")]
+    notes.undo()
+    settle(qloop, ctx)
+    assert read(path, active, key=key) == [(11, "Asia/Seoul")]  # undo: the value before, as one more version
+    assert read(path, "SELECT count(*) FROM facts WHERE key = 'timezone'", key=key) == [(7,)]
+    notes.set_user("episodes")
+    settle(qloop, ctx)
+    assert not notes.new_button.isEnabled()
+    assert notes.new_button.toolTip().startswith("aidaemon writes its episodes only from its own consolidation")
+    assert sorted(p.name for p in path.parent.iterdir()) == listing  # no plaintext copy, no sidecar
+    assert dialogs.errors == []
+
+
 def test_newer_oxydra_schedules_can_be_read_with_its_weekday_numbering(make_window, qloop, files, tmp_path):
     open_as_demo(files, "oxydra-libsql", tmp_path)
     window, ctx, dialogs = make_window(read_only=True)

@@ -28,18 +28,20 @@ What each part of the agent becomes in oxmem's views — decided per table, sinc
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, TypeVar
 
 import apsw
 import numpy as np
 
 from ..embeddings.model_files import MODEL_DIMS, MODEL_NAME
-from ..errors import NotFoundError
+from ..errors import InvalidInputError, NotFoundError
 from ..retrieval.hybrid import QueryResult
 from ..schedules.store import Schedule
 from ..store.browse import SessionRow
 from ..store.events import Event
 from ..store.notes import Note
+from . import aidaemon_facts, aidaemon_sessions
 from .aidaemon_recall import rank
 from .aidaemon_rows import (
     BINARY_EMBEDDING_BYTES,
@@ -47,8 +49,6 @@ from .aidaemon_rows import (
     _decode,
     _episode_notes,
     _event_payload,
-    _id_key,
-    _int_or_zero,
     _latest_episodes,
     _loads,
     _message_payload,
@@ -63,12 +63,18 @@ from .aidaemon_rows import (
     _upper_from_ids,
     _when_key,
 )
-from .base import EDIT_KINDS, Capabilities, ForeignReader, Retriever
+from .base import Capabilities, ForeignReader, Retriever
 from .detect import LABELS
 from .info import EmbeddingInfo, real_dimensions
 from .times import shown_time
 
+T = TypeVar("T")
+
 EPISODES_GROUP = "episodes"
+EPISODES_REFUSAL = (
+    "aidaemon writes its episodes only from its own consolidation and deletes them only by its retention "
+    "policy: they are shown here, not edited; nothing was changed"
+)
 #: the tables of each layout, for version markers
 _OTHER_TABLES = (
     "episodes",
@@ -91,16 +97,18 @@ class AidaemonReader(ForeignReader):
     FORMAT = "aidaemon"
     LABEL = "aidaemon memory"
     REASON = (
-        "oxmem opens aidaemon's files read-only: aidaemon keeps its memory event-sourced and rebuilds facts, "
-        "episodes and summaries from its events (an edit from outside would be undone or contradict them), "
-        "allows one active fact per key by superseding rows, and holds the file open in WAL mode"
+        "aidaemon appends its events and derives episodes and summaries from them itself (an edit from outside "
+        "would contradict them); oxmem edits its facts and clears sessions, as aidaemon does"
     )
+    EDITS = frozenset({"notes", "sessions"})
 
-    def __init__(self, db: Any, fmt: str | None = None) -> None:
-        super().__init__(db, fmt)
+    def __init__(self, db: Any, fmt: str | None = None, **options: Any) -> None:
+        super().__init__(db, fmt, **options)
         self.LABEL = LABELS.get(self.format, type(self).LABEL)
+        self._episodes: str | None = None
         try:  # what the file holds, for the capabilities (a property, asked off the database thread)
             self._layout = frozenset(db.call(_tables))
+            self._episodes = db.call(lambda conn: self._episodes_group(conn, set(self._layout)))
         except Exception:  # noqa: BLE001 - a damaged file still opens; each read reports its own error
             self._layout = frozenset(
                 {"messages", "scheduled_tasks", "facts"}
@@ -122,7 +130,11 @@ class AidaemonReader(ForeignReader):
             notes_label="Facts",
             note_noun="fact",
             group_label="Category",
-            refusals={k: self.REASON for k in EDIT_KINDS},
+            refusals=self.refusals(),
+            note_tags=False,
+            fixed_groups={self._episodes: EPISODES_REFUSAL.removesuffix("; nothing was changed") + "."}
+            if self._episodes
+            else {},
         )
 
     # -- version markers and embeddings ---------------------------------------------------------------
@@ -340,53 +352,73 @@ class AidaemonReader(ForeignReader):
         return groups + ([episodes] if episodes else [])
 
     def _notes(self, conn: apsw.Connection, group: str) -> list[Note]:
-        tables = _tables(conn)
-        if group == self._episodes_group(conn, tables):
+        if group == self._episodes_group(conn, _tables(conn)):
             return _episode_notes(conn, group)
-        if "facts" not in tables:
-            return []
-        cols = _columns(conn, "facts")
-        rows = [
-            dict(zip(cols, r, strict=False)) for r in conn.execute("SELECT * FROM facts WHERE category = ?", (group,))
-        ]
-        active = [r for r in rows if r.get("superseded_at") is None]
-        old: dict[Any, list[dict[str, Any]]] = {}
-        for r in rows:
-            if r.get("superseded_at") is not None:
-                old.setdefault(r.get("key"), []).append(r)
-        notes = []
-        for r in active:
-            versions = sorted(old.get(r.get("key"), []), key=lambda v: (_when_key(v.get("created_at")), _id_key(v)))
-            history = [
-                {
-                    "value": v.get("value"),
-                    "created_at": _shown_or_none(v.get("created_at")),
-                    "superseded_at": _shown_or_none(v.get("superseded_at")),
-                }
-                for v in reversed(versions)
-            ]
-            details = {"id": r.get("id"), "key": r.get("key")}
-            for key in ("source", "privacy", "channel_id", "recall_count"):
-                if key in cols:
-                    details[key] = r.get(key)
-            if "last_recalled_at" in cols:
-                details["last_recalled_at"] = _shown_or_none(r.get("last_recalled_at"))
-            details["history"] = history
-            created = _shown_or_none(r.get("created_at"))
-            notes.append(
-                Note(
-                    f"fact:{r.get('id')}",
-                    group,
-                    f"{r.get('key')}: {r.get('value')}",
-                    [],
-                    created,
-                    _shown_or_none(r.get("updated_at")) or created,
-                    _int_or_zero(r.get("id")),
-                    details,
-                )
+        return aidaemon_facts.list_facts(conn, group)
+
+    # -- edits: facts (:mod:`.aidaemon_facts`) and sessions (:mod:`.aidaemon_sessions`) ---------------------
+
+    def _fact_group(self, conn: apsw.Connection, group: str) -> None:
+        if group == self._episodes_group(conn, _tables(conn)):
+            raise InvalidInputError(EPISODES_REFUSAL)
+
+    def _facts_call(self, fn: Callable[..., T], group: str, *args: Any, **kwargs: Any) -> Callable[[Any], T]:
+        def call(conn: Any) -> T:
+            self._fact_group(conn, group)
+            return fn(conn, group, *args, **kwargs)
+
+        return call
+
+    def _embed_fact(self, text: str) -> bytes | None:
+        """A fact's vector as aidaemon stores it: all-MiniLM-L6-v2 (oxmem's copy), 384 little-endian float32; None
+        when the model is not installed (aidaemon's startup backfill then embeds it)."""
+        vector, _ = self.query_vector(MODEL_NAME, text, {})
+        return None if vector is None else np.asarray(vector, dtype="<f4").tobytes()
+
+    async def save_note(self, user: str, content: str, tags: Sequence[str] = ()) -> Note:
+        self._writable("notes")
+        return await self._write(
+            self._facts_call(aidaemon_facts.save_fact, user, content, list(tags), embed=self._embed_fact)
+        )
+
+    async def update_note(
+        self, user: str, note_id: str, content: str, tags: Sequence[str] = (), *, expected: Note | None = None
+    ) -> Note:
+        self._writable("notes")
+        return await self._write(
+            self._facts_call(
+                aidaemon_facts.update_fact, user, note_id, content, list(tags), expected, embed=self._embed_fact
             )
-        notes.sort(key=lambda n: (_when_key(n.updated_at), n.sequence), reverse=True)
-        return notes
+        )
+
+    async def delete_note(self, user: str, note_id: str) -> None:
+        await self.delete_notes(user, [note_id])
+
+    async def delete_notes(self, user: str, note_ids: Sequence[str], *, expected: Sequence[Note] | None = None) -> int:
+        self._writable("notes")
+        return await self._write(self._facts_call(aidaemon_facts.delete_facts, user, list(note_ids), expected))
+
+    async def set_note_tags(self, *args: Any, **kwargs: Any) -> list[Note]:
+        self._writable("notes")
+        raise InvalidInputError("aidaemon's facts have no tags; nothing was changed")
+
+    async def restore_notes(
+        self, items: Sequence[Note], *, expected: Mapping[str, Note | None] | None = None
+    ) -> list[Note]:
+        self._writable("notes")
+        items = list(items)
+
+        def call(conn: Any) -> list[Note]:
+            for group in {n.user for n in items}:
+                self._fact_group(conn, group)
+            return aidaemon_facts.restore_facts(conn, items, expected, embed=self._embed_fact)
+
+        return await self._write(call)
+
+    async def forget(self, session_id: str) -> None:
+        """aidaemon's ``clear_session``: :func:`.aidaemon_sessions.clear_session`."""
+        self._writable("sessions")
+        await self._write(aidaemon_sessions.clear_session, session_id)
 
     # -- schedules (legacy) ---------------------------------------------------------------------------
 

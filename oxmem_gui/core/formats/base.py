@@ -40,6 +40,7 @@ from ..store.migrations import MigrationReport
 from ..store.notes import Note
 from . import tables as table_browser
 from .detect import article
+from .encrypted import encrypted_backup, write_through
 from .info import DatabaseInfo, EmbeddingInfo, gather_info
 
 T = TypeVar("T")
@@ -96,6 +97,8 @@ class Capabilities:
     #: sessions are open or closed (Omega's conversations): ``session_state`` says which, ``set_session_open``
     #: changes it
     session_lifecycle: bool = False
+    #: notes groups shown but never edited (aidaemon's episodes), each with why
+    fixed_groups: Mapping[str, str] = field(default_factory=dict)
 
     def refusal(self, kind: str) -> str | None:
         return self.refusals.get(kind)
@@ -152,9 +155,12 @@ class ForeignReader:
     #: with ``REASON``. A reader with any opens read-write once editing is enabled (:func:`..memory.open_memory`).
     EDITS: frozenset[str] = frozenset()
 
-    def __init__(self, db: Database, fmt: str | None = None) -> None:
+    def __init__(self, db: Database, fmt: str | None = None, *, key: str | None = None, writable: bool = False) -> None:
         self._db = db
         self.format = fmt or self.FORMAT
+        #: an encrypted file's key (its snapshot is ``db``): edits and backups go to the encrypted file with it
+        self.cipher_key = key
+        self._writable_snapshot = writable and key is not None
         self.backend: EmbeddingBackend = DeterministicEmbedding()
         self.backend_notice: str | None = None
         self.migration_report = MigrationReport()
@@ -169,7 +175,14 @@ class ForeignReader:
 
     @property
     def read_only(self) -> bool:
-        return self._db.read_only
+        return self._db.read_only and not self._writable_snapshot
+
+    async def _write(self, fn: Callable[..., T], *args: Any) -> T:
+        """Run the edit ``fn(conn, *args)`` (it makes its own transaction) on the file — through SQLCipher into the
+        encrypted file itself when this is a snapshot of one (:func:`.encrypted.write_through`)."""
+        if self.cipher_key is None:
+            return await self._db.run(fn, *args)
+        return await self._db.run(write_through, self.path, self.cipher_key, fn, *args)
 
     def refusals(self) -> dict[str, str]:
         """Each kind of edit this reader does not make, with why."""
@@ -188,7 +201,9 @@ class ForeignReader:
 
     @property
     def open_notice(self) -> str | None:
-        return self._db.notice
+        """A line about how the file is open (a decrypted snapshot); none once an encrypted file is being edited:
+        each edit goes into the file and takes the snapshot again."""
+        return None if self._writable_snapshot else self._db.notice
 
     @property
     def capabilities(self) -> Capabilities:
@@ -267,10 +282,12 @@ class ForeignReader:
         return await self._db.run(data_version)
 
     async def backup_to(self, target: str | os.PathLike[str]) -> Path:
+        """A consistent copy of the file at ``target``; an encrypted file's stays encrypted with its key."""
         if self._db.adopted is not None:
-            raise ReadOnlyError(
-                f"{self.path.name} is encrypted: a backup from here would be decrypted; copy the file itself instead"
-            )
+            key = self.cipher_key
+            if key is None:
+                raise ReadOnlyError(f"{self.path.name} is encrypted: without its key no backup can be made here")
+            return await self._db.run(lambda _conn: encrypted_backup(self.path, key, Path(target)))
         return await self._db.run(browse.backup_to, target)
 
     # -- sessions -----------------------------------------------------------------------------------

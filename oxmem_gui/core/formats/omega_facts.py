@@ -105,10 +105,10 @@ def get_fact(conn: apsw.Connection, group: str, fact_id: str) -> Note:
     return found
 
 
-def parse_fact(content: Any, tags: Sequence[str] = ()) -> tuple[str, str]:
+def parse_fact(content: Any, tags: Sequence[str] = (), agent: str = "Omega") -> tuple[str, str]:
     """``"key: value"`` → ``(key, value)``; anything else (and any tag) is :class:`InvalidInputError`."""
     if tags:
-        raise InvalidInputError("Omega's facts have no tags; nothing was changed")
+        raise InvalidInputError(f"{agent}'s facts have no tags; nothing was changed")
     if not isinstance(content, str):
         raise InvalidInputError("a fact is text: 'key: value'")
     key, colon, value = check_text(content, "fact").partition(":")

@@ -88,7 +88,9 @@ class NotesPanel(NoteEdits, QWidget):
 
     def refusal(self) -> str | None:
         """Why notes cannot be edited now (the tooltip of every disabled editing control), or None."""
-        return self.ctx.edit_refusal("notes")
+        store = self.ctx.store
+        fixed = store.capabilities.fixed_groups.get(self.user or "") if store is not None else None
+        return fixed or self.ctx.edit_refusal("notes")
 
     def selected_notes(self) -> list[Note]:
         rows = sorted({i.row() for i in self.view.selectionModel().selectedRows()})

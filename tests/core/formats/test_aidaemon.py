@@ -18,7 +18,6 @@ from oxmem_gui.core.embeddings.model_files import MODEL_NAME
 from oxmem_gui.core.errors import EmbeddingError, NotFoundError, ReadOnlyError, StoreOpenError
 from oxmem_gui.core.formats import base
 from oxmem_gui.core.formats.aidaemon import AidaemonReader
-from oxmem_gui.core.formats.base import EDIT_KINDS
 from oxmem_gui.core.memory import inspect_database, open_memory
 from tests.core.formats import fixtures as fx
 
@@ -107,8 +106,8 @@ def test_detects_current_and_legacy(current, legacy):
     assert (kind, fmt, label) == (AidaemonReader, "aidaemon", "aidaemon memory")
     assert (c.has_sessions, c.has_notes, c.has_schedules, c.has_search) == (True, True, False, True)
     assert (c.notes_label, c.group_label) == ("Facts", "Category")
-    assert set(c.refusals) == set(EDIT_KINDS) and not c.editable
-    assert c.refusal("notes").startswith("oxmem opens aidaemon's files read-only")
+    assert set(c.refusals) == {"events", "schedules", "summary"} and c.editable and not c.note_tags
+    assert c.refusal("events").startswith("aidaemon appends its events and derives episodes")
     kind, fmt, c, label = read(legacy, caps)
     assert (kind, fmt, label) == (AidaemonReader, "aidaemon-legacy", "aidaemon memory (before v0.9)")
     assert (c.has_sessions, c.has_notes, c.has_schedules, c.has_search) == (True, True, True, True)
@@ -324,6 +323,7 @@ def test_facts_with_history(current):
         "channel_id": None,
         "recall_count": 2,
         "last_recalled_at": "2026-02-28T08:00:00.000000+00:00",
+        "embedded": True,
     }
     assert notes[1].details["history"] == []
     window = read(current, lambda m: m.get_note("preference", "fact:7"))
@@ -681,26 +681,33 @@ def test_reads_never_write(tmp_path, variant):
     assert sorted(os.listdir(tmp_path)) == files
 
 
-def test_writes_are_refused(current):
+@pytest.mark.parametrize("read_only", [True, False])
+def test_writes_aidaemon_does_not_make_are_refused(current, read_only):
+    """Appending events, summaries and schedules are aidaemon's own (refused even with editing enabled); read-only,
+    facts and sessions are refused too. Nothing is written either way."""
     before = _state(current)
-    with pytest.raises(ReadOnlyError, match="read-only"):
-        read(current, lambda m: m.sessions_page(), read_only=False)
 
     async def attempts(m):
         refused = []
-        for call in (
+        calls = [
             lambda: m.store(TG, 99, {"role": "user", "content": "x"}),
-            lambda: m.save_note("user", "x: y"),
-            lambda: m.delete_note("user", "fact:3"),
             lambda: m.write_summary_state(TG, {"summary": "s"}, 0),
             lambda: m.schedules.create("tool", "goal", {"type": "interval", "every_secs": 3600}),
-            lambda: m.forget(TG),
-        ):
+        ]
+        if read_only:
+            calls += [
+                lambda: m.save_note("user", "x: y"),
+                lambda: m.delete_note("user", "fact:3"),
+                lambda: m.forget(TG),
+            ]
+        for call in calls:
             with pytest.raises(ReadOnlyError) as info:
                 await call()
             refused.append(str(info.value))
         return refused
 
-    messages = read(current, attempts)
-    assert all("aidaemon" in msg and msg.endswith("nothing was changed") for msg in messages)
+    messages = read(current, attempts, read_only=read_only)
+    assert len(messages) == (6 if read_only else 3)
+    assert all(msg.endswith("nothing was changed") or "enable editing" in msg for msg in messages)
+    assert sum("aidaemon appends its events" in msg for msg in messages) == 3
     assert _state(current) == before

@@ -39,7 +39,9 @@ NATIVE = ("oxmem", "oxydra", "oxydra-agent", "oxydra-libsql")
 #: other agents' files (and any SQLite file): written only where their reader makes the agent's own edits
 FOREIGN = ("omega", "zeke", "aidaemon", "aidaemon-legacy", "unknown", "encrypted-with-key")
 #: the foreign formats that open read-write once editing is enabled (Omega: its facts; ZEKE: its memories)
-EDITABLE_FOREIGN = ("omega", "zeke")
+EDITABLE_FOREIGN = ("omega", "zeke", "aidaemon", "aidaemon-legacy")
+#: editable too, with its key (the damaged, locked and unwritable cases are those of the plaintext file)
+WITH_KEY = "encrypted-with-key"
 #: a fact of the Omega fixture (sender 4242's name)
 FACT = fx.OMEGA_FACTS[("4242", "name")]
 
@@ -171,18 +173,20 @@ def test_other_agents_files_refuse_every_write(
     # ZEKE takes a memory in any scope: the store's own `notes add` is a valid edit there, made elsewhere
     accepted = {("notes", "add")} if name == "zeke" else set()
     writes = [argv for argv in valid_commands(inputs) if argv[:2] not in accepted]
-    for argv in [*([] if name in EDITABLE_FOREIGN else [("init",)]), *writes]:
+    editable = name in (*EDITABLE_FOREIGN, WITH_KEY)
+    for argv in [*([] if editable else [("init",)]), *writes]:
         assert_refused_unchanged(capsys, path, argv, *_key_args(name))
-    if name in EDITABLE_FOREIGN:
+    if editable:
         before = state(path)
-        code, out, err = run(capsys, "--db", str(path), "init")
+        code, out, err = run(capsys, "--db", str(path), *_key_args(name), "init")
         assert (code, err) == (0, "") and "the agent's schema, left as it is" in out
         assert state(path) == before
     assert not list(path.parent.glob("*.db-*")), "a decrypted copy or another sidecar was left"
 
 
 def edit_commands(name: str) -> list[tuple[str, ...]]:
-    """Writes that an Omega (facts) or ZEKE (memories) file with editing enabled carries out; none elsewhere."""
+    """Writes that an Omega or aidaemon (facts) or ZEKE (memories) file with editing enabled carries out; none
+    elsewhere."""
     if name == "omega":
         return [
             ("notes", "add", "4242", "espresso: double"),
@@ -196,6 +200,15 @@ def edit_commands(name: str) -> list[tuple[str, ...]]:
             ("notes", "update", "notes", bike, "Bike lock code: ask Dana"),
             ("notes", "delete", "notes", bike),
         ]
+    if name in ("aidaemon", WITH_KEY):
+        return [
+            ("notes", "add", "user", "diet: vegetarian"),
+            ("notes", "update", "user", "fact:3", "timezone: Asia/Tokyo"),
+            ("notes", "delete", "user", "fact:4"),
+            ("forget", "telegram:123456789"),
+        ]
+    if name == "aidaemon-legacy":
+        return [("notes", "update", "user", "fact:1", "name: Sam R."), ("notes", "delete", "user", "fact:2")]
     return []
 
 
@@ -355,7 +368,9 @@ def test_file_this_user_cannot_write_refuses_every_write(
         done = _unprivileged(["--db", str(path), *argv], home)
         assert_one_error_line(done.returncode, done.stdout, done.stderr)
         assert state(path) == before, (argv, done.stderr)
-    lists = [("notes", "list", "notes")] if name == "zeke" else [("sessions",), ("schedules", "list")]
+    lists = {"zeke": [("notes", "list", "notes")], "aidaemon": [("sessions",), ("notes", "list", "user")]}.get(
+        name, [("sessions",), ("schedules", "list")]
+    )
     for argv in [*lists, ("check",), ("info",)]:  # reads work (a WAL file: as a snapshot)
         done = _unprivileged(["--db", str(path), *argv], home)
         assert done.returncode == 0, (argv, done.stderr)
@@ -441,7 +456,7 @@ def test_inspector_editing_refuses_what_the_file_cannot_take(built: dict[str, Pa
             return errors
 
     errors = asyncio.run(sweep())
-    if name in EDITABLE_FOREIGN:  # it opens read-write; the store's own writes are each refused there
+    if name in (*EDITABLE_FOREIGN, WITH_KEY):  # it opens read-write; the store's own writes are each refused there
         assert len(errors) == 13 and all(errors), errors
     else:
         assert errors and all("nothing was changed" in e for e in errors), errors
