@@ -393,6 +393,23 @@ def build_parser() -> argparse.ArgumentParser:
     )
     when.add_argument("--at", type=_text, metavar="TIME", help="one time, RFC 3339 (e.g. 2026-12-01T09:30:00Z)")
     p.add_argument("--tz", type=_text, default="UTC", metavar="ZONE", help="IANA time zone of --cron (default: UTC)")
+    p = command(
+        "update",
+        "change a schedule's goal, name or cadence (Omega: a pending task's description, due time, repeat)",
+        sched,
+    )
+    p.add_argument("schedule_id", type=_text)
+    p.add_argument("--goal", type=_text, default=None, help="the new goal (default: unchanged)")
+    p.add_argument("--name", type=_text, default=None, help="the new name (default: unchanged)")
+    when = p.add_mutually_exclusive_group()
+    when.add_argument(
+        "--cron", type=_text, metavar="EXPR", help="a new five-field cron, evaluated in --tz (default: unchanged)"
+    )
+    when.add_argument(
+        "--every", type=_int_in(1, INT64_MAX), metavar="SECS", help="a new interval in seconds (default: unchanged)"
+    )
+    when.add_argument("--at", type=_text, metavar="TIME", help="a new one time, RFC 3339 (default: unchanged)")
+    p.add_argument("--tz", type=_text, default="UTC", metavar="ZONE", help="IANA time zone of --cron (default: UTC)")
     p = command("next", "the next fire times of a schedule", sched)
     p.add_argument("schedule_id", type=_text)
     p.add_argument("--count", type=_int_in(1, MAX_NEXT_RUNS), default=5, help="how many (at most 1,000; default 5)")
@@ -1026,6 +1043,17 @@ def _cadence_words(schedule: Schedule) -> str:
     return f"⚠ {problem}" if problem else describe(schedule.cadence) + (" ⓘ" if schedule.note else "")
 
 
+def _cadence_args(args: argparse.Namespace) -> dict[str, Any] | None:
+    """The cadence ``--cron``/``--tz``, ``--every`` or ``--at`` give, or None."""
+    if args.cron is not None:
+        return {"type": "cron", "expression": args.cron, "timezone": args.tz}
+    if args.every is not None:
+        return {"type": "interval", "every_secs": args.every}
+    if args.at is not None:
+        return {"type": "once", "at": args.at}
+    return None
+
+
 async def _schedules(store: Memory, args: argparse.Namespace) -> int:
     action, s = args.schedules_command, store.schedules
     if action == "list":
@@ -1060,13 +1088,21 @@ async def _schedules(store: Memory, args: argparse.Namespace) -> int:
             for r in rows:
                 if r.note and not r.problem:
                     print(safe(f"ⓘ {r.schedule_id}: {r.note}"))
+    elif action == "update":
+        patch: dict[str, Any] = {k: v for k, v in (("goal", args.goal), ("name", args.name)) if v is not None}
+        cadence = _cadence_args(args)
+        if cadence is not None:
+            patch["cadence"] = cadence
+        if not patch:
+            raise InvalidInputError("nothing to change: give --goal, --name, or a new --cron/--every/--at")
+        changed = await s.update(args.schedule_id, patch)
+        doc = {"schedule_id": changed.schedule_id, "goal": changed.goal, "cadence": json.loads(changed.cadence_json)}
+        doc["next_run_at"] = changed.next_run_at
+        _print_json(doc) if args.json else print(
+            safe(f"{changed.schedule_id}: {describe(changed.cadence)}; next run {changed.next_run_at or '—'}")
+        )
     elif action == "add":
-        if args.cron is not None:
-            cadence = {"type": "cron", "expression": args.cron, "timezone": args.tz}
-        elif args.every is not None:
-            cadence = {"type": "interval", "every_secs": args.every}
-        else:
-            cadence = {"type": "once", "at": args.at}
+        cadence = _cadence_args(args)
         made = await s.create(args.user, args.goal, cadence, name=args.name, notification_policy=args.policy)
         for warning in cadence_warnings(made.cadence):
             sys.stderr.write(f"oxmem: warning: {warning}\n")

@@ -52,10 +52,10 @@ async def open_memory(
     """Open ``path`` with the reader for its format.
 
     A missing or empty file is the store's own (created when ``create`` and not ``read_only``). Another agent's
-    file opens read-write only when its reader makes some edits the way that agent does (``EDITS``: Omega's
-    facts); otherwise asking for read-write raises :class:`ReadOnlyError` saying why. An encrypted file
-    needs ``key`` (else :class:`StoreOpenError` "encrypted — provide the key"); it opens as a decrypted
-    snapshot.
+    file opens read-write only when its reader makes some edits the way that agent does (``EDITS``); otherwise
+    asking for read-write raises :class:`ReadOnlyError` saying why. An encrypted file needs ``key`` (else
+    :class:`StoreOpenError` "encrypted — provide the key"); it opens as a decrypted snapshot, whose edits go into
+    the encrypted file with that key.
     """
     p = Path(path).expanduser()
     options = dict(embedding=embedding, model_path=model_path, busy_timeout_ms=busy_timeout_ms, **store_options)
@@ -96,7 +96,7 @@ async def _reader(
             db.close()
             raise ReadOnlyError(f"{db.path} is read-only; open it read-only or make it writable")
         return cls(db, fmt, key=key, writable=True)
-    if not read_only and cls.EDITS:  # the edits its agent makes (Omega's facts)
+    if not read_only and cls.EDITS:  # the edits its agent makes
         db.close()
         db = await Database.open(db.path, read_only=False, create=False, busy_timeout_ms=options["busy_timeout_ms"])
         return cls(db, fmt)

@@ -293,6 +293,18 @@ def test_schedules_commands(capsys, db):
     resumed = run_json(capsys, "--db", db, "schedules", "resume", sid)
     assert resumed["status"] == "active" and resumed["next_run_at"] == nxt[0]
     assert run_json(capsys, "--db", db, "schedules", "runs", sid) == []
+    changed = run_json(
+        capsys, "--db", db, "schedules", "update", sid, "--goal", "Evening briefing", "--cron", "0 20 * * *"
+    )
+    assert (changed["goal"], changed["cadence"]) == (
+        "Evening briefing",
+        {"expression": "0 20 * * *", "timezone": "UTC", "type": "cron"},
+    )
+    code, out, err = run(capsys, "--db", db, "schedules", "update", sid)
+    assert (code, out) == (
+        2,
+        "",
+    ) and err == "oxmem: error: nothing to change: give --goal, --name, or a new --cron/--every/--at\n"
     code, out, err = run(
         capsys, "--db", db, "schedules", "add", "--user", "bob", "--goal", "g", "--cron", "0 0 1,15 * 5"
     )

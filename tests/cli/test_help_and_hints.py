@@ -52,6 +52,7 @@ def test_the_walk_reaches_every_action_of_notes_and_schedules():
     assert {c[1] for c in COMMANDS if c[:1] == ("schedules",) and len(c) == 2} == {
         "list",
         "add",
+        "update",
         "next",
         "pause",
         "resume",

@@ -315,6 +315,28 @@ def test_a_closed_omega_conversation_is_deleted_from_the_session_browser(make_wi
     assert dentist not in [r.session_id for r in panel.sessions.rows] and dialogs.errors == []
 
 
+def test_an_omega_task_is_cancelled_from_the_schedules_panel_in_omegas_words(make_window, qloop, files, tmp_path):
+    open_as_demo(files, "omega", tmp_path)
+    window, ctx, dialogs = make_window(read_only=True)
+    settle(qloop, ctx)
+    window.enable_editing()
+    settle(qloop, ctx)
+    window.show_panel("schedules")
+    panel = window.schedules
+    settle(qloop, ctx)
+    plants = fixtures.OMEGA_TASKS["plants"]
+    panel.select(plants)
+    settle(qloop, ctx)
+    assert panel.pause_button.text() == "Cancel task" and panel.pause_button.isEnabled()
+    assert not panel.delete_button.isEnabled() and not panel.new_button.isEnabled()
+    assert panel.delete_button.toolTip() == "Omega never deletes a task: cancel it instead (its row stays, cancelled)."
+    panel.set_status("paused")
+    settle(qloop, ctx)
+    assert rows(tmp_path / "demo.db", "SELECT status FROM scheduled_tasks WHERE id = ?", (plants,)) == [("cancelled",)]
+    assert not panel.resume_button.isEnabled() and panel.resume_button.toolTip().startswith("Omega never makes")
+    assert dialogs.errors == []
+
+
 def test_zeke_memories_are_edited_after_enable_editing(make_window, qloop, files, tmp_path):
     open_as_demo(files, "zeke", tmp_path)
     window, ctx, dialogs = make_window(read_only=True)

@@ -8,7 +8,7 @@ implementation; :class:`ForeignReader` is the base of the others. A front end ne
 it asks :attr:`capabilities` what there is (``has_sessions``…), how the agent names it (``Conversations``,
 ``Facts``, ``Scope``), and which edits are refused and why, and :meth:`retrievers` which rankings can be run.
 
-A reader makes only the edits its agent's own code makes (``EDITS``; Omega's facts so far): any other write
+A reader makes only the edits its agent's own code makes (``EDITS``: Omega's, ZEKE's and aidaemon's): any other write
 method raises :class:`ReadOnlyError` with the format's reason, before touching the file. Each read runs in one
 read transaction (:meth:`Database.read`), so an agent committing meanwhile is never seen half-way.
 """
@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -99,6 +99,10 @@ class Capabilities:
     session_lifecycle: bool = False
     #: notes groups shown but never edited (aidaemon's episodes), each with why
     fixed_groups: Mapping[str, str] = field(default_factory=dict)
+    #: schedule actions (``new``, ``resume``, ``delete``) the agent never takes though its schedules are editable,
+    #: each with why; and what pausing one is called there (Omega cancels a task)
+    schedule_refusals: Mapping[str, str] = field(default_factory=dict)
+    pause_label: str = "Pause"
 
     def refusal(self, kind: str) -> str | None:
         return self.refusals.get(kind)
@@ -512,6 +516,24 @@ class ForeignReader:
     def _schedule_rows(self, conn: apsw.Connection) -> list[Schedule]:
         return []
 
+    def _schedule_of(self, conn: apsw.Connection, schedule_id: str) -> Schedule | None:
+        return next((s for s in self._schedule_rows(conn) if s.schedule_id == schedule_id), None)
+
+    async def update_schedule(
+        self, schedule_id: str, patch: Mapping[str, Any], now: datetime, expected: Schedule | None
+    ) -> Schedule:
+        """Change a schedule as the agent does (formats whose agent does override this)."""
+        raise self.refuse("schedules")
+
+    def refuse_schedule(self, action: str) -> Exception:
+        """Why ``action`` (``new``, ``delete``) cannot be done to this format's schedules."""
+        reason = self.capabilities.schedule_refusals.get(action)
+        if reason is None:
+            return self.refuse("schedules")
+        return ReadOnlyError(
+            f"{self.path.name} is {article(self.LABEL)} {self.LABEL} file: {reason}; nothing was changed"
+        )
+
     def _runs(self, conn: apsw.Connection, schedule_id: str) -> list[ScheduleRun]:
         return []
 
@@ -575,10 +597,33 @@ class ForeignSchedules:
     async def runs_between(self, start: datetime, end: datetime) -> list[ScheduleRun]:
         return []
 
+    async def update(
+        self,
+        schedule_id: str,
+        patch: Mapping[str, Any],
+        now: datetime | None = None,
+        *,
+        expected: Schedule | None = None,
+    ) -> Schedule:
+        """The edits of a schedule the agent itself makes (:meth:`ForeignReader.update_schedule`)."""
+        return await self._reader.update_schedule(schedule_id, patch, now or datetime.now(timezone.utc), expected)
+
+    async def pause(self, schedule_id: str, *, expected: Schedule | None = None) -> Schedule:
+        return await self.update(schedule_id, {"status": "paused"}, expected=expected)
+
+    async def resume(self, schedule_id: str, *, expected: Schedule | None = None) -> Schedule:
+        return await self.update(schedule_id, {"status": "active"}, expected=expected)
+
     async def _refused(self, *args: Any, **kwargs: Any) -> Any:
         raise self._reader.refuse("schedules")
 
-    create = update = pause = resume = delete = record_run = prune_run_history = _refused
+    async def create(self, *args: Any, **kwargs: Any) -> Any:
+        raise self._reader.refuse_schedule("new")
+
+    async def delete(self, *args: Any, **kwargs: Any) -> Any:
+        raise self._reader.refuse_schedule("delete")
+
+    record_run = prune_run_history = _refused
 
 
 def _cadence_type(schedule: Schedule) -> str | None:

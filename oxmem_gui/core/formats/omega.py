@@ -49,7 +49,7 @@ from ..schedules.store import Schedule
 from ..store.browse import SessionRow
 from ..store.events import Event
 from ..store.notes import Note
-from . import omega_conversations, omega_facts
+from . import omega_conversations, omega_facts, omega_tasks
 from .base import Capabilities, ForeignReader, Retriever, hit
 from .times import parse_when, rfc3339, shown_time
 
@@ -111,11 +111,11 @@ class OmegaReader(ForeignReader):
     FORMAT = "omega"
     LABEL = "Omega memory"
     REASON = (
-        "oxmem edits Omega's facts and deletes closed conversations, nothing else: Omega owns its messages, "
-        "summaries and tasks (it closes conversations and delivers tasks itself, and its triggers keep messages_fts "
-        "to user messages only), so such an edit from here could contradict the running agent"
+        "oxmem edits Omega's facts, conversations and pending tasks as Omega does, nothing else: Omega owns its "
+        "messages and summaries (its triggers keep messages_fts to user messages only), so such an edit from here "
+        "could contradict the running agent"
     )
-    EDITS = frozenset({"notes", "sessions"})
+    EDITS = frozenset({"notes", "sessions", "schedules"})
 
     @property
     def capabilities(self) -> Capabilities:
@@ -134,6 +134,12 @@ class OmegaReader(ForeignReader):
             refusals=self.refusals(),
             note_tags=False,
             session_lifecycle=True,
+            schedule_refusals={
+                "new": omega_tasks.NOT_CREATED,
+                "delete": omega_tasks.NEVER_DELETED,
+                "resume": omega_tasks.NEVER_REACTIVATED,
+            },
+            pause_label="Cancel task",
         )
 
     # -- markers ------------------------------------------------------------------------------------
@@ -390,6 +396,13 @@ class OmegaReader(ForeignReader):
         return result
 
     # -- schedules ----------------------------------------------------------------------------------
+
+    async def update_schedule(
+        self, schedule_id: str, patch: Mapping[str, Any], now: datetime, expected: Schedule | None
+    ) -> Schedule:
+        """Omega's ``update_task`` / ``cancel_task``: :mod:`.omega_tasks`."""
+        self._writable("schedules")
+        return await self._db.run(omega_tasks.update_task, self._schedule_of, schedule_id, patch, now, expected)
 
     def _schedule_rows(self, conn: apsw.Connection) -> list[Schedule]:
         rows = _select(

@@ -163,9 +163,12 @@ class SchedulesPanel(ScheduleEdits, QWidget):
                 "Put the last dragged one-shot back" if self.undo_move else "Nothing was moved",
             ),
         )
+        refused = self.ctx.require().capabilities.schedule_refusals  # actions this agent never takes
+        buttons = {"new": self.new_button, "resume": self.resume_button, "delete": self.delete_button}
         for button, enabled, tip in states:
-            button.setEnabled(enabled)
-            button.setToolTip(tip)
+            action = next((a for a, b in buttons.items() if b is button and a in refused), None)
+            button.setEnabled(enabled and action is None)
+            button.setToolTip(f"{refused[action]}." if action else tip)
 
     # -- loading ------------------------------------------------------------------------------------
 
@@ -181,6 +184,7 @@ class SchedulesPanel(ScheduleEdits, QWidget):
             self.sunday_one.setChecked(False)
             self.sunday_one.blockSignals(False)
         self.sunday_one.setVisible(caps.weekday_choice)
+        self.pause_button.setText(caps.pause_label)
         if not keep:
             if self.day_dialog is not None:
                 self.day_dialog.hide()
