@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import importlib.util
 import os
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -36,6 +37,7 @@ from .formats.info import DatabaseInfo, native_info
 from .formats.oxydra import LIBSQL_REASON
 from .formats.tables import PAGE as TABLE_PAGE
 from .formats.tables import TableInfo, TablePage, list_tables, table_page
+from .libsql_writer import LibsqlWriter
 from .retrieval import hybrid as retrieval
 from .retrieval import notes as note_hits
 from .retrieval.caches import SearchCaches
@@ -87,6 +89,8 @@ class MemoryStore:
         #: how numeric cron weekdays are read (``sunday-1``: as newer Oxydra counts them, see :mod:`.formats.oxydra`)
         self.weekday_numbering = "standard"
         self.schedules = ScheduleStore(db, lambda: self._writable("schedules"), self._weekday_numbering)
+        #: the writes that reach libSQL's vector index go through the libSQL engine (:mod:`.libsql_writer`)
+        self._libsql = LibsqlWriter(db.path, db.busy_timeout_ms) if fmt == "oxydra-libsql" else None
 
     @classmethod
     async def open(
@@ -146,7 +150,9 @@ class MemoryStore:
     @property
     def capabilities(self) -> Capabilities:
         libsql = self.format == "oxydra-libsql"
-        refusals = {"events": LIBSQL_REASON, "sessions": LIBSQL_REASON, "notes": LIBSQL_REASON} if libsql else {}
+        refusals = {}
+        if libsql and importlib.util.find_spec("libsql") is None:
+            refusals = {"events": LIBSQL_REASON, "sessions": LIBSQL_REASON, "notes": LIBSQL_REASON}
         if self.weekday_numbering != "standard":
             refusals["schedules"] = "schedules are shown in the agent's weekday numbering; switch back to edit them"
         label = LABELS[self.format]
@@ -224,7 +230,16 @@ class MemoryStore:
         raise InvalidInputError("oxmem stores delete nothing on their own: there is no clean-up to apply")
 
     async def aclose(self) -> None:
+        if self._libsql is not None:
+            await asyncio.to_thread(self._libsql.close)
         self._db.close()
+
+    async def _write(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """The write ``fn(conn, *args, **kwargs)`` on the store's connection — or, in a file with libSQL's vector
+        index, on the libSQL writer's (:mod:`.libsql_writer`)."""
+        if self._libsql is not None:
+            return await self._libsql.run(fn, *args, **kwargs)
+        return await self._db.run(fn, *args, **kwargs)
 
     async def __aenter__(self) -> MemoryStore:
         return self
@@ -257,9 +272,21 @@ class MemoryStore:
         Setting ``stop`` (or cancelling the awaiting task) ends it with :class:`OperationCancelled` and
         nothing written."""
         self._writable()
-        return await self._stoppable(
-            stop, events.store_records, list(records), self.backend, progress, committed=self._caches.committed
-        )
+        if self._libsql is None:
+            return await self._stoppable(
+                stop, events.store_records, list(records), self.backend, progress, committed=self._caches.committed
+            )
+        backend, listed = self.backend, list(records)
+
+        def embedded(_conn: apsw.Connection) -> list[events.PreparedEvent]:
+            prepared = [events.prepare_event(*r) for r in listed]
+            events.embed_prepared(prepared, backend, progress, stop)
+            return prepared
+
+        prepared = await self._db.run(embedded)  # embedded here, before libSQL takes the write lock
+        results = await self._libsql.run(events.write_events, prepared, backend.model_name)
+        self._caches.committed(results)
+        return results
 
     async def import_events(
         self,
@@ -274,6 +301,13 @@ class MemoryStore:
         again after a crash or a cancel resumes (events already stored are skipped). See :mod:`.importing`.
         Records are ``(session_id, sequence, payload[, line])``."""
         self._writable()
+        if self._libsql is not None:  # one call in the writer: progress is not reported from there
+            try:
+                return await self._libsql.run(
+                    importing.import_records, list(records), self.backend, batch_events=batch_events
+                )
+            finally:
+                self._caches.clear()
         return await self._stoppable(
             stop,
             importing.import_records,
@@ -299,7 +333,7 @@ class MemoryStore:
 
     async def forget(self, session_id: str) -> None:
         self._writable("sessions")
-        await self._db.run(events.forget, session_id)
+        await self._write(events.forget, session_id)
         self._caches.touched(session_id)
 
     async def list_sessions(self, with_counts: bool = True) -> list[events.SessionInfo]:
@@ -385,7 +419,7 @@ class MemoryStore:
 
     async def save_note(self, user: str, content: str, tags: Sequence[str] = ()) -> notes.Note:
         self._writable("notes")
-        note = await self._db.run(notes.save_note, self.backend, user, content, tags)
+        note = await self._write(notes.save_note, self.backend, user, content, tags)
         self._caches.touched(notes.notes_session(user))
         return note
 
@@ -396,13 +430,13 @@ class MemoryStore:
         program changed it since, :class:`ConflictError` (with the current note) and nothing is written."""
         self._writable("notes")
         try:
-            return await self._db.run(notes.update_note, self.backend, user, note_id, content, tags, expected)
+            return await self._write(notes.update_note, self.backend, user, note_id, content, tags, expected)
         finally:
             self._caches.touched(notes.notes_session(user))
 
     async def delete_note(self, user: str, note_id: str) -> None:
         self._writable("notes")
-        await self._db.run(notes.delete_note, user, note_id)
+        await self._write(notes.delete_note, user, note_id)
         self._caches.touched(notes.notes_session(user))
 
     async def get_note(self, user: str, note_id: str) -> notes.Note:
@@ -433,6 +467,8 @@ class MemoryStore:
         if session_id is not None:
             await self._db.read(events.require_session, session_id)
         try:
+            if self._libsql is not None:
+                return await self._libsql.run(reindex_chunks, backend, session_id)
             return await self._stoppable(stop, reindex_chunks, backend, session_id, progress)
         finally:
             self._caches.clear()
@@ -447,14 +483,14 @@ class MemoryStore:
         expected: Sequence[notes.Note] | None = None,
     ) -> list[notes.Note]:
         self._writable("notes")
-        return await self._db.run(notes.set_note_tags, user, list(note_ids), add, remove, expected)
+        return await self._write(notes.set_note_tags, user, list(note_ids), add, remove, expected)
 
     async def delete_notes(
         self, user: str, note_ids: Sequence[str], *, expected: Sequence[notes.Note] | None = None
     ) -> int:
         self._writable("notes")
         try:
-            return await self._db.run(notes.delete_notes, user, list(note_ids), expected)
+            return await self._write(notes.delete_notes, user, list(note_ids), expected)
         finally:
             self._caches.touched(notes.notes_session(user))
 
@@ -465,7 +501,7 @@ class MemoryStore:
         ``expected`` maps ids to what they must hold now (None: absent), else :class:`ConflictError`."""
         self._writable("notes")
         try:
-            return await self._db.run(
+            return await self._write(
                 notes.restore_notes, self.backend, list(items), dict(expected) if expected is not None else None
             )
         finally:

@@ -225,27 +225,41 @@ def test_newer_oxydra_schedules_can_be_read_with_its_weekday_numbering(make_wind
     assert dialogs.errors == []
 
 
-def test_enabling_editing_on_the_agents_libsql_file_changes_no_byte(make_window, qloop, files, tmp_path):
-    """Enable Editing re-opens the file read-write: nothing of oxmem's schema is written into the agent's file, and
-    the note editor says why notes cannot be saved there."""
-    import hashlib
+def test_a_note_is_saved_in_the_agents_libsql_file_through_the_libsql_engine(
+    make_window, qloop, files, tmp_path, backups_in_tmp
+):
+    """Enable Editing re-opens the file read-write without writing a byte of oxmem's schema into it; a note saved
+    from the editor goes through libSQL (its vector index stays sound); closing leaves no sidecar. The file is
+    hashed in another process while the inspector has it open (closing a descriptor here would drop its locks)."""
+    from tests.core.formats.test_libsql_writes import healthy, through_libsql
+
+    def digest() -> str:
+        code = "import hashlib, sys; print(hashlib.sha256(open(sys.argv[1], 'rb').read()).hexdigest())"
+        return subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True,
+                              check=True).stdout  # fmt: skip
 
     open_as_demo(files, "oxydra-libsql", tmp_path)
     path = tmp_path / "demo.db"
-    before = hashlib.sha256(path.read_bytes()).hexdigest()
+    before = digest()
     window, ctx, dialogs = make_window(read_only=True)
     settle(qloop, ctx)
     window.enable_editing()
     settle(qloop, ctx)
-    assert not ctx.read_only
+    assert not ctx.read_only and digest() == before
+    state = through_libsql(path)
     window.show_panel("notes")
+    notes = window.notes
+    notes.set_user("alice")
     settle(qloop, ctx)
-    assert not window.notes.new_button.isEnabled()
-    assert window.notes.new_button.toolTip().startswith(
-        "Oxydra memory (libSQL vector index): this database has libSQL's vector index"
-    )
+    assert notes.new_button.isEnabled()
+    notes.new_note()
+    notes.content.setPlainText("Alice's bike is at the Gare de Lyon racks")
+    notes.save()
+    settle(qloop, ctx)
+    assert notes.current is not None and notes.current.content.startswith("Alice's bike")
+    assert [n.note_id for n in notes.model.notes].count(notes.current.note_id) == 1
+    assert healthy(path, state)["chunks"] == state["chunks"] + 1
     qloop.run_until_complete(ctx.close())
-    assert hashlib.sha256(path.read_bytes()).hexdigest() == before
     assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("demo.db")) == ["demo.db"]
     assert dialogs.errors == []
 

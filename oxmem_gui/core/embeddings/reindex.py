@@ -71,11 +71,13 @@ def reindex(
         vectors = backend.embed([r[3] for r in rows])
         with write_transaction(conn):
             for (_, cid, _, _), vector in zip(rows, vectors, strict=True):
+                # deleted and inserted, never updated in place: libSQL's vector index keeps the old vector of a
+                # row whose indexed column is updated (an UPDATE or an upsert), so the ANN search would rank the
+                # row by a vector it no longer has
+                conn.execute("DELETE FROM chunks_vec WHERE chunk_id = ?", (cid,))
                 conn.execute(
                     "INSERT INTO chunks_vec (chunk_id, embedding_blob, embedding_model) "
-                    "SELECT ?, ?, ? WHERE EXISTS (SELECT 1 FROM chunks WHERE chunk_id = ?) "
-                    "ON CONFLICT (chunk_id) DO UPDATE SET embedding_blob = excluded.embedding_blob, "
-                    "embedding_model = excluded.embedding_model, updated_at = CURRENT_TIMESTAMP",
+                    "SELECT ?, ?, ? WHERE EXISTS (SELECT 1 FROM chunks WHERE chunk_id = ?)",
                     (cid, to_blob(vector), model, cid),
                 )
         after = rows[-1][0]

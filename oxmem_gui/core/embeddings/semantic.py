@@ -33,6 +33,10 @@ class SemanticEmbedding:
         self._model: Any = None
         self._lock = threading.Lock()
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled as its folder and settings (for a writer in another process); the model loads there lazily."""
+        return (SemanticEmbedding, (self.model_dir, self.batch_size, self.threads))
+
     def _load(self) -> Any:
         if self._model is None:
             try:

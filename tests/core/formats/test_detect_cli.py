@@ -212,7 +212,7 @@ def test_info_json_of_libsql_file(capsys: pytest.CaptureFixture[str], built: dic
         ("chunks_vec", "deterministic-hash-v1", 64, 512, 17),
         ("chunks_vec", fx.POTION_MODEL, 256, 512, 4),
     ]
-    assert "libSQL" in doc["editing"]
+    assert doc["editing"] == ""  # every edit is made, those reaching chunks_vec through the libSQL engine
 
 
 def test_info_of_encrypted_file_without_key(capsys: pytest.CaptureFixture[str], built: dict[str, Path]) -> None:
@@ -280,15 +280,19 @@ def _jsonl(folder: Path) -> Path:
     ],
     ids=["notes-add", "forget-potion", "forget-berlin", "import-jsonl"],
 )
-def test_libsql_refuses_writes_to_vectors(
+def test_libsql_vector_writes_from_the_command_line(
     capsys: pytest.CaptureFixture[str], built: dict[str, Path], tmp_path: Path, argv: tuple[str, ...]
 ) -> None:
+    """Writes that reach ``chunks_vec`` go through the libSQL engine: done, and libSQL finds the file sound."""
+    from tests.core.formats.test_libsql_writes import healthy, through_libsql
+
     path = copy(built, LIBSQL, tmp_path)
     argv = tuple(str(_jsonl(tmp_path)) if a == "<jsonl>" else a for a in argv)
-    before = state(path)
+    before = through_libsql(path)
     code, out, err = run(capsys, "--db", str(path), *argv)
-    assert_one_error_line(code, out, err, "libSQL")
-    assert state(path) == before
+    assert (code, err) == (0, ""), err
+    after = healthy(path, before)
+    assert after["chunks"] != before["chunks"]
 
 
 def test_libsql_schedule_pause_keeps_vectors_readable(

@@ -111,10 +111,6 @@ def valid_commands(inputs: dict[str, str]) -> list[tuple[str, ...]]:
     ]
 
 
-#: what libSQL's vector index refuses (a write reaching ``chunks_vec``); schedules stay editable there
-VECTOR_WRITES = {"demo", "import-jsonl", "reindex", "forget", "notes"}
-
-
 def _key_args(name: str) -> list[str]:
     return ["--key", fx.AIDAEMON_KEY] if name == "encrypted-with-key" else []
 
@@ -149,16 +145,14 @@ def test_bad_input_writes_nothing(
             assert_refused_unchanged(capsys, path, argv, *_key_args(name))
 
 
-def test_oxydra_libsql_refusals_leave_no_migration_row(
+def test_oxydra_libsql_writes_leave_no_migration_row(
     capsys: pytest.CaptureFixture[str], built: dict[str, Path], tmp_path: Path
 ) -> None:
-    """The reported case: on a file the agent's own migrations made, a refused note used to record oxmem's
-    ``0001_initial`` in the agent's ``memory_migrations`` first."""
+    """The reported case: on a file the agent's own migrations made, a note (now written through libSQL) must not
+    record oxmem's ``0001_initial`` in the agent's ``memory_migrations``."""
     path = copy(built, "oxydra-libsql", tmp_path, "memory.db")
-    before = state(path)
     code, out, err = run(capsys, "--db", str(path), "notes", "add", "alice", "hello")
-    assert_one_error_line(code, out, err, "libSQL", "nothing was changed")
-    assert state(path) == before
+    assert (code, err) == (0, "") and out.startswith("note-")
     versions = [r[0] for r in apsw.Connection(str(path)).execute("SELECT version FROM memory_migrations ORDER BY 1")]
     assert versions == fx.OXYDRA_AGENT_MIGRATIONS
 
@@ -210,16 +204,6 @@ def edit_commands(name: str) -> list[tuple[str, ...]]:
     if name == "aidaemon-legacy":
         return [("notes", "update", "user", "fact:1", "name: Sam R."), ("notes", "delete", "user", "fact:2")]
     return []
-
-
-def test_libsql_index_refuses_vector_writes(
-    capsys: pytest.CaptureFixture[str], built: dict[str, Path], inputs: dict[str, str], tmp_path: Path
-) -> None:
-    path = copy(built, "oxydra-libsql", tmp_path, "memory.db")
-    refused = [argv for argv in valid_commands(inputs) if argv[0] in VECTOR_WRITES]
-    assert len(refused) == 7
-    for argv in refused:
-        assert_refused_unchanged(capsys, path, argv)
 
 
 @pytest.mark.parametrize("name", ["oxydra", "oxydra-agent", "oxydra-libsql"])
@@ -318,11 +302,7 @@ def test_locked_file_refuses_every_write(
 ) -> None:
     path = locked(name)
     # `reindex` is left out: every chunk already has its vector for the model, so it has nothing to write
-    writes = [
-        argv
-        for argv in valid_commands(inputs)
-        if argv[0] != "reindex" and (name != "oxydra-libsql" or argv[0] not in VECTOR_WRITES)
-    ]
+    writes = [argv for argv in valid_commands(inputs) if argv[0] != "reindex"]
     if name in EDITABLE_FOREIGN:
         writes = edit_commands(name)
     for argv in writes:
@@ -434,31 +414,16 @@ def test_inspector_read_only_refuses_every_write_path(built: dict[str, Path], tm
     assert state(path) == before
 
 
-@pytest.mark.parametrize("name", [*(f for f in FOREIGN if f != "zeke"), "oxydra-libsql"])
+@pytest.mark.parametrize("name", [f for f in FOREIGN if f != "zeke"])
 def test_inspector_editing_refuses_what_the_file_cannot_take(built: dict[str, Path], tmp_path: Path, name: str) -> None:
-    """After *Enable Editing*: other agents' files do not open read-write at all — but Omega's, whose facts are
-    editable, where each of the store's own writes is refused; the libSQL file refuses the vector writes before
-    touching the file (its schedule and summary edits are allowed and not run here)."""
+    """After *Enable Editing*: other agents' files do not open read-write at all — but those whose agent's edits
+    oxmem makes (Omega, aidaemon), where each of the store's own writes is refused."""
     path = copy(built, name, tmp_path, "memory.db")
     before = state(path)
-
-    async def sweep() -> list[str]:
-        key = fx.AIDAEMON_KEY if name == "encrypted-with-key" else None
-        if name != "oxydra-libsql":
-            return await _sweep_gui_paths(path, key, False)
-        async with await open_memory(path, read_only=False, embedding="deterministic") as memory:
-            errors = []
-            for call in _write_paths(memory)[:7] + [_write_paths(memory)[9]]:
-                try:
-                    await call()
-                except ReadOnlyError as exc:
-                    errors.append(str(exc))
-            return errors
-
-    errors = asyncio.run(sweep())
+    key = fx.AIDAEMON_KEY if name == "encrypted-with-key" else None
+    errors = asyncio.run(_sweep_gui_paths(path, key, False))
     if name in (*EDITABLE_FOREIGN, WITH_KEY):  # it opens read-write; the store's own writes are each refused there
         assert len(errors) == 13 and all(errors), errors
     else:
-        assert errors and all("nothing was changed" in e for e in errors), errors
-        assert len(errors) == (8 if name == "oxydra-libsql" else 1)
+        assert len(errors) == 1 and "nothing was changed" in errors[0], errors
     assert state(path) == before

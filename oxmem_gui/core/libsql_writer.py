@@ -1,0 +1,210 @@
+"""Writes to a file with libSQL's vector index (newer Oxydra), made by the libSQL engine in a child process.
+
+SQLite — APSW's engine — cannot write a table indexed by ``libsql_vector_idx``: the index lives in libSQL's own
+shadow tables, which only the libSQL engine maintains. So the writes that reach ``chunks_vec`` (storing events and
+notes, deleting them, forgetting a session, reindexing) run the core's own write functions (:mod:`.store.events`,
+:mod:`.store.notes`) on a connection of the ``libsql`` package, in one transaction each, exactly as they run on
+APSW elsewhere; libSQL then keeps its vector index, the file's FTS triggers keep ``chunks_fts``, and its foreign
+keys cascade.
+
+Why a child process: POSIX file locks belong to a process, and closing *any* descriptor of a file drops all of
+them. Two SQLite libraries with the same file open in one process (APSW reading, libSQL writing) would drop each
+other's locks whenever one closed a handle, and the agent could then write under either. The child is one more
+process beside the agent, with its own locks; the inspector's APSW connection keeps reading the file as before.
+The child (``python -m oxmem_gui.core.libsql_writer``, talking pickles over its own pipes) starts at the first
+such write, inheriting no descriptor of the file, and stays until the store is closed. Embedding happens before
+the write lock is taken, in the parent for events and in the child for notes (the backend travels by value: the
+deterministic model, or the semantic model's folder).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import os
+import pickle
+import re
+import struct
+import subprocess
+import sys
+import threading
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, TypeVar
+
+from .errors import ConflictError, InvalidInputError, OxmemError, ReadOnlyError, StoreBusyError
+
+T = TypeVar("T")
+
+
+class LibsqlConnection:
+    """The part of an APSW connection the core's write functions use — ``execute`` returning rows to iterate or
+    ``fetchall``, and ``in_transaction`` — over a ``libsql`` connection (autocommit: the core issues ``BEGIN
+    IMMEDIATE`` and ``COMMIT`` itself).
+
+    A vector written to ``chunks_vec`` is zero-padded to the column's ``FLOAT32(N)``, as Oxydra stores every
+    vector (libSQL refuses another length; the reader's vector leg reads the model's leading dimensions back)."""
+
+    def __init__(self, raw: Any) -> None:
+        self.raw = raw
+        declared = raw.execute("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'chunks_vec'").fetchall()
+        found = re.search(r"embedding_blob\s+F(?:LOAT)?32\((\d+)\)", declared[0][0] if declared else "", re.IGNORECASE)
+        self.vector_bytes = int(found.group(1)) * 4 if found else None
+
+    def execute(self, sql: str, args: Sequence[Any] | dict[str, Any] = ()) -> _Rows:
+        if self.vector_bytes and "INTO chunks_vec" in sql and not isinstance(args, dict):
+            args = [*args]
+            blob = bytes(args[1])  # (chunk_id, embedding_blob, …) in every insert of the core
+            if len(blob) > self.vector_bytes:
+                raise InvalidInputError(
+                    f"a vector of {len(blob) // 4} values does not fit this file's FLOAT32({self.vector_bytes // 4})"
+                    " column; nothing was changed"
+                )
+            args[1] = blob + bytes(self.vector_bytes - len(blob))
+        cursor = self.raw.execute(sql, args if isinstance(args, dict) else tuple(args))
+        return _Rows(cursor.fetchall() if cursor.description else [])
+
+    @property
+    def in_transaction(self) -> bool:
+        return bool(self.raw.in_transaction)
+
+
+class _Rows(list):
+    """Rows read at once (libsql's cursor cannot be iterated), answering as an APSW cursor does."""
+
+    def fetchall(self) -> list[Any]:
+        return list(self)
+
+    def fetchone(self) -> Any:
+        return self[0] if self else None
+
+
+def _open(path: str, busy_timeout_ms: int) -> LibsqlConnection:
+    """In the child: one libSQL connection to ``path``, foreign keys on, waiting for the agent's write lock."""
+    import libsql
+
+    raw = libsql.connect(path)
+    raw.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
+    raw.execute("PRAGMA foreign_keys = ON")
+    return LibsqlConnection(raw)
+
+
+def _call(conn: LibsqlConnection, fn: Callable[..., Any], args: tuple, kwargs: dict) -> tuple[str, Any, Any, Any]:
+    """In the child: ``fn(conn, *args, **kwargs)``; an error comes back as its parts (a :class:`ConflictError`
+    carries the row as it is now, which pickling an exception would drop)."""
+    try:
+        return ("ok", fn(conn, *args, **kwargs), None, None)
+    except OxmemError as exc:
+        return ("error", type(exc), str(exc), getattr(exc, "current", None))
+    except ValueError as exc:  # the libsql binding's SQLite errors
+        text = str(exc)
+        kind = StoreBusyError if "locked" in text or "busy" in text else OxmemError
+        return ("error", kind, f"libSQL could not write it: {text}; nothing was changed", None)
+    except Exception as exc:  # noqa: BLE001 - anything else is reported, and the child goes on serving
+        return ("error", OxmemError, f"the libSQL writer failed: {type(exc).__name__}: {exc}", None)
+
+
+def _send(stream: Any, value: Any) -> None:
+    data = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+    stream.write(struct.pack("<Q", len(data)) + data)
+    stream.flush()
+
+
+def _receive(stream: Any) -> Any:
+    head = stream.read(8)
+    if len(head) < 8:
+        raise EOFError("the other side closed the pipe")
+    (size,) = struct.unpack("<Q", head)
+    return pickle.loads(stream.read(size))  # noqa: S301 - our own child process, over its private pipe
+
+
+def serve(path: str, busy_timeout_ms: int) -> None:
+    """The child's loop: a call read from stdin, its result written to stdout, until stdin closes."""
+    conn = _open(path, busy_timeout_ms)
+    stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
+    while True:
+        try:
+            fn, args, kwargs = _receive(stdin)
+        except EOFError:
+            return
+        _send(stdout, _call(conn, fn, args, kwargs))
+
+
+class LibsqlWriter:
+    """The child process that writes ``path`` through libSQL (see the module's docstring)."""
+
+    def __init__(self, path: Path, busy_timeout_ms: int) -> None:
+        self.path = path
+        self.busy_timeout_ms = busy_timeout_ms
+        self._child: subprocess.Popen[bytes] | None = None
+        self._lock = threading.Lock()
+
+    def _start(self) -> subprocess.Popen[bytes]:
+        if self._child is None or self._child.poll() is not None:
+            if importlib.util.find_spec("libsql") is None:
+                raise ReadOnlyError(
+                    f"{self.path.name} has libSQL's vector index: writing it needs the libSQL engine "
+                    "(pip install 'oxmem-gui[libsql]', or pip install libsql); nothing was changed"
+                )
+            argv, env = [sys.executable, "-m", __name__, str(self.path), str(self.busy_timeout_ms)], None
+            if getattr(sys, "frozen", False):  # a bundled app has no -m: it runs itself as the writer
+                argv, env = [sys.executable], {**os.environ, WRITER_ENV: f"{self.busy_timeout_ms}:{self.path}"}
+            self._child = subprocess.Popen(
+                argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env
+            )
+        return self._child
+
+    def call(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """``fn(conn, *args, **kwargs)`` on the child's libSQL connection (blocking); its errors raised here."""
+        with self._lock:
+            child = self._start()
+            try:
+                _send(child.stdin, (fn, args, kwargs))
+                status, value, message, current = _receive(child.stdout)
+            except (EOFError, OSError) as exc:
+                self._stop()
+                raise OxmemError(f"the libSQL writer stopped ({exc}); nothing was changed") from exc
+        if status == "ok":
+            return value
+        if value is ConflictError:
+            raise ConflictError(message, current)
+        raise value(message)
+
+    async def run(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """:meth:`call` off the event loop."""
+        return await asyncio.to_thread(self.call, fn, *args, **kwargs)
+
+    def _stop(self) -> None:
+        child, self._child = self._child, None
+        if child is not None:
+            if child.stdin:
+                child.stdin.close()
+            try:
+                child.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                child.kill()
+                child.wait()
+            if child.stdout:
+                child.stdout.close()
+
+    def close(self) -> None:
+        """End the child (it commits nothing pending: each call is one transaction)."""
+        with self._lock:
+            self._stop()
+
+
+#: set in the writer's environment: how a bundled app (no ``-m``) knows to serve (``timeout:path``)
+WRITER_ENV = "OXMEM_LIBSQL_WRITER"
+
+
+def serve_if_asked() -> None:
+    """At the top of a bundled app's entry point: run as the libSQL writer when started as one."""
+    spec = os.environ.get(WRITER_ENV)
+    if spec:
+        timeout, _, path = spec.partition(":")
+        serve(path, int(timeout))
+        sys.exit(0)
+
+
+if __name__ == "__main__":
+    serve(sys.argv[1], int(sys.argv[2]))
