@@ -29,6 +29,7 @@ What each part of the agent becomes in oxmem's views — decided per table, sinc
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from datetime import datetime
 from typing import Any, TypeVar
 
 import apsw
@@ -41,7 +42,7 @@ from ..schedules.store import Schedule
 from ..store.browse import SessionRow
 from ..store.events import Event
 from ..store.notes import Note
-from . import aidaemon_facts, aidaemon_sessions
+from . import aidaemon_facts, aidaemon_sessions, aidaemon_tasks
 from .aidaemon_recall import rank
 from .aidaemon_rows import (
     BINARY_EMBEDDING_BYTES,
@@ -98,9 +99,10 @@ class AidaemonReader(ForeignReader):
     LABEL = "aidaemon memory"
     REASON = (
         "aidaemon appends its events and derives episodes and summaries from them itself (an edit from outside "
-        "would contradict them); oxmem edits its facts and clears sessions, as aidaemon does"
+        "would contradict them); oxmem edits its facts, clears sessions and pauses, resumes or deletes scheduled "
+        "tasks, as aidaemon does"
     )
-    EDITS = frozenset({"notes", "sessions"})
+    EDITS = frozenset({"notes", "sessions", "schedules"})
 
     def __init__(self, db: Any, fmt: str | None = None, **options: Any) -> None:
         super().__init__(db, fmt, **options)
@@ -135,6 +137,7 @@ class AidaemonReader(ForeignReader):
             fixed_groups={self._episodes: EPISODES_REFUSAL.removesuffix("; nothing was changed") + "."}
             if self._episodes
             else {},
+            schedule_refusals={"new": aidaemon_tasks.NOT_CREATED, "edit": aidaemon_tasks.NOT_EDITED},
         )
 
     # -- version markers and embeddings ---------------------------------------------------------------
@@ -430,6 +433,18 @@ class AidaemonReader(ForeignReader):
             _schedule(dict(zip(cols, r, strict=False)))
             for r in conn.execute("SELECT * FROM scheduled_tasks ORDER BY rowid")
         ]
+
+    async def update_schedule(
+        self, schedule_id: str, patch: Mapping[str, Any], now: datetime, expected: Schedule | None
+    ) -> Schedule:
+        """Pause or resume a legacy task, as aidaemon's scheduler tool does: :mod:`.aidaemon_tasks`."""
+        self._writable("schedules")
+        return await self._write(aidaemon_tasks.set_paused, self._schedule_of, schedule_id, patch, now, expected)
+
+    async def delete_schedule(self, schedule_id: str, expected: Schedule | None) -> int:
+        """Delete a legacy task, as aidaemon's scheduler tool does: :mod:`.aidaemon_tasks`."""
+        self._writable("schedules")
+        return await self._write(aidaemon_tasks.delete_task, self._schedule_of, schedule_id, expected)
 
     # -- the agent's recall ---------------------------------------------------------------------------
 

@@ -99,8 +99,8 @@ class Capabilities:
     session_lifecycle: bool = False
     #: notes groups shown but never edited (aidaemon's episodes), each with why
     fixed_groups: Mapping[str, str] = field(default_factory=dict)
-    #: schedule actions (``new``, ``resume``, ``delete``) the agent never takes though its schedules are editable,
-    #: each with why; and what pausing one is called there (Omega cancels a task)
+    #: schedule actions (``new``, ``edit``, ``resume``, ``delete``) the agent never takes though its schedules are
+    #: editable, each with why; and what pausing one is called there (Omega cancels a task)
     schedule_refusals: Mapping[str, str] = field(default_factory=dict)
     pause_label: str = "Pause"
 
@@ -525,6 +525,10 @@ class ForeignReader:
         """Change a schedule as the agent does (formats whose agent does override this)."""
         raise self.refuse("schedules")
 
+    async def delete_schedule(self, schedule_id: str, expected: Schedule | None) -> int:
+        """Delete a schedule as the agent does (formats whose agent does override this)."""
+        raise self.refuse_schedule("delete")
+
     def refuse_schedule(self, action: str) -> Exception:
         """Why ``action`` (``new``, ``delete``) cannot be done to this format's schedules."""
         reason = self.capabilities.schedule_refusals.get(action)
@@ -620,8 +624,9 @@ class ForeignSchedules:
     async def create(self, *args: Any, **kwargs: Any) -> Any:
         raise self._reader.refuse_schedule("new")
 
-    async def delete(self, *args: Any, **kwargs: Any) -> Any:
-        raise self._reader.refuse_schedule("delete")
+    async def delete(self, schedule_id: str, *, expected: Schedule | None = None) -> int:
+        """Delete a schedule as the agent does (:meth:`ForeignReader.delete_schedule`); the runs deleted with it."""
+        return await self._reader.delete_schedule(schedule_id, expected)
 
     record_run = prune_run_history = _refused
 

@@ -164,7 +164,12 @@ class SchedulesPanel(ScheduleEdits, QWidget):
             ),
         )
         refused = self.ctx.require().capabilities.schedule_refusals  # actions this agent never takes
-        buttons = {"new": self.new_button, "resume": self.resume_button, "delete": self.delete_button}
+        buttons = {
+            "new": self.new_button,
+            "edit": self.edit_button,
+            "resume": self.resume_button,
+            "delete": self.delete_button,
+        }
         for button, enabled, tip in states:
             action = next((a for a, b in buttons.items() if b is button and a in refused), None)
             button.setEnabled(enabled and action is None)

@@ -106,7 +106,7 @@ def test_detects_current_and_legacy(current, legacy):
     assert (kind, fmt, label) == (AidaemonReader, "aidaemon", "aidaemon memory")
     assert (c.has_sessions, c.has_notes, c.has_schedules, c.has_search) == (True, True, False, True)
     assert (c.notes_label, c.group_label) == ("Facts", "Category")
-    assert set(c.refusals) == {"events", "schedules", "summary"} and c.editable and not c.note_tags
+    assert set(c.refusals) == {"events", "summary"} and c.editable and not c.note_tags
     assert c.refusal("events").startswith("aidaemon appends its events and derives episodes")
     kind, fmt, c, label = read(legacy, caps)
     assert (kind, fmt, label) == (AidaemonReader, "aidaemon-legacy", "aidaemon memory (before v0.9)")
@@ -683,8 +683,8 @@ def test_reads_never_write(tmp_path, variant):
 
 @pytest.mark.parametrize("read_only", [True, False])
 def test_writes_aidaemon_does_not_make_are_refused(current, read_only):
-    """Appending events, summaries and schedules are aidaemon's own (refused even with editing enabled); read-only,
-    facts and sessions are refused too. Nothing is written either way."""
+    """Appending events and summaries, and creating scheduled tasks, are aidaemon's own (refused even with editing
+    enabled); read-only, facts and sessions are refused too. Nothing is written either way."""
     before = _state(current)
 
     async def attempts(m):
@@ -709,5 +709,6 @@ def test_writes_aidaemon_does_not_make_are_refused(current, read_only):
     messages = read(current, attempts, read_only=read_only)
     assert len(messages) == (6 if read_only else 3)
     assert all(msg.endswith("nothing was changed") or "enable editing" in msg for msg in messages)
-    assert sum("aidaemon appends its events" in msg for msg in messages) == 3
+    assert sum("aidaemon appends its events" in msg for msg in messages) == 2
+    assert sum("aidaemon creates its scheduled tasks" in msg for msg in messages) == 1
     assert _state(current) == before

@@ -374,3 +374,60 @@ def test_an_encrypted_conflict_and_a_wrong_key_write_nothing(encrypted):
     run(encrypted, scenario, key=fx.AIDAEMON_KEY)
     assert rows(encrypted, "SELECT count(*), max(id) FROM facts", key=fx.AIDAEMON_KEY) == [(7, 7)]
     assert rows(encrypted, ACTIVE, ("timezone",), key=fx.AIDAEMON_KEY) == []
+
+
+# -- legacy scheduled tasks: pause, resume, delete (its scheduler tool at 672743d) ------------------------------
+
+
+def test_legacy_tasks_are_paused_resumed_and_deleted_as_aidaemons_tool_does(legacy, capsys):
+    from datetime import datetime, timezone
+
+    from tests.cli._support import run_json
+
+    task = "SELECT is_paused, next_run_at FROM scheduled_tasks WHERE id = ?"
+    assert run_json(capsys, "--db", str(legacy), "schedules", "pause", "task-briefing")["status"] == "paused"
+    assert rows(legacy, task, ("task-briefing",))[0][0] == 1
+    resumed = run_json(capsys, "--db", str(legacy), "schedules", "resume", "weekly-report")
+    (paused, nxt) = rows(legacy, task, ("weekly-report",))[0]
+    when = datetime.fromisoformat(nxt)
+    assert paused == 0 and when > datetime.now(timezone.utc) and when.weekday() == 4 and when.hour == 17
+    assert resumed["next_run_at"] == when.isoformat(timespec="microseconds")
+    assert run_json(capsys, "--db", str(legacy), "schedules", "delete", "task-ci") == {"deleted": "task-ci", "runs": 0}
+    assert rows(legacy, "SELECT id FROM scheduled_tasks ORDER BY id") == [
+        ("remind-passport",),
+        ("task-briefing",),
+        ("weekly-report",),
+    ]
+    assert rows(legacy, "PRAGMA integrity_check") == [("ok",)]
+
+
+@pytest.mark.parametrize(
+    "call, error, message",
+    [
+        (lambda m: m.schedules.update("task-ci", {"goal": "another prompt"}), InvalidInputError, "only pauses"),
+        (lambda m: m.schedules.update("task-ci", {"cadence": {"type": "cron", "expression": "0 7 * * *"}}),
+         InvalidInputError, "only pauses"),
+        (lambda m: m.schedules.create("u", "g", {"type": "once", "at": "2027-01-01T00:00:00Z"}), ReadOnlyError,
+         "creates its scheduled tasks"),
+        (lambda m: m.schedules.delete("no-such-task"), NotFoundError, "no scheduled task"),
+    ],
+)  # fmt: skip
+def test_what_aidaemons_tool_never_does_to_a_task_writes_nothing(legacy, call, error, message):
+    before = digest(legacy)
+    with pytest.raises(error, match=message):
+        run(legacy, call)
+    assert digest(legacy) == before
+
+
+def test_a_task_the_agent_ran_meanwhile_is_a_conflict_and_is_kept(legacy):
+    async def scenario(m):
+        loaded = await m.schedules.get("task-briefing")
+        the_agent(legacy, ("UPDATE scheduled_tasks SET last_run_at = ?, next_run_at = ?, updated_at = ? WHERE id = ?",
+                           (NOW, "2026-11-25T08:00:00+00:00", NOW, "task-briefing")))  # fmt: skip
+        with pytest.raises(ConflictError) as info:
+            await m.schedules.delete("task-briefing", expected=loaded)
+        return info.value.current
+
+    theirs = run(legacy, scenario)
+    assert theirs.next_run_at == "2026-11-25T08:00:00.000000+00:00"
+    assert rows(legacy, "SELECT count(*) FROM scheduled_tasks WHERE id = 'task-briefing'") == [(1,)]
