@@ -10,17 +10,20 @@ tables are checked one by one and the FTS index is left alone — and the report
 
 from __future__ import annotations
 
+import importlib.util
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import apsw
 
-from .database import Database, read_only_uri, release_wal_files
+from .database import BUSY_TIMEOUT_MS, Database, release_wal_files
 from .errors import DamagedError, KeyRequiredError, OxmemError
 from .formats.detect import LABELS, detect_schema, sniff_file
 from .formats.encrypted import decrypt_to_memory, need_key_message
+from .libsql_writer import LibsqlWriter
 from .schedules.store import has_schedule_tables, search_schedules
 from .store.migrations import REQUIRED_TABLES, available_migrations, missing_schema, recorded_versions
 
@@ -373,34 +376,41 @@ def _zeke_fts(conn: apsw.Connection, report: CheckReport) -> Finding:
 
 def _libsql_index(path: Path, report: CheckReport) -> Finding:
     """libSQL's vector index, through the libSQL engine (SQLite cannot read it, and libSQL's own
-    ``integrity_check`` does not see a broken one): every vector must find its own row among its nearest."""
-    try:
-        import libsql
-    except ImportError:
+    ``integrity_check`` does not see a broken one): every vector must find its own row among its nearest. The
+    engine runs in a child process (:mod:`.libsql_writer`, read-only): a second SQLite library in this one would
+    drop this process's locks on the file when it closed it."""
+    if importlib.util.find_spec("libsql") is None:
         return Finding("vector index", WARNING, "not checked: the libSQL engine is not installed (pip install libsql)")
     wal_existed = any(Path(f"{path}{s}").exists() for s in ("-wal", "-shm"))
-    conn = libsql.connect(read_only_uri(path))
+    reader = LibsqlWriter(path, BUSY_TIMEOUT_MS, read_only=True)
     try:
-        rows = conn.execute("SELECT rowid, embedding_blob FROM chunks_vec").fetchall()
-        lost = []
-        for rowid, blob in rows:
-            near = conn.execute("SELECT id FROM vector_top_k('idx_chunks_vec_embedding_ann', ?, 3)", (blob,)).fetchall()
-            if rowid not in {r[0] for r in near}:
-                lost.append(rowid)
-    except ValueError as exc:  # the libsql binding's errors
+        rows, lost = reader.call(_unfound_vectors)
+    except OxmemError as exc:
         return Finding("vector index", PROBLEM, f"libSQL could not search idx_chunks_vec_embedding_ann: {exc}")
     finally:
-        conn.close()
+        reader.close()
         if not wal_existed:
             release_wal_files(path)
     if lost:
         return Finding(
             "vector index",
             PROBLEM,
-            f"{len(lost):,} of {len(rows):,} vectors are not found by idx_chunks_vec_embedding_ann (first chunks_vec "
-            f"rowid {lost[0]}): the index is out of date",
+            f"{len(lost):,} of {rows:,} vectors are not found by idx_chunks_vec_embedding_ann (first chunks_vec rowid "
+            f"{lost[0]}): the agent's vector search misses them (a stale index, or libSQL's graph after deletions)",
         )
-    return Finding("vector index", OK, f"idx_chunks_vec_embedding_ann finds each of the {len(rows):,} vectors (libSQL)")
+    return Finding("vector index", OK, f"idx_chunks_vec_embedding_ann finds each of the {rows:,} vectors (libSQL)")
+
+
+def _unfound_vectors(conn: Any) -> tuple[int, list[int]]:
+    """In the libSQL child: how many vectors there are, and the rowids ``vector_top_k`` does not find among the 3
+    nearest to their own vector."""
+    rows = conn.execute("SELECT rowid, embedding_blob FROM chunks_vec").fetchall()
+    lost = []
+    for rowid, blob in rows:
+        near = conn.execute("SELECT id FROM vector_top_k('idx_chunks_vec_embedding_ann', ?, 3)", (blob,)).fetchall()
+        if rowid not in {r[0] for r in near}:
+            lost.append(rowid)
+    return len(rows), lost
 
 
 async def check_store(path: str | os.PathLike[str], quick: bool = False, key: str | None = None) -> CheckReport:

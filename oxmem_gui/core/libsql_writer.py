@@ -32,6 +32,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
+from .database import read_only_uri
 from .errors import ConflictError, InvalidInputError, OxmemError, ReadOnlyError, StoreBusyError
 
 T = TypeVar("T")
@@ -79,11 +80,12 @@ class _Rows(list):
         return self[0] if self else None
 
 
-def _open(path: str, busy_timeout_ms: int) -> LibsqlConnection:
-    """In the child: one libSQL connection to ``path``, foreign keys on, waiting for the agent's write lock."""
+def _open(path: str, busy_timeout_ms: int, read_only: bool = False) -> LibsqlConnection:
+    """In the child: one libSQL connection to ``path`` (``mode=ro`` when ``read_only``), foreign keys on, waiting
+    for the agent's write lock."""
     import libsql
 
-    raw = libsql.connect(path)
+    raw = libsql.connect(read_only_uri(Path(path)) if read_only else path)
     raw.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
     raw.execute("PRAGMA foreign_keys = ON")
     return LibsqlConnection(raw)
@@ -118,9 +120,9 @@ def _receive(stream: Any) -> Any:
     return pickle.loads(stream.read(size))  # noqa: S301 - our own child process, over its private pipe
 
 
-def serve(path: str, busy_timeout_ms: int) -> None:
+def serve(path: str, busy_timeout_ms: int, read_only: bool = False) -> None:
     """The child's loop: a call read from stdin, its result written to stdout, until stdin closes."""
-    conn = _open(path, busy_timeout_ms)
+    conn = _open(path, busy_timeout_ms, read_only)
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
     while True:
         try:
@@ -133,9 +135,11 @@ def serve(path: str, busy_timeout_ms: int) -> None:
 class LibsqlWriter:
     """The child process that writes ``path`` through libSQL (see the module's docstring)."""
 
-    def __init__(self, path: Path, busy_timeout_ms: int) -> None:
+    def __init__(self, path: Path, busy_timeout_ms: int, read_only: bool = False) -> None:
         self.path = path
         self.busy_timeout_ms = busy_timeout_ms
+        #: a reader only (``oxmem check``): the connection is opened ``mode=ro``
+        self.read_only = read_only
         self._child: subprocess.Popen[bytes] | None = None
         self._lock = threading.Lock()
 
@@ -146,9 +150,11 @@ class LibsqlWriter:
                     f"{self.path.name} has libSQL's vector index: writing it needs the libSQL engine "
                     "(pip install 'oxmem-gui[libsql]', or pip install libsql); nothing was changed"
                 )
-            argv, env = [sys.executable, "-m", __name__, str(self.path), str(self.busy_timeout_ms)], None
+            mode = "ro" if self.read_only else "rw"
+            argv, env = [sys.executable, "-m", __name__, str(self.path), str(self.busy_timeout_ms), mode], None
             if getattr(sys, "frozen", False):  # a bundled app has no -m: it runs itself as the writer
-                argv, env = [sys.executable], {**os.environ, WRITER_ENV: f"{self.busy_timeout_ms}:{self.path}"}
+                spec = f"{self.busy_timeout_ms}:{mode}:{self.path}"
+                argv, env = [sys.executable], {**os.environ, WRITER_ENV: spec}
             self._child = subprocess.Popen(
                 argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env
             )
@@ -193,7 +199,7 @@ class LibsqlWriter:
             self._stop()
 
 
-#: set in the writer's environment: how a bundled app (no ``-m``) knows to serve (``timeout:path``)
+#: set in the writer's environment: how a bundled app (no ``-m``) knows to serve (``timeout:rw|ro:path``)
 WRITER_ENV = "OXMEM_LIBSQL_WRITER"
 
 
@@ -201,10 +207,10 @@ def serve_if_asked() -> None:
     """At the top of a bundled app's entry point: run as the libSQL writer when started as one."""
     spec = os.environ.get(WRITER_ENV)
     if spec:
-        timeout, _, path = spec.partition(":")
-        serve(path, int(timeout))
+        timeout, mode, path = spec.split(":", 2)
+        serve(path, int(timeout), mode == "ro")
         sys.exit(0)
 
 
 if __name__ == "__main__":
-    serve(sys.argv[1], int(sys.argv[2]))
+    serve(sys.argv[1], int(sys.argv[2]), sys.argv[3] == "ro")

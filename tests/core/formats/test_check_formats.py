@@ -249,8 +249,8 @@ def test_libsql_vector_index_out_of_date(capsys: pytest.CaptureFixture[str], bui
     level, detail = found["vector index"]
     # the two nodes removed are never found; a neighbour reachable only through them may be lost too
     lost = re.fullmatch(
-        r"(\d+) of 21 vectors are not found by idx_chunks_vec_embedding_ann \(first chunks_vec rowid 1\): the index "
-        r"is out of date",
+        r"(\d+) of 21 vectors are not found by idx_chunks_vec_embedding_ann \(first chunks_vec rowid 1\): the agent's "
+        r"vector search misses them \(a stale index, or libSQL's graph after deletions\)",
         detail,
     )
     assert level == "problem" and lost and 2 <= int(lost.group(1)) <= 21, detail
