@@ -34,7 +34,7 @@ from .core.embeddings.model_files import (
     locate_model,
     verify_prepared,
 )
-from .core.errors import EmbeddingError, InvalidInputError
+from .core.errors import EmbeddingError, InvalidInputError, ReadOnlyError
 from .core.formats.base import EvictionPreview, Retriever
 from .core.formats.detect import article
 from .core.formats.encrypted import KEY_ENV
@@ -210,6 +210,13 @@ def _global_options(parser: argparse.ArgumentParser, suppress: bool) -> None:
         default=default(BUSY_TIMEOUT_MS / 1000),
         metavar="SECONDS",
         help=f"how long a write waits for another program's lock on the store (default: {BUSY_TIMEOUT_MS / 1000:g})",
+    )
+    parser.add_argument(
+        "--read-only",
+        action="store_true",
+        default=default(False),
+        help="never write: a command that would change the file is refused (exit 2) before it is opened "
+        "(default: off; reading commands always open it read-only)",
     )
     parser.add_argument(
         "--key",
@@ -690,6 +697,9 @@ async def _run(args: argparse.Namespace) -> int:
         if args.at:
             raise InvalidInputError("--apply deletes what the agent's clean-up would delete now; --at is for previews")
         read_only = False
+    if args.read_only and not read_only:
+        what = " ".join(w for w in (args.command, action) if w)
+        raise ReadOnlyError(f"--read-only: `oxmem {what}` would change {Path(db).name}; nothing was changed")
     if args.command == "import-jsonl":  # a bad file is refused before any store is opened (or created)
         args.records = await asyncio.to_thread(read_jsonl, args.file)
     # a store this command creates is taken back if the command then fails (bad input, a refusal)

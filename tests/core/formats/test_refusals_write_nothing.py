@@ -427,3 +427,21 @@ def test_inspector_editing_refuses_what_the_file_cannot_take(built: dict[str, Pa
     else:
         assert len(errors) == 1 and "nothing was changed" in errors[0], errors
     assert state(path) == before
+
+
+@pytest.mark.parametrize("name", ["oxmem", "oxydra-libsql", *EDITABLE_FOREIGN, WITH_KEY])
+def test_the_read_only_flag_refuses_every_edit_before_opening_the_file(
+    capsys: pytest.CaptureFixture[str], built: dict[str, Path], inputs: dict[str, str], tmp_path: Path, name: str
+) -> None:
+    """``--read-only``: every command that would write is one line (exit 2), the file untouched; reads still work."""
+    path = copy(built, name, tmp_path, "memory.db")
+    before = state(path)
+    writes = [("init",), *valid_commands(inputs), *edit_commands(name), ("schedules", "update", "x", "--goal", "g")]
+    for argv in writes:
+        code, out, err = run(capsys, "--db", str(path), *_key_args(name), "--read-only", *argv)
+        assert_one_error_line(code, out, err, "--read-only", "nothing was changed")
+    reads = {"zeke": ("notes", "list", "notes"), "aidaemon-legacy": ("schedules", "list")}.get(name, ("sessions",))
+    code, out, err = run(capsys, "--db", str(path), *_key_args(name), "--read-only", *reads)
+    assert code == 0 and out, err
+    assert state(path) == before
+    assert sorted(p.name for p in path.parent.iterdir()) == ["memory.db"]
