@@ -246,6 +246,8 @@ def test_a_note_is_saved_in_the_agents_libsql_file_through_the_libsql_engine(
     window.enable_editing()
     settle(qloop, ctx)
     assert not ctx.read_only and digest() == before
+    (backup,) = backups_in_tmp.glob("*.db")  # taken first, with the vector index's shadow tables
+    assert through_libsql(backup)["integrity"] == ["ok"]
     state = through_libsql(path)
     window.show_panel("notes")
     notes = window.notes
