@@ -10,7 +10,6 @@ tables are checked one by one and the FTS index is left alone — and the report
 
 from __future__ import annotations
 
-import importlib.util
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -23,7 +22,7 @@ from .database import BUSY_TIMEOUT_MS, Database, release_wal_files
 from .errors import DamagedError, KeyRequiredError, OxmemError
 from .formats.detect import LABELS, detect_schema, sniff_file
 from .formats.encrypted import decrypt_to_memory, need_key_message
-from .libsql_writer import LibsqlWriter
+from .libsql_writer import LibsqlWriter, have_libsql
 from .schedules.store import has_schedule_tables, search_schedules
 from .store.migrations import REQUIRED_TABLES, available_migrations, missing_schema, recorded_versions
 
@@ -379,7 +378,7 @@ def _libsql_index(path: Path, report: CheckReport) -> Finding:
     ``integrity_check`` does not see a broken one): every vector must find its own row among its nearest. The
     engine runs in a child process (:mod:`.libsql_writer`, read-only): a second SQLite library in this one would
     drop this process's locks on the file when it closed it."""
-    if importlib.util.find_spec("libsql") is None:
+    if not have_libsql():
         return Finding("vector index", WARNING, "not checked: the libSQL engine is not installed (pip install libsql)")
     wal_existed = any(Path(f"{path}{s}").exists() for s in ("-wal", "-shm"))
     reader = LibsqlWriter(path, BUSY_TIMEOUT_MS, read_only=True)

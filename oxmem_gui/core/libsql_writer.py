@@ -20,6 +20,7 @@ deterministic model, or the semantic model's folder).
 from __future__ import annotations
 
 import asyncio
+import functools
 import importlib.util
 import os
 import pickle
@@ -132,6 +133,12 @@ def serve(path: str, busy_timeout_ms: int, read_only: bool = False) -> None:
         _send(stdout, _call(conn, fn, args, kwargs))
 
 
+@functools.cache
+def have_libsql() -> bool:
+    """Whether the ``libsql`` package is installed (looked up once: capabilities ask it from the GUI thread)."""
+    return importlib.util.find_spec("libsql") is not None
+
+
 class LibsqlWriter:
     """The child process that writes ``path`` through libSQL (see the module's docstring)."""
 
@@ -145,7 +152,7 @@ class LibsqlWriter:
 
     def _start(self) -> subprocess.Popen[bytes]:
         if self._child is None or self._child.poll() is not None:
-            if importlib.util.find_spec("libsql") is None:
+            if not have_libsql():
                 raise ReadOnlyError(
                     f"{self.path.name} has libSQL's vector index: writing it needs the libSQL engine "
                     "(pip install 'oxmem-gui[libsql]', or pip install libsql); nothing was changed"

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import importlib.util
 import os
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -37,7 +36,7 @@ from .formats.info import DatabaseInfo, native_info
 from .formats.oxydra import LIBSQL_REASON
 from .formats.tables import PAGE as TABLE_PAGE
 from .formats.tables import TableInfo, TablePage, list_tables, table_page
-from .libsql_writer import LibsqlWriter
+from .libsql_writer import LibsqlWriter, have_libsql
 from .retrieval import hybrid as retrieval
 from .retrieval import notes as note_hits
 from .retrieval.caches import SearchCaches
@@ -151,7 +150,7 @@ class MemoryStore:
     def capabilities(self) -> Capabilities:
         libsql = self.format == "oxydra-libsql"
         refusals = {}
-        if libsql and importlib.util.find_spec("libsql") is None:
+        if libsql and not have_libsql():
             refusals = {"events": LIBSQL_REASON, "sessions": LIBSQL_REASON, "notes": LIBSQL_REASON}
         if self.weekday_numbering != "standard":
             refusals["schedules"] = "schedules are shown in the agent's weekday numbering; switch back to edit them"

@@ -23,6 +23,7 @@ from oxmem_gui.core.store.notes import notes_session
 from tests.core.formats import fixtures as fx
 
 BERLIN = next(iter(fx.OXYDRA_SESSIONS))
+MONDAY_PLAN = "00000000-0000-4000-8000-000000000001"  # an Oxydra schedule of the fixture
 #: the index of the agent's migration 0024
 INDEX = "idx_chunks_vec_embedding_ann"
 
@@ -238,3 +239,20 @@ def test_vectors_are_stored_zero_padded_as_oxydra_stores_them(libsql_file):
     vector = np.frombuffer(blob, dtype="<f4")
     expected = DeterministicEmbedding().embed(["padding check"])[0]
     assert vector.shape == (512,) and np.allclose(vector[:64], expected) and not vector[64:].any()
+
+
+def test_without_the_libsql_package_vector_writes_are_refused_saying_what_to_install(libsql_file, monkeypatch):
+    from oxmem_gui.core import memory_store
+    from oxmem_gui.core.errors import ReadOnlyError
+
+    monkeypatch.setattr(memory_store, "have_libsql", lambda: False)
+    before = through_libsql(libsql_file)
+
+    async def attempt(m):
+        assert set(m.capabilities.refusals) == {"events", "sessions", "notes"}
+        with pytest.raises(ReadOnlyError, match=r"needs the libSQL engine \(pip install 'oxmem-gui\[libsql\]'\)"):
+            await m.save_note("alice", "not written")
+        return await m.schedules.pause(MONDAY_PLAN)  # schedules touch no vector: still written here
+
+    assert run(libsql_file, attempt).status == "paused"
+    assert through_libsql(libsql_file)["chunks"] == before["chunks"]
