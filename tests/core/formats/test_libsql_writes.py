@@ -213,6 +213,7 @@ def test_the_agent_holding_the_write_lock_is_a_clear_busy_error(libsql_file, tmp
             if ready.exists():
                 break
             asyncio.run(asyncio.sleep(0.05))
+        assert ready.exists(), "the stand-in agent never took the write lock"
 
         async def attempt():
             async with await open_memory(libsql_file, read_only=False, embedding="deterministic",
