@@ -50,6 +50,7 @@ from .aidaemon_rows import (
     _decode,
     _episode_notes,
     _event_payload,
+    _goal_schedule,
     _latest_episodes,
     _loads,
     _message_payload,
@@ -63,6 +64,7 @@ from .aidaemon_rows import (
     _upper_at,
     _upper_from_ids,
     _when_key,
+    local_zone,
 )
 from .base import Capabilities, ForeignReader, Retriever
 from .detect import LABELS
@@ -126,7 +128,7 @@ class AidaemonReader(ForeignReader):
             self.LABEL,
             has_sessions=bool({"events", "messages"} & t),
             has_notes=bool({"facts", "episodes"} & t),
-            has_schedules="scheduled_tasks" in t,
+            has_schedules=bool({"scheduled_tasks", "goal_schedules"} & t),
             has_search=bool({"messages", "episodes"} & t),
             sessions_label="Sessions",
             notes_label="Facts",
@@ -426,13 +428,24 @@ class AidaemonReader(ForeignReader):
     # -- schedules (legacy) ---------------------------------------------------------------------------
 
     def _schedule_rows(self, conn: apsw.Connection) -> list[Schedule]:
-        if "scheduled_tasks" not in _tables(conn):
-            return []
-        cols = _columns(conn, "scheduled_tasks")
-        return [
-            _schedule(dict(zip(cols, r, strict=False)))
-            for r in conn.execute("SELECT * FROM scheduled_tasks ORDER BY rowid")
-        ]
+        tables = _tables(conn)
+        out = []
+        if "scheduled_tasks" in tables:
+            cols = _columns(conn, "scheduled_tasks")
+            out += [
+                _schedule(dict(zip(cols, r, strict=False)))
+                for r in conn.execute("SELECT * FROM scheduled_tasks ORDER BY rowid")
+            ]
+        if {"goal_schedules", "goals"} <= tables:
+            zone = local_zone()
+            cur = conn.execute(
+                "SELECT s.*, g.description, g.status AS goal_status, g.session_id FROM goal_schedules s "
+                "LEFT JOIN goals g ON g.id = s.goal_id ORDER BY s.rowid"
+            )
+            rows = cur.fetchall()
+            cols = [*_columns(conn, "goal_schedules"), "description", "goal_status", "session_id"]
+            out += [_goal_schedule(dict(zip(cols, r, strict=False)), zone) for r in rows]
+        return out
 
     async def update_schedule(
         self, schedule_id: str, patch: Mapping[str, Any], now: datetime, expected: Schedule | None

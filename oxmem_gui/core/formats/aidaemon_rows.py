@@ -469,4 +469,69 @@ def _schedule(row: Mapping[str, Any]) -> Schedule:
     )
 
 
+def local_zone() -> str:
+    """This machine's IANA time zone — aidaemon's ``tz = 'local'`` when the inspector runs beside the agent
+    (``$TZ``, else the ``/etc/localtime`` link), ``UTC`` when neither names one."""
+    import os
+    from zoneinfo import available_timezones
+
+    name = os.environ.get("TZ", "").lstrip(":")
+    if not name:
+        try:
+            target = os.readlink("/etc/localtime")
+        except OSError:
+            target = ""
+        name = target.split("zoneinfo/", 1)[1] if "zoneinfo/" in target else ""
+    return name if name in available_timezones() else "UTC"
+
+
+def _goal_schedule(row: Mapping[str, Any], zone: str) -> Schedule:
+    """A ``goal_schedules`` row (v0.9+) with its goal's ``description``, ``status`` and ``session_id``. aidaemon
+    fires it by its cron in ``tz`` — only ``'local'`` is supported there, read as this machine's zone."""
+    notes = []
+    if row.get("original_schedule"):
+        notes.append(f"as written: {row['original_schedule']!r}")
+    tz = str(row.get("tz") or "local")
+    shown_zone = zone if tz == "local" else tz
+    if tz == "local":
+        notes.append(f"tz 'local': the agent machine's zone, read as this one's ({zone})")
+    fields = " ".join(str(row.get("cron_expr") or "").split()).split()
+    if len(fields) == 6:
+        notes.append(f"seconds field {fields[0]!r} dropped (oxmem's cron has five fields)")
+        fields = fields[1:]
+    next_run = row.get("next_run_at")
+    if row.get("is_one_shot") and parse_when(next_run) is not None:
+        cadence: dict[str, Any] = {"type": "once", "at": shown_time(next_run)}
+    else:
+        cadence = {"type": "cron", "expression": " ".join(fields), "timezone": shown_zone}
+    goal_status = str(row.get("goal_status") or "active")
+    if goal_status not in ("active", "paused"):
+        status = "disabled"
+        notes.append(f"its goal is {goal_status}")
+    else:
+        status = "paused" if row.get("is_paused") or goal_status == "paused" else "active"
+    notes.append(f"goal {row.get('goal_id')}, fire policy {row.get('fire_policy') or 'coalesce'}")
+    description = str(row.get("description") or "")
+    words = description.split()
+    created = shown_time(row.get("created_at"))
+    return Schedule(
+        str(row.get("id")),
+        str(row.get("session_id") or "aidaemon"),
+        " ".join(words[:8]) + (" …" if len(words) > 8 else "") or None,
+        description,
+        dumps(cadence),
+        "always",
+        status,
+        created,
+        shown_time(row.get("updated_at")) if row.get("updated_at") is not None else created,
+        _shown_or_none(next_run),
+        _shown_or_none(row.get("last_run_at")),
+        None,
+        0,
+        None,
+        None,
+        "; ".join(notes) or None,
+    )
+
+
 # -- the recall -----------------------------------------------------------------------------------------

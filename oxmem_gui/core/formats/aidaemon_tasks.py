@@ -1,4 +1,13 @@
-"""aidaemon's legacy scheduled tasks (before v0.9), paused, resumed and deleted the way its scheduler tool does.
+"""aidaemon's scheduled tasks, paused, resumed and deleted the way aidaemon's own tools do.
+
+**Since v0.9** a schedule is a ``goal_schedules`` row of a goal. aidaemon (@ 39a1955) pauses or resumes one schedule
+with ``manage_memories``' ``pause_scheduled`` / ``resume_scheduled`` given a ``schedule_id``
+(``src/tools/manage_memories.rs`` 1248–1313): ``is_paused`` set and ``updated_at`` now through
+``update_goal_schedule`` (``src/state/sqlite/goals.rs`` 824–853; the next run is not recomputed), and cancels one
+with ``cancel_scheduled`` given a ``schedule_id`` (1198–1216): ``delete_goal_schedule``, ``DELETE FROM goal_schedules
+WHERE id = ?`` (855–861). The goal itself is left as it is.
+
+**Before v0.9**, ``scheduled_tasks``:
 
 aidaemon (``davo20019/aidaemon`` at 672743d, the last commit with ``scheduled_tasks``, ``src/tools/scheduler.rs``)
 lets its user pause a task — ``UPDATE scheduled_tasks SET is_paused = 1, updated_at = ? WHERE id = ?`` (lines
@@ -64,7 +73,15 @@ def set_paused(
         status = patch.get("status", current.status)
         if status == current.status:
             return current
-        if status in ("paused", "disabled"):
+        if _is_goal_schedule(conn, task_id):
+            paused = status in ("paused", "disabled")
+            if status not in ("paused", "disabled", "active"):
+                raise InvalidInputError(f"unknown status {status!r}; nothing was changed")
+            conn.execute(
+                "UPDATE goal_schedules SET is_paused = ?, updated_at = ? WHERE id = ?",
+                (int(paused), _rfc3339(now), task_id),
+            )
+        elif status in ("paused", "disabled"):
             conn.execute(
                 "UPDATE scheduled_tasks SET is_paused = 1, updated_at = ? WHERE id = ?", (_rfc3339(now), task_id)
             )
@@ -94,9 +111,18 @@ def _cadence(schedule: Schedule) -> Any:
     return json.loads(schedule.cadence_json)
 
 
+def _is_goal_schedule(conn: Any, task_id: str) -> bool:
+    tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    return "goal_schedules" in tables and bool(
+        conn.execute("SELECT 1 FROM goal_schedules WHERE id = ?", (task_id,)).fetchall()
+    )
+
+
 def delete_task(conn: Any, of: ScheduleOf, task_id: str, expected: Schedule | None = None) -> int:
-    """The tool's ``delete``: the row goes (it has no run history in this layout)."""
+    """The tool's ``delete`` (before v0.9) or ``cancel_scheduled`` of one schedule (v0.9+): the row goes (neither
+    layout keeps run history)."""
     with write_transaction(conn):
         _current(conn, of, task_id, expected)
-        conn.execute("DELETE FROM scheduled_tasks WHERE id = ?", (task_id,))
+        table = "goal_schedules" if _is_goal_schedule(conn, task_id) else "scheduled_tasks"
+        conn.execute(f"DELETE FROM {table} WHERE id = ?", (task_id,))
     return 0

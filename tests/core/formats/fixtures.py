@@ -740,24 +740,6 @@ CREATE TABLE IF NOT EXISTS terminal_allowed_prefixes (
     prefix TEXT PRIMARY KEY,
     created_at TEXT NOT NULL DEFAULT (datetime('now'))
 );
-CREATE TABLE IF NOT EXISTS goals (
-    id TEXT PRIMARY KEY,
-    description TEXT NOT NULL,
-    status TEXT NOT NULL DEFAULT 'active',
-    priority TEXT NOT NULL DEFAULT 'medium',
-    source_session_id TEXT,
-    created_at TEXT NOT NULL DEFAULT (datetime('now')),
-    updated_at TEXT NOT NULL DEFAULT (datetime('now')),
-    completed_at TEXT
-);
-CREATE TABLE IF NOT EXISTS goal_schedules (
-    id TEXT PRIMARY KEY,
-    goal_id TEXT NOT NULL REFERENCES goals (id) ON DELETE CASCADE,
-    cron_expr TEXT NOT NULL,
-    timezone TEXT,
-    next_run_at TEXT,
-    created_at TEXT NOT NULL DEFAULT (datetime('now'))
-);
 CREATE TABLE IF NOT EXISTS procedures (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     name TEXT NOT NULL UNIQUE,

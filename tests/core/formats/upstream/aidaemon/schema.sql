@@ -113,3 +113,55 @@ CREATE TABLE IF NOT EXISTS conversation_summaries (
 
 -- src/state/sqlite/migrations.rs:1693
 DROP INDEX IF EXISTS idx_episodes_session_unique;
+
+-- src/state/sqlite/migrations.rs:1367
+CREATE TABLE IF NOT EXISTS goals (
+            id TEXT PRIMARY KEY,
+            description TEXT NOT NULL,
+            domain TEXT NOT NULL DEFAULT 'orchestration',
+            goal_type TEXT NOT NULL DEFAULT 'finite',
+            status TEXT NOT NULL DEFAULT 'active',
+            priority TEXT NOT NULL DEFAULT 'medium',
+            conditions TEXT,
+            context TEXT,
+            resources TEXT,
+            budget_per_check INTEGER,
+            budget_daily INTEGER,
+            tokens_used_today INTEGER NOT NULL DEFAULT 0,
+            tokens_used_day TEXT NOT NULL DEFAULT '1970-01-01',
+            last_useful_action TEXT,
+            created_at TEXT NOT NULL DEFAULT (datetime('now')),
+            updated_at TEXT NOT NULL DEFAULT (datetime('now')),
+            completed_at TEXT,
+            parent_goal_id TEXT,
+            session_id TEXT NOT NULL,
+            notified_at TEXT,
+            notification_attempts INTEGER NOT NULL DEFAULT 0,
+            dispatch_failures INTEGER NOT NULL DEFAULT 0,
+            progress_notes TEXT,
+            source_episode_id INTEGER REFERENCES episodes(id),
+            legacy_int_id INTEGER
+        );
+
+-- src/state/sqlite/migrations.rs:1441
+CREATE TABLE IF NOT EXISTS goal_schedules (
+            id TEXT PRIMARY KEY,
+            goal_id TEXT NOT NULL REFERENCES goals(id) ON DELETE CASCADE,
+            cron_expr TEXT NOT NULL,
+            tz TEXT NOT NULL DEFAULT 'local',
+            original_schedule TEXT,
+            fire_policy TEXT NOT NULL DEFAULT 'coalesce',
+            is_one_shot INTEGER NOT NULL DEFAULT 0,
+            is_paused INTEGER NOT NULL DEFAULT 0,
+            last_run_at TEXT,
+            next_run_at TEXT NOT NULL,
+            created_at TEXT NOT NULL DEFAULT (datetime('now')),
+            updated_at TEXT NOT NULL DEFAULT (datetime('now'))
+        );
+
+-- src/state/sqlite/migrations.rs:1536
+CREATE INDEX IF NOT EXISTS idx_goal_schedules_goal ON goal_schedules(goal_id);
+
+-- src/state/sqlite/migrations.rs:1541
+CREATE INDEX IF NOT EXISTS idx_goal_schedules_next_run
+         ON goal_schedules(next_run_at) WHERE is_paused = 0;
