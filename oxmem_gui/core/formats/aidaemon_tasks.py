@@ -34,9 +34,9 @@ from ..schedules.store import Schedule
 #: ``(conn, task_id)`` → the task as a schedule, or None
 ScheduleOf = Callable[[Any, str], Schedule | None]
 
-NOT_CREATED = "aidaemon creates its scheduled tasks from its scheduler tool and its config; oxmem pauses, resumes "
-NOT_CREATED += "and deletes them"
-NOT_EDITED = "aidaemon's scheduler tool only pauses, resumes and deletes a task: its prompt, name and schedule stay"
+NOT_CREATED = "aidaemon creates its scheduled tasks itself (its scheduler and goal tools, its config); oxmem "
+NOT_CREATED += "pauses, resumes and deletes them"
+NOT_EDITED = "aidaemon's own tools only pause, resume and delete a scheduled task: its prompt, name and schedule stay"
 
 
 def _rfc3339(when: datetime) -> str:

@@ -404,9 +404,9 @@ def test_legacy_tasks_are_paused_resumed_and_deleted_as_aidaemons_tool_does(lega
 @pytest.mark.parametrize(
     "call, error, message",
     [
-        (lambda m: m.schedules.update("task-ci", {"goal": "another prompt"}), InvalidInputError, "only pauses"),
+        (lambda m: m.schedules.update("task-ci", {"goal": "another prompt"}), InvalidInputError, "only pause"),
         (lambda m: m.schedules.update("task-ci", {"cadence": {"type": "cron", "expression": "0 7 * * *"}}),
-         InvalidInputError, "only pauses"),
+         InvalidInputError, "only pause"),
         (lambda m: m.schedules.create("u", "g", {"type": "once", "at": "2027-01-01T00:00:00Z"}), ReadOnlyError,
          "creates its scheduled tasks"),
         (lambda m: m.schedules.delete("no-such-task"), NotFoundError, "no scheduled task"),
