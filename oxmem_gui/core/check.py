@@ -18,7 +18,7 @@ from typing import Any
 
 import apsw
 
-from .database import BUSY_TIMEOUT_MS, Database, release_wal_files
+from .database import BUSY_TIMEOUT_MS, Database, database_path, release_wal_files
 from .errors import DamagedError, KeyRequiredError, OxmemError
 from .formats.detect import LABELS, detect_schema, sniff_file
 from .formats.encrypted import decrypt_to_memory, need_key_message
@@ -417,7 +417,7 @@ async def check_store(path: str | os.PathLike[str], quick: bool = False, key: st
     cannot even open as a database (a damaged first page, cut short) is a report with that problem; a file that is
     missing or not SQLite at all is :class:`StoreOpenError`. An encrypted file needs ``key`` and is checked on its
     decrypted copy in memory (:mod:`.formats.encrypted`)."""
-    p = Path(path).expanduser()
+    p = database_path(path)
     encrypted = sniff_file(p) == "encrypted"
     try:
         if encrypted:

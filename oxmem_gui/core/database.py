@@ -24,9 +24,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import fcntl
 import functools
 import os
+import stat
 import threading
 import weakref
 from collections.abc import Callable, Iterator
@@ -98,6 +100,27 @@ def _wal_files(path: Path) -> tuple[Path, Path]:
     return Path(f"{path}-wal"), Path(f"{path}-shm")
 
 
+def database_path(path: str | os.PathLike[str]) -> Path:
+    """``path`` with ``~`` expanded, after refusing what SQLite cannot use as a database file:
+    :class:`StoreOpenError` for a symbolic link loop, a directory, and anything else that is not a regular file (a
+    FIFO would block the first read forever, a device or socket is no database). A missing path is fine."""
+    p = Path(path).expanduser()
+    try:
+        mode = os.stat(p).st_mode
+    except FileNotFoundError:
+        return p
+    except OSError as exc:  # ELOOP, ENAMETOOLONG, EACCES on a parent…
+        if exc.errno == errno.ELOOP:
+            raise StoreOpenError(f"{p} is a loop of symbolic links, not a database file") from exc
+        raise StoreOpenError(f"{p} cannot be reached: {exc.strerror}") from exc
+    if stat.S_ISDIR(mode):
+        raise StoreOpenError(f"{p} is a directory, not a SQLite database file")
+    if not stat.S_ISREG(mode):
+        kind = "a FIFO" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode) else "a device"
+        raise StoreOpenError(f"{p} is {kind}, not a regular file: nothing to open")
+    return p
+
+
 def _checked(conn: apsw.Connection, path: Path, busy_timeout_ms: int) -> apsw.Connection:
     """Settings and a first read, which is where SQLite finds out what the file is."""
     try:
@@ -128,9 +151,7 @@ def open_connection(
     Raises :class:`StoreOpenError` for a missing file (read-only or ``create=False``), a directory,
     a file that is not SQLite, and :class:`DamagedError` for a corrupt header.
     """
-    p = Path(path).expanduser()
-    if p.is_dir():
-        raise StoreOpenError(f"{p} is a directory, not a SQLite database file")
+    p = database_path(path)
     if not p.exists() and (read_only or not create):
         raise StoreOpenError(f"{p} does not exist")
     if not read_only and not p.exists():

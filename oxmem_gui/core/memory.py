@@ -14,7 +14,7 @@ import os
 from pathlib import Path
 from typing import Any, Union
 
-from .database import BUSY_TIMEOUT_MS, Database
+from .database import BUSY_TIMEOUT_MS, Database, database_path
 from .errors import InvalidInputError, KeyRequiredError, ReadOnlyError, StoreOpenError
 from .formats.aidaemon import AidaemonReader
 from .formats.base import Capabilities, ForeignReader, Retriever
@@ -57,7 +57,7 @@ async def open_memory(
     :class:`StoreOpenError` "encrypted — provide the key"); it opens as a decrypted snapshot, whose edits go into
     the encrypted file with that key.
     """
-    p = Path(path).expanduser()
+    p = database_path(path)
     options = dict(embedding=embedding, model_path=model_path, busy_timeout_ms=busy_timeout_ms, **store_options)
     sniffed = sniff_file(p)
     if sniffed == "encrypted":
@@ -121,11 +121,9 @@ async def detect(path: str | os.PathLike[str], key: str | None = None) -> str:
 async def inspect_database(path: str | os.PathLike[str], key: str | None = None) -> DatabaseInfo:
     """``oxmem info``: format, version markers, tables with row counts, journal mode, embeddings. Encrypted
     files without ``key`` and files that are not SQLite are described without being opened."""
-    p = Path(path).expanduser()
+    p = database_path(path)
     if not p.exists():
         raise StoreOpenError(f"{p} does not exist")
-    if p.is_dir():
-        raise StoreOpenError(f"{p} is a directory, not a SQLite database file")
     sniffed = sniff_file(p)
     if p.stat().st_size == 0:
         info = file_info(p, "sqlite-unknown")

@@ -678,3 +678,27 @@ def test_negative_number_is_text_not_an_option(capsys, db):
 )
 def test_wait_out_of_range(capsys, db, wait, message, argv):
     refused(capsys, db, ["--wait", wait, *argv], message)
+
+
+@pytest.mark.parametrize("kind", ["fifo", "symlink-loop", "device"])
+@pytest.mark.parametrize(
+    "argv", [("info",), ("check",), ("init",), ("sessions",), ("notes", "add", "u", "x")], ids=lambda a: " ".join(a)
+)
+def test_a_path_that_is_no_regular_file_is_one_line_never_a_hang(capsys, tmp_path, kind, argv):
+    """A FIFO used to block the first read forever, a symlink loop gave a traceback; a device is no database."""
+    if kind == "fifo":
+        path = tmp_path / "f.db"
+        os.mkfifo(path)
+        expected = "is a FIFO, not a regular file: nothing to open"
+    elif kind == "symlink-loop":
+        path, other = tmp_path / "a.db", tmp_path / "b.db"
+        path.symlink_to(other)
+        other.symlink_to(path)
+        expected = "is a loop of symbolic links, not a database file"
+    else:
+        path = Path("/dev/null")
+        expected = "is a device, not a regular file: nothing to open"
+    before = sorted(p.name for p in tmp_path.iterdir())
+    code, out, err = run(capsys, "--db", str(path), *argv)
+    assert_one_error_line(code, out, err, expected)
+    assert sorted(p.name for p in tmp_path.iterdir()) == before
