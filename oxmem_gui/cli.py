@@ -56,6 +56,7 @@ from .core.schedules.cadence import (
 )
 from .core.schedules.store import POLICIES, STATUSES, Schedule
 from .core.schedules.weekdays import WEEKDAY_NUMBERINGS
+from .core.store.importing import BATCH_EVENTS
 from .core.store.inputs import INT64_MAX
 from .core.store.jsonl import read_jsonl
 from .core.store.migrations import discard_new_store
@@ -302,7 +303,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     command("init", "create the store or apply pending migrations")
     command("demo", "fill the store with realistic demo sessions and notes")
-    p = command("import-jsonl", "store events from a JSON Lines file in one transaction")
+    p = command(
+        "import-jsonl",
+        "store events from a JSON Lines file: all checked first (a bad line writes nothing), then committed in "
+        f"batches of {BATCH_EVENTS}, so running it again after an interruption resumes",
+    )
     p.add_argument("file")
     command("sessions", "list sessions, most recently updated first")
     p = command("events", "show a session's events")

@@ -433,10 +433,10 @@ class MemoryStore:
         finally:
             self._caches.touched(notes.notes_session(user))
 
-    async def delete_note(self, user: str, note_id: str) -> None:
-        self._writable("notes")
-        await self._write(notes.delete_note, user, note_id)
-        self._caches.touched(notes.notes_session(user))
+    async def delete_note(self, user: str, note_id: str, *, expected: notes.Note | None = None) -> None:
+        """Delete one note; ``expected`` (the note as loaded): if another program changed it since,
+        :class:`ConflictError` and nothing is deleted (as :meth:`delete_notes`)."""
+        await self.delete_notes(user, [note_id], expected=None if expected is None else [expected])
 
     async def get_note(self, user: str, note_id: str) -> notes.Note:
         return await self._db.read(notes.get_note, user, note_id)

@@ -49,6 +49,18 @@ def test_a_note_deleted_meanwhile(store):
         store.restore_notes([loaded], expected={loaded.note_id: None})
 
 
+def test_deleting_one_note_checks_it_is_still_as_loaded(store):
+    loaded = store.save_note("u", "first", [])
+    done = oxmem("--db", str(store.path), "notes", "update", "u", loaded.note_id, "from the command line")
+    assert done.returncode == 0, done.stderr
+    with pytest.raises(ConflictError) as caught:
+        store.delete_note("u", loaded.note_id, expected=loaded)
+    assert caught.value.current.content == "from the command line"
+    assert store.get_note("u", loaded.note_id).content == "from the command line"
+    store.delete_note("u", loaded.note_id, expected=caught.value.current)
+    assert store.list_notes("u") == []
+
+
 def test_bulk_tag_and_delete_check_every_note(store):
     a, b = store.save_note("u", "a", []), store.save_note("u", "b", [])
     changed = store.update_note("u", b.note_id, "b2", [])

@@ -284,8 +284,8 @@ class ZekeReader(ForeignReader):
             zeke_edits.update_memory, user, note_id, content, list(tags), expected, scope, ttl_seconds
         )
 
-    async def delete_note(self, user: str, note_id: str) -> None:
-        await self.delete_notes(user, [note_id])
+    async def delete_note(self, user: str, note_id: str, *, expected: Note | None = None) -> None:
+        await self.delete_notes(user, [note_id], expected=None if expected is None else [expected])
 
     async def delete_notes(self, user: str, note_ids: Sequence[str], *, expected: Sequence[Note] | None = None) -> int:
         self._writable("notes")

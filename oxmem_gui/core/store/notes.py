@@ -172,12 +172,6 @@ def update_note(
     return Note(note_id, user, content, tag_list, created, now, result.sequence)
 
 
-def delete_note(conn: apsw.Connection, user: str, note_id: str) -> None:
-    with write_transaction(conn):
-        get_note(conn, user, note_id)
-        _delete_note_rows(conn, notes_session(user), note_id)
-
-
 def list_notes(
     conn: apsw.Connection,
     user: str,
