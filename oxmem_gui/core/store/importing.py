@@ -54,10 +54,16 @@ def _where(record: Sequence[Any], index: int) -> str:
 
 
 def prepare_records(records: Sequence[Sequence[Any]]) -> list[PreparedEvent]:
-    """Validate and chunk every record (no embedding); an error names the line (or record number)."""
+    """Validate and chunk every record (no embedding); an error names the line (or record number). Every record
+    has its sequence: without one, a resumed import could not tell a stored event from a new one."""
     prepared = []
     for i, r in enumerate(records):
         try:
+            if r[1] is None:  # store() appends such an event; an import must say where each one goes
+                raise InvalidInputError(
+                    "an imported event needs its sequence (a resumed import finds what is stored by it); "
+                    "nothing was imported"
+                )
             prepared.append(prepare_event(r[0], r[1], r[2]))
         except InvalidInputError as exc:
             raise InvalidInputError(f"{_where(r, i)}: {exc}") from None

@@ -61,6 +61,11 @@ def test_a_second_run_resumes_after_what_is_stored(store):
             ],
             r"^line 2: payload holds NaN or Infinity, which JSON cannot represent$",
         ),
+        (  # a None sequence after stored ones was a TypeError
+            [Record("imp", None, user("no sequence"), 3)],
+            r"^line 3: an imported event needs its sequence \(a resumed import finds what is stored by it\); "
+            r"nothing was imported$",
+        ),
     ],
 )
 def test_a_bad_record_writes_nothing(store, bad, message):
