@@ -712,11 +712,15 @@ async def _run(args: argparse.Namespace) -> int:
     before = path.stat() if path.is_file() else None
     new = creating and args.command != "init" and (not path.exists() or (before is not None and before.st_size == 0))
     try:
-        return await _open_and_dispatch(db, key, read_only, creating, args)
+        code = await _open_and_dispatch(db, key, read_only, creating, args)
     except BaseException:
         if new:
             await asyncio.to_thread(discard_new_store, path, before)
         raise
+    if new and args.command not in ("demo", "import-jsonl"):  # a mistyped --db would otherwise go unnoticed
+        what = "did not exist" if before is None else "was an empty file"
+        sys.stderr.write(f"oxmem: notice: {safe(str(path))} {what}: a new store was created there\n")
+    return code
 
 
 async def _open_and_dispatch(

@@ -128,7 +128,9 @@ def test_render_in_process_gives_the_clock_ids_environment_and_folder_back(monke
         "$ oxmem --db /tmp/tour/x.db notes add bob Hi\n```\n<!-- tour:end -->\n"
     )
     assert readme_tour.render(text) == text.replace(
-        "notes add bob Hi\n", "notes add bob Hi\nnote-e8d79f49-af6d-414c-8a6f-188a424e617b\n"
+        "notes add bob Hi\n",
+        "notes add bob Hi\nnote-e8d79f49-af6d-414c-8a6f-188a424e617b\n"
+        "oxmem: notice: /tmp/tour/x.db did not exist: a new store was created there\n",
     )
     assert (dict(os.environ), os.getcwd()) == (before_env, before_cwd)
     assert uuid.uuid4() != uuid.uuid4()

