@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import dataclasses
+import errno
 import json
 import math
 import os
@@ -1221,18 +1222,42 @@ async def _notes(store: Memory, args: argparse.Namespace) -> int:
     return 0
 
 
+#: what writing the output meets when it cannot go anywhere (`> /dev/full`, a quota, a disk gone)
+_OUTPUT_ERRORS = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO}
+
+
+def _any_encoding() -> None:
+    """Output in any terminal encoding: what it cannot show is written as ``\\uXXXX`` (still valid JSON), never a
+    ``UnicodeEncodeError``."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(errors="backslashreplace")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    _any_encoding()
     _Parser.argv = list(sys.argv[1:] if argv is None else argv)
     args = build_parser().parse_args(argv)
     setup_logging("oxmem", args.verbose)
     try:
-        return asyncio.run(_run(args))
+        code = asyncio.run(_run(args))
+        sys.stdout.flush()  # a full disk or a closed pipe shows here, not in the interpreter's exit
+        return code
     except OxmemError as exc:
         sys.stderr.write(f"oxmem: error: {safe(exc)}\n")
         return EXIT_ERROR
     except BrokenPipeError:  # `oxmem … | head`: the reader left; that is not an error
         sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - keeps the interpreter's final flush quiet
         return 0
+    except OSError as exc:
+        if exc.errno not in _OUTPUT_ERRORS:
+            raise
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - nothing more can reach it
+        sys.stderr.write(
+            f"oxmem: error: the output could not be written ({exc.strerror}); any change the command made is saved\n"
+        )
+        return EXIT_ERROR
     except KeyboardInterrupt:
         sys.stderr.write("oxmem: interrupted; nothing was written by the unfinished command\n")
         return 130

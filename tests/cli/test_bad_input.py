@@ -702,3 +702,37 @@ def test_a_path_that_is_no_regular_file_is_one_line_never_a_hang(capsys, tmp_pat
     code, out, err = run(capsys, "--db", str(path), *argv)
     assert_one_error_line(code, out, err, expected)
     assert sorted(p.name for p in tmp_path.iterdir()) == before
+
+
+def _cli(argv: list[str], env: dict[str, str] | None = None, **kwargs) -> subprocess.CompletedProcess:
+    code = "import sys; from oxmem_gui.cli import main; sys.exit(main())"
+    return subprocess.run([sys.executable, "-c", code, *argv], env={**os.environ, **(env or {})}, timeout=120,
+                          **kwargs)  # fmt: skip
+
+
+@pytest.mark.parametrize("encoding", ["ascii", "latin-1"])
+def test_any_output_encoding_prints_instead_of_a_traceback(tmp_path, encoding):
+    db = str(build_demo(tmp_path / "demo"))
+    env = {"PYTHONIOENCODING": encoding, "OXMEM_EMBEDDING": "deterministic"}
+    table = _cli(["--db", db, "schedules", "list"], env, capture_output=True)
+    assert (table.returncode, table.stderr) == (0, b""), table.stderr
+    assert b"\\u" in table.stdout or table.stdout.isascii()  # what the encoding lacks is written \\uXXXX
+    doc = _cli(["--db", db, "--json", "schedules", "list"], env, capture_output=True)
+    assert doc.returncode == 0 and len(json.loads(doc.stdout)) >= 1  # still valid JSON
+
+
+def test_output_to_a_full_disk_is_one_line_and_a_closed_pipe_is_quiet(tmp_path):
+    db = str(build_demo(tmp_path / "demo"))
+    with open("/dev/full", "wb") as full:
+        done = _cli(["--db", db, "sessions"], {"OXMEM_EMBEDDING": "deterministic"}, stdout=full,
+                    stderr=subprocess.PIPE, text=True)  # fmt: skip
+    assert done.returncode == 2 and done.stderr == (
+        "oxmem: error: the output could not be written (No space left on device); any change the command made is "
+        "saved\n"
+    )
+    reader = subprocess.Popen(["head", "-c", "10"], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL)
+    done = _cli(["--db", db, "events", "telegram:alice:lisbon-trip"], {"OXMEM_EMBEDDING": "deterministic"},
+                stdout=reader.stdin, stderr=subprocess.PIPE, text=True)  # fmt: skip
+    reader.stdin.close()
+    reader.wait()
+    assert (done.returncode, done.stderr) == (0, "")
