@@ -1222,6 +1222,13 @@ async def _notes(store: Memory, args: argparse.Namespace) -> int:
     return 0
 
 
+#: what an interrupt leaves: the commands that commit in batches keep the batches they finished
+_INTERRUPTED = {
+    None: "nothing was written by the unfinished command",
+    "import-jsonl": f"the batches of {BATCH_EVENTS} events that finished are stored, whole; run the same command "
+    "again to resume (it skips what is stored)",
+    "reindex": "the batches that finished are re-embedded, whole; run the same command again to resume",
+}
 #: what writing the output meets when it cannot go anywhere (`> /dev/full`, a quota, a disk gone)
 _OUTPUT_ERRORS = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO}
 
@@ -1259,7 +1266,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         return EXIT_ERROR
     except KeyboardInterrupt:
-        sys.stderr.write("oxmem: interrupted; nothing was written by the unfinished command\n")
+        sys.stderr.write(f"oxmem: interrupted; {_INTERRUPTED.get(args.command, _INTERRUPTED[None])}\n")
         return 130
 
 

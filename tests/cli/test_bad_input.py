@@ -736,3 +736,45 @@ def test_output_to_a_full_disk_is_one_line_and_a_closed_pipe_is_quiet(tmp_path):
     reader.stdin.close()
     reader.wait()
     assert (done.returncode, done.stderr) == (0, "")
+
+
+def test_ctrl_c_during_an_import_says_what_was_stored_and_a_rerun_resumes(tmp_path):
+    """An import commits in batches: an interrupt keeps the finished ones (it used to say nothing was written)."""
+    import signal
+    import time
+
+    lines = tmp_path / "big.jsonl"
+    with lines.open("w") as fh:
+        for i in range(1, 60_001):
+            payload = {"role": "user", "content": f"line {i} about trains and timetables"}
+            fh.write(json.dumps({"session_id": "big", "sequence": i, "payload": payload}) + "\n")
+    db = tmp_path / "big.db"
+    env = {**os.environ, "OXMEM_EMBEDDING": "deterministic"}
+    code = "import sys; from oxmem_gui.cli import main; sys.exit(main())"
+    argv = [sys.executable, "-c", code, "--db", str(db), "import-jsonl", str(lines)]
+    proc = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+    def stored() -> int:
+        try:
+            return (
+                apsw.Connection(f"file:{db}?mode=ro", flags=apsw.SQLITE_OPEN_READONLY | apsw.SQLITE_OPEN_URI)
+                .execute("SELECT count(*) FROM conversation_events")
+                .fetchall()[0][0]
+            )
+        except apsw.Error:
+            return 0
+
+    deadline = time.monotonic() + 120
+    while stored() < 500 and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    kept = stored()
+    assert proc.returncode == 130 and 500 <= kept < 60_000 and kept % 500 == 0, (proc.returncode, kept, err)
+    assert err.endswith(
+        "oxmem: interrupted; the batches of 500 events that finished are stored, whole; run the same command again "
+        "to resume (it skips what is stored)\n"
+    ), err
+    again = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=300)
+    assert again.returncode == 0, again.stderr
+    assert stored() == 60_000
