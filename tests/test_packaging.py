@@ -422,3 +422,10 @@ def test_pyinstaller_app_starts_and_draws_the_demo(tmp_path):
         shutil.rmtree(tmp_path / "work", ignore_errors=True)
     assert done.returncode == 0, done.stderr
     assert shot.stat().st_size > 0 and _png_size(shot)[0] > 0
+
+
+def test_the_license_the_metadata_names_is_in_the_repository():
+    text = (ROOT / "LICENSE").read_text(encoding="utf-8")
+    assert text.lstrip().startswith("Apache License\n                           Version 2.0, January 2004")
+    assert "TERMS AND CONDITIONS FOR USE, REPRODUCTION, AND DISTRIBUTION" in text
+    assert 'license = { text = "Apache-2.0" }' in (ROOT / "pyproject.toml").read_text(encoding="utf-8")
