@@ -102,6 +102,20 @@ class _Parser(argparse.ArgumentParser):
         )
         sys.exit(EXIT_ERROR)
 
+    def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
+        """Refuse first a token that starts with one of this parser's short flags but is none of its options
+        (``-hotel``): Python 3.13's argparse reads it as ``-h`` plus ``otel`` and prints the help with exit 0."""
+        if any(isinstance(a, argparse._SubParsersAction) for a in self._actions):
+            return super().parse_known_args(args, namespace)  # the command's own parser looks at its tokens
+        short = {k for k in self._option_string_actions if len(k) == 2 and k[0] == "-" and k[1] != "-"}
+        for token in list(sys.argv[1:] if args is None else args):
+            if token == "--":
+                break
+            if token[:2] in short and len(token) > 2 and not token.startswith("--") and not _is_number(token):
+                sys.stderr.write(f"oxmem: error: {safe(_dash_text(self.prog, token))}\n")
+                sys.exit(EXIT_ERROR)
+        return super().parse_known_args(args, namespace)
+
     def _dash_hint(self) -> str | None:
         """A token that starts with "-" but is no option of this command is text meant as an argument."""
         known = set(self._option_string_actions)
@@ -113,11 +127,15 @@ class _Parser(argparse.ArgumentParser):
                 continue
             if name.startswith("--") and any(k.startswith(name) for k in known):
                 continue
-            return (
-                f"{token!r} is not an option of {self.prog}; to pass text that starts with '-', "
-                f"put -- before it: {self.prog} … -- {token}"
-            )
+            return _dash_text(self.prog, token)
         return None
+
+
+def _dash_text(prog: str, token: str) -> str:
+    return (
+        f"{token!r} is not an option of {prog}; to pass text that starts with '-', put -- before it: "
+        f"{prog} … -- {token}"
+    )
 
 
 def _is_number(token: str) -> bool:

@@ -778,3 +778,18 @@ def test_ctrl_c_during_an_import_says_what_was_stored_and_a_rerun_resumes(tmp_pa
     again = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=300)
     assert again.returncode == 0, again.stderr
     assert stored() == 60_000
+
+
+@pytest.mark.parametrize("token", ["-hotel", "-help", "-vanilla"])
+def test_text_that_starts_like_a_short_flag_is_refused_with_the_hint_on_every_python(capsys, tmp_path, token):
+    """Python 3.13's argparse reads ``-hotel`` as ``-h`` + ``otel`` and prints the help with exit 0; oxmem refuses
+    it first, the same on every version."""
+    db = str(build_demo(tmp_path / "demo"))
+    code, out, err = run(capsys, "--db", db, "search", "telegram:alice:lisbon-trip", token)
+    assert_one_error_line(
+        code,
+        out,
+        err,
+        f"{token!r} is not an option of oxmem search; to pass text that starts with '-', put -- "
+        f"before it: oxmem search … -- {token}",
+    )
