@@ -55,3 +55,14 @@ def oxmem(*argv: str) -> subprocess.CompletedProcess:
         timeout=120,
         env={**os.environ, "OXMEM_EMBEDDING": "deterministic"},
     )
+
+
+def without_write_override() -> None:
+    """In a child, before it runs Python: root without ``CAP_DAC_OVERRIDE`` (dropped from the bounding set, so the
+    new program never gets it) cannot write a file of mode 0444, as any other user cannot — no ``chattr`` needed
+    (a minimal Debian 13 has none)."""
+    import ctypes
+
+    pr_capbset_drop, cap_dac_override = 24, 1
+    if ctypes.CDLL(None, use_errno=True).prctl(pr_capbset_drop, cap_dac_override, 0, 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "prctl(PR_CAPBSET_DROP, CAP_DAC_OVERRIDE)")

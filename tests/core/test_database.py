@@ -1,11 +1,13 @@
 import os
 import subprocess
+import sys
 
 import pytest
 
 from oxmem_gui.core import InvalidInputError, MemoryStore, ReadOnlyError, StoreOpenError
 from oxmem_gui.core.store.migrations import available_migrations, migrations_dir
 from tests.conftest import open_sync, user
+from tests.processes import without_write_override
 
 
 def test_new_store_is_wal_with_pragmas_and_migrations(store):
@@ -95,33 +97,38 @@ def test_read_only_store_refuses_writes(tmp_path, loop):
     ro.aclose()
 
 
-def _make_unwritable(path) -> bool:
-    """chmod 0444, plus the immutable attribute when we are root (root ignores permissions)."""
-    os.chmod(path, 0o444)
-    if hasattr(os, "geteuid") and os.geteuid() == 0:
-        subprocess.run(["chattr", "+i", str(path)], capture_output=True)
+_OPEN_TWICE = """
+import asyncio, sys
+from oxmem_gui.core import MemoryStore, ReadOnlyError
+
+async def main():
     try:
-        with open(path, "r+b"):
-            return False
-    except OSError:
-        return True
+        await MemoryStore.open(sys.argv[1])
+    except ReadOnlyError as exc:
+        print(exc)
+    ro = await MemoryStore.open(sys.argv[1], read_only=True)
+    print([e.sequence for e in await ro.recall("s")])
+    await ro.aclose()
+
+asyncio.run(main())
+"""
 
 
 def test_read_only_file_opened_for_writing(tmp_path, loop):
+    """Mode 0444, opened read-write by a process that cannot write it (as root: one without CAP_DAC_OVERRIDE)."""
     s = open_sync(loop, tmp_path / "m.db")
     s.store("s", 1, user("hello"))
     s.aclose()
     target = tmp_path / "m.db"
-    try:
-        if not _make_unwritable(target):
-            pytest.skip("this file system lets us write to any file (root without chattr)")
-        with pytest.raises(ReadOnlyError, match="m.db is read-only; open it read-only or make it writable"):
-            loop.run_until_complete(MemoryStore.open(target))
-        ro = open_sync(loop, target, read_only=True)
-        assert [e.sequence for e in ro.recall("s")] == [1]
-        ro.aclose()
-    finally:
-        subprocess.run(["chattr", "-i", str(target)], capture_output=True)
+    os.chmod(target, 0o444)
+    demote = without_write_override if os.geteuid() == 0 else None
+    done = subprocess.run(
+        [sys.executable, "-c", _OPEN_TWICE, str(target)], capture_output=True, text=True, timeout=120,
+        env={**os.environ, "OXMEM_EMBEDDING": "deterministic"}, preexec_fn=demote,  # noqa: PLW1509
+    )  # fmt: skip
+    assert done.stdout.splitlines() == [f"{target} is read-only; open it read-only or make it writable", "[1]"], (
+        done.stderr
+    )
 
 
 def test_a_libsql_vector_index_gives_a_clear_refusal(store):

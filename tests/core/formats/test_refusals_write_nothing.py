@@ -31,7 +31,7 @@ from oxmem_gui.core.memory import open_memory
 from tests.cli._support import assert_one_error_line, build_demo, run
 from tests.core.formats import fixtures as fx
 from tests.core.formats.test_detect_cli import BERLIN, MONDAY_PLAN, copy, state
-from tests.processes import ROOT, start_agent
+from tests.processes import ROOT, start_agent, without_write_override
 
 NOTE = "note-00000000-0000-4000-8000-000000000001"  # alice's first note in the Oxydra fixtures
 #: the native formats: the store's own tables, opened read-write when editing
@@ -309,22 +309,12 @@ def test_locked_file_refuses_every_write(
         assert_refused_unchanged(capsys, path, argv, "--wait", "0.2")
 
 
-def _without_write_override() -> None:
-    """In the child, before it runs Python: root without ``CAP_DAC_OVERRIDE`` (dropped from the bounding set,
-    so the new program never gets it) cannot write a file of mode 0444, as any other user cannot."""
-    import ctypes
-
-    pr_capbset_drop, cap_dac_override = 24, 1
-    if ctypes.CDLL(None, use_errno=True).prctl(pr_capbset_drop, cap_dac_override, 0, 0, 0) != 0:
-        raise OSError(ctypes.get_errno(), "prctl(PR_CAPBSET_DROP, CAP_DAC_OVERRIDE)")
-
-
 def _unprivileged(argv: list[str], home: Path) -> subprocess.CompletedProcess:
     """The command line in its own process, unable to write a file of mode 0444 (see above when root)."""
     code = "import sys; from oxmem_gui.cli import main; sys.exit(main())"
     env = {**os.environ, "OXMEM_EMBEDDING": "deterministic", "HOME": str(home)}
     env["XDG_DATA_HOME"] = env["XDG_CONFIG_HOME"] = env["XDG_STATE_HOME"] = str(home)
-    demote = _without_write_override if os.geteuid() == 0 else None
+    demote = without_write_override if os.geteuid() == 0 else None
     return subprocess.run(
         [sys.executable, "-c", code, *argv], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120,
         preexec_fn=demote,  # noqa: PLW1509 - the child only drops a capability before exec
