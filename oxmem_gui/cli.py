@@ -648,6 +648,11 @@ def _print_query(result: QueryResult, ranking: Retriever) -> None:
     print(leg("fts", f))
     for model, why in result.skipped_models.items():
         print(safe(f"skipped vectors of {model}: {why}"))
+    if result.vector_errors:
+        chunk, why = result.vector_errors[0]
+        more = f" (and {len(result.vector_errors) - 1:,} more)" if len(result.vector_errors) > 1 else ""
+        print(safe(f"left out: {len(result.vector_errors):,} stored vectors cannot be read — {chunk}: {why}{more}; "
+                   "`oxmem check` lists them"))  # fmt: skip
     if not result.hits:
         print("no hits")
         return

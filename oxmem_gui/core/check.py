@@ -232,15 +232,38 @@ def _payloads(conn: apsw.Connection) -> Finding:
 
 
 def _vectors(conn: apsw.Connection) -> Finding:
-    bad = _one(
-        conn, "SELECT count(*) FROM chunks_vec WHERE length(embedding_blob) % 4 != 0 OR length(embedding_blob) = 0"
-    )
+    """Every stored vector must be readable: bytes (not text), whole float32 values, and as long as the other
+    vectors of its model. Those that are not are left out of search, so they are a problem here."""
     models = conn.execute(
-        "SELECT embedding_model, length(embedding_blob) / 4, count(*) FROM chunks_vec GROUP BY 1, 2 ORDER BY 3 DESC"
+        "SELECT embedding_model, length(embedding_blob) / 4, count(*) FROM chunks_vec WHERE typeof(embedding_blob) = "
+        "'blob' GROUP BY 1, 2 ORDER BY 3 DESC"
     ).fetchall()
     kinds = ", ".join(f"{m} × {d} dims: {n:,}" for m, d, n in models[:4]) or "none"
+    usual: dict[str, int] = {}
+    for model, dims, _ in models:  # the most common length of each model
+        usual.setdefault(model, dims)
+    bad = []
+    for model, chunk, kind, size in conn.execute(
+        "SELECT embedding_model, chunk_id, typeof(embedding_blob), length(embedding_blob) FROM chunks_vec "
+        "WHERE typeof(embedding_blob) != 'blob' OR length(embedding_blob) % 4 != 0 OR length(embedding_blob) = 0 "
+        "OR length(embedding_blob) / 4 != (SELECT length(v2.embedding_blob) / 4 FROM chunks_vec v2 "
+        "WHERE v2.embedding_model = chunks_vec.embedding_model AND typeof(v2.embedding_blob) = 'blob' "
+        "GROUP BY 1 ORDER BY count(*) DESC LIMIT 1)"
+    ):
+        why = (
+            f"stored as {kind}"
+            if kind != "blob"
+            else f"{size} bytes where {model} vectors have {usual.get(model, 0) * 4}"
+        )
+        bad.append(f"{chunk} ({why})")
     if bad:
-        return Finding("vectors", WARNING, f"{bad:,} vectors are not whole float32 values (skipped in search); {kinds}")
+        return Finding(
+            "vectors",
+            PROBLEM,
+            f"{len(bad):,} vectors cannot be read (left out of search): {'; '.join(bad[:3])}"
+            + (f"; … {len(bad) - 3:,} more" if len(bad) > 3 else "")
+            + f"; {kinds}",
+        )
     return Finding("vectors", OK, kinds)
 
 

@@ -793,3 +793,25 @@ def test_text_that_starts_like_a_short_flag_is_refused_with_the_hint_on_every_py
         f"{token!r} is not an option of oxmem search; to pass text that starts with '-', put -- "
         f"before it: oxmem search … -- {token}",
     )
+
+
+def test_a_vector_stored_as_text_or_of_the_wrong_length_is_flagged_by_check_and_left_out_of_search(capsys, tmp_path):
+    """TEXT in ``embedding_blob`` crashed search (TypeError) and check called the file healthy."""
+    db = build_demo(tmp_path / "demo")
+    conn = apsw.Connection(str(db))
+    text_chunk = conn.execute(
+        "SELECT c.chunk_id FROM chunks c WHERE c.session_id = 'telegram:alice:lisbon-trip' ORDER BY c.rowid LIMIT 1"
+    ).fetchall()[0][0]
+    short_chunk = conn.execute("SELECT chunk_id FROM chunks WHERE session_id = 'memory:bob' LIMIT 1").fetchall()[0][0]
+    conn.execute("UPDATE chunks_vec SET embedding_blob = 'oops' WHERE chunk_id = ?", (text_chunk,))
+    conn.execute("UPDATE chunks_vec SET embedding_blob = x'00112233' WHERE chunk_id = ?", (short_chunk,))
+    conn.close()
+    code, out, err = run(capsys, "--db", str(db), "check")
+    (line,) = [x for x in out.splitlines() if x.split()[:2] == ["problem", "vectors"]]
+    assert code == 1 and "2 vectors cannot be read (left out of search)" in line, out
+    assert f"{text_chunk} (stored as text)" in line and f"{short_chunk} (4 bytes where" in line
+    code, out, err = run(capsys, "--db", str(db), "search", "telegram:alice:lisbon-trip", "hotel")
+    assert code == 0 and "Traceback" not in err
+    assert f"left out: 1 stored vectors cannot be read — {text_chunk}: vector stored as str, not bytes" in out
+    doc = run_json(capsys, "--db", str(db), "search", "telegram:alice:lisbon-trip", "hotel")
+    assert doc["vector_errors"] == [{"chunk_id": text_chunk, "error": "vector stored as str, not bytes"}]

@@ -79,9 +79,12 @@ def to_blob(vector: np.ndarray) -> bytes:
 def from_blob(blob: bytes, dimensions: int | None = None) -> np.ndarray:
     """Read a stored vector; with ``dimensions``, accept longer zero-padded vectors by their leading values.
 
-    Raises :class:`EmbeddingError` for a blob whose size is not a whole number of float32 values, one that
-    is shorter than ``dimensions``, or one whose extra values are not all zero.
+    Raises :class:`EmbeddingError` for a value that is not bytes (text written into the column), a blob whose size
+    is not a whole number of float32 values, one that is shorter than ``dimensions``, or one whose extra values are
+    not all zero.
     """
+    if not isinstance(blob, (bytes, bytearray, memoryview)):
+        raise EmbeddingError(f"vector stored as {type(blob).__name__}, not bytes")
     if len(blob) % 4:
         raise EmbeddingError(f"vector of {len(blob)} bytes is not a whole number of float32 values")
     vector = np.frombuffer(blob, dtype="<f4")
