@@ -233,29 +233,32 @@ def _payloads(conn: apsw.Connection) -> Finding:
 
 def _vectors(conn: apsw.Connection) -> Finding:
     """Every stored vector must be readable: bytes (not text), whole float32 values, and as long as the other
-    vectors of its model. Those that are not are left out of search, so they are a problem here."""
+    vectors of its model. Those that are not are left out of search, so they are a problem here. One pass groups
+    the vectors by model and length; only the groups off their model's usual length are read row by row."""
     models = conn.execute(
-        "SELECT embedding_model, length(embedding_blob) / 4, count(*) FROM chunks_vec WHERE typeof(embedding_blob) = "
+        "SELECT embedding_model, length(embedding_blob), count(*) FROM chunks_vec WHERE typeof(embedding_blob) = "
         "'blob' GROUP BY 1, 2 ORDER BY 3 DESC"
     ).fetchall()
-    kinds = ", ".join(f"{m} × {d} dims: {n:,}" for m, d, n in models[:4]) or "none"
+    kinds = ", ".join(f"{m} × {size // 4} dims: {n:,}" for m, size, n in models[:4]) or "none"
     usual: dict[str, int] = {}
-    for model, dims, _ in models:  # the most common length of each model
-        usual.setdefault(model, dims)
-    bad = []
-    for model, chunk, kind, size in conn.execute(
-        "SELECT embedding_model, chunk_id, typeof(embedding_blob), length(embedding_blob) FROM chunks_vec "
-        "WHERE typeof(embedding_blob) != 'blob' OR length(embedding_blob) % 4 != 0 OR length(embedding_blob) = 0 "
-        "OR length(embedding_blob) / 4 != (SELECT length(v2.embedding_blob) / 4 FROM chunks_vec v2 "
-        "WHERE v2.embedding_model = chunks_vec.embedding_model AND typeof(v2.embedding_blob) = 'blob' "
-        "GROUP BY 1 ORDER BY count(*) DESC LIMIT 1)"
-    ):
-        why = (
-            f"stored as {kind}"
-            if kind != "blob"
-            else f"{size} bytes where {model} vectors have {usual.get(model, 0) * 4}"
+    for model, size, _ in models:  # the most common length of each model
+        usual.setdefault(model, size)
+    bad = [
+        f"{chunk} (stored as {kind})"
+        for chunk, kind in conn.execute(
+            "SELECT chunk_id, typeof(embedding_blob) FROM chunks_vec WHERE typeof(embedding_blob) != 'blob'"
         )
-        bad.append(f"{chunk} ({why})")
+    ]
+    for model, size, _ in models:
+        if size != usual[model] or size % 4 or not size:
+            bad += [
+                f"{chunk} ({size} bytes where {model} vectors have {usual[model]})"
+                for (chunk,) in conn.execute(
+                    "SELECT chunk_id FROM chunks_vec WHERE embedding_model = ? AND typeof(embedding_blob) = 'blob' "
+                    "AND length(embedding_blob) = ?",
+                    (model, size),
+                )
+            ]
     if bad:
         return Finding(
             "vectors",

@@ -111,8 +111,8 @@ class AidaemonReader(ForeignReader):
         self.LABEL = LABELS.get(self.format, type(self).LABEL)
         self._episodes: str | None = None
         try:  # what the file holds, for the capabilities (a property, asked off the database thread)
-            self._layout = frozenset(db.call(_tables))
-            self._episodes = db.call(lambda conn: self._episodes_group(conn, set(self._layout)))
+            tables, self._episodes = db.call(lambda conn: (t := _tables(conn), self._episodes_group(conn, t)))
+            self._layout = frozenset(tables)
         except Exception:  # noqa: BLE001 - a damaged file still opens; each read reports its own error
             self._layout = frozenset(
                 {"messages", "scheduled_tasks", "facts"}

@@ -136,18 +136,13 @@ def _fact_id(note_id: str) -> int:
 
 
 def _active_note(conn: Any, category: str, key: str) -> Note | None:
-    """The active version of ``(category, key)`` as a note, or None."""
+    """The active version of ``(category, key)`` as a note (its superseded versions as history), or None."""
     cols = _columns(conn, "facts")
-    active = _rows(conn, "category = ? AND key = ?" + (" AND superseded_at IS NULL" if versioned(conn) else ""),
-                   (category, key))  # fmt: skip
+    rows = _rows(conn, "category = ? AND key = ?", (category, key))
+    active = [r for r in rows if r.get("superseded_at") is None]
     if not active:
         return None
-    old = (
-        _rows(conn, "category = ? AND key = ? AND superseded_at IS NOT NULL", (category, key))
-        if versioned(conn)
-        else []
-    )
-    return _note(active[0], cols, old)
+    return _note(active[0], cols, [r for r in rows if r.get("superseded_at") is not None])
 
 
 def get_fact(conn: Any, category: str, note_id: str) -> Note:

@@ -4,12 +4,15 @@ numbers the agent writes in more than one form."""
 
 from __future__ import annotations
 
+import functools
 import json
 import math
+import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
+from zoneinfo import available_timezones
 
 import apsw
 import numpy as np
@@ -427,17 +430,49 @@ def _episode_notes(conn: apsw.Connection, group: str) -> list[Note]:
 # -- schedules ------------------------------------------------------------------------------------------
 
 
+def five_field_cron(cron: Any) -> tuple[str, str | None]:
+    """aidaemon's cron (croner takes an optional leading seconds field) as oxmem's five fields, and a note when the
+    seconds field was dropped."""
+    fields = str(cron or "").split()
+    if len(fields) == 6:
+        return " ".join(fields[1:]), f"seconds field {fields[0]!r} dropped (oxmem's cron has five fields)"
+    return " ".join(fields), None
+
+
+def _task_schedule(
+    row: Mapping[str, Any], user: str, name: str | None, goal: str, cadence: Mapping[str, Any], status: str,
+    notes: list[str],
+) -> Schedule:  # fmt: skip
+    """What both layouts' rows share: id, times, runs (neither keeps a run history or failures)."""
+    created = shown_time(row.get("created_at"))
+    return Schedule(
+        str(row.get("id")),
+        user,
+        name,
+        goal,
+        dumps(cadence),
+        "always",
+        status,
+        created,
+        shown_time(row.get("updated_at")) if row.get("updated_at") is not None else created,
+        _shown_or_none(row.get("next_run_at")),
+        _shown_or_none(row.get("last_run_at")),
+        None,
+        0,
+        None,
+        None,
+        "; ".join(notes) or None,
+    )
+
+
 def _schedule(row: Mapping[str, Any]) -> Schedule:
     """A legacy ``scheduled_tasks`` row. aidaemon evaluates cron with croner in UTC (standard weekdays,
     Sunday = 0); one-shots are deleted once they fire, so a one-shot row is always still to come."""
     notes = []
     if row.get("original_schedule"):
         notes.append(f"as written: {row['original_schedule']!r}")
-    cron = " ".join(str(row.get("cron_expr") or "").split())
-    fields = cron.split()
-    if len(fields) == 6:
-        notes.append(f"seconds field {fields[0]!r} dropped (oxmem's cron has five fields)")
-        cron = " ".join(fields[1:])
+    cron, dropped = five_field_cron(row.get("cron_expr"))
+    notes += [dropped] if dropped else []
     next_run = row.get("next_run_at")
     if row.get("is_oneshot") and parse_when(next_run) is not None:
         cadence = {"type": "once", "at": shown_time(next_run)}
@@ -448,33 +483,20 @@ def _schedule(row: Mapping[str, Any]) -> Schedule:
             notes.append("one-shot without a next run time: shown by its cron")
     if row.get("is_trusted"):
         notes.append("trusted (runs in a trusted session)")
-    created = shown_time(row.get("created_at"))
-    return Schedule(
-        str(row.get("id")),
-        str(row.get("source") or "aidaemon"),
-        row.get("name"),
-        str(row.get("prompt") or ""),
-        dumps(cadence),
-        "always",
-        "paused" if row.get("is_paused") else "active",
-        created,
-        shown_time(row.get("updated_at")) if row.get("updated_at") is not None else created,
-        _shown_or_none(next_run),
-        _shown_or_none(row.get("last_run_at")),
-        None,
-        0,
-        None,
-        None,
-        "; ".join(notes) or None,
-    )
+    status = "paused" if row.get("is_paused") else "active"
+    return _task_schedule(
+        row, str(row.get("source") or "aidaemon"), row.get("name"), str(row.get("prompt") or ""), cadence, status,
+        notes,
+    )  # fmt: skip
+
+
+#: the IANA zone names (a walk of the tz database's folders: done once)
+_ZONES = functools.cache(available_timezones)
 
 
 def local_zone() -> str:
     """This machine's IANA time zone — aidaemon's ``tz = 'local'`` when the inspector runs beside the agent
     (``$TZ``, else the ``/etc/localtime`` link), ``UTC`` when neither names one."""
-    import os
-    from zoneinfo import available_timezones
-
     name = os.environ.get("TZ", "").lstrip(":")
     if not name:
         try:
@@ -482,7 +504,7 @@ def local_zone() -> str:
         except OSError:
             target = ""
         name = target.split("zoneinfo/", 1)[1] if "zoneinfo/" in target else ""
-    return name if name in available_timezones() else "UTC"
+    return name if name in _ZONES() else "UTC"
 
 
 def _goal_schedule(row: Mapping[str, Any], zone: str) -> Schedule:
@@ -492,18 +514,15 @@ def _goal_schedule(row: Mapping[str, Any], zone: str) -> Schedule:
     if row.get("original_schedule"):
         notes.append(f"as written: {row['original_schedule']!r}")
     tz = str(row.get("tz") or "local")
-    shown_zone = zone if tz == "local" else tz
     if tz == "local":
         notes.append(f"tz 'local': the agent machine's zone, read as this one's ({zone})")
-    fields = " ".join(str(row.get("cron_expr") or "").split()).split()
-    if len(fields) == 6:
-        notes.append(f"seconds field {fields[0]!r} dropped (oxmem's cron has five fields)")
-        fields = fields[1:]
+    cron, dropped = five_field_cron(row.get("cron_expr"))
+    notes += [dropped] if dropped else []
     next_run = row.get("next_run_at")
     if row.get("is_one_shot") and parse_when(next_run) is not None:
         cadence: dict[str, Any] = {"type": "once", "at": shown_time(next_run)}
     else:
-        cadence = {"type": "cron", "expression": " ".join(fields), "timezone": shown_zone}
+        cadence = {"type": "cron", "expression": cron, "timezone": zone if tz == "local" else tz}
     goal_status = str(row.get("goal_status") or "active")
     if goal_status not in ("active", "paused"):
         status = "disabled"
@@ -513,25 +532,8 @@ def _goal_schedule(row: Mapping[str, Any], zone: str) -> Schedule:
     notes.append(f"goal {row.get('goal_id')}, fire policy {row.get('fire_policy') or 'coalesce'}")
     description = str(row.get("description") or "")
     words = description.split()
-    created = shown_time(row.get("created_at"))
-    return Schedule(
-        str(row.get("id")),
-        str(row.get("session_id") or "aidaemon"),
-        " ".join(words[:8]) + (" …" if len(words) > 8 else "") or None,
-        description,
-        dumps(cadence),
-        "always",
-        status,
-        created,
-        shown_time(row.get("updated_at")) if row.get("updated_at") is not None else created,
-        _shown_or_none(next_run),
-        _shown_or_none(row.get("last_run_at")),
-        None,
-        0,
-        None,
-        None,
-        "; ".join(notes) or None,
-    )
+    name = " ".join(words[:8]) + (" …" if len(words) > 8 else "") or None
+    return _task_schedule(row, str(row.get("session_id") or "aidaemon"), name, description, cadence, status, notes)
 
 
 # -- the recall -----------------------------------------------------------------------------------------

@@ -30,6 +30,7 @@ from ..database import write_transaction
 from ..errors import ConflictError, InvalidInputError, NotFoundError
 from ..schedules.cadence import next_run, parse_cadence
 from ..schedules.store import Schedule
+from .aidaemon_rows import five_field_cron
 
 #: ``(conn, task_id)`` → the task as a schedule, or None
 ScheduleOf = Callable[[Any, str], Schedule | None]
@@ -87,8 +88,7 @@ def set_paused(
             )
         elif status == "active":
             (cron,) = conn.execute("SELECT cron_expr FROM scheduled_tasks WHERE id = ?", (task_id,)).fetchall()[0]
-            fields = str(cron or "").split()
-            expression = " ".join(fields[1:] if len(fields) == 6 else fields)  # croner's seconds field dropped
+            expression, _ = five_field_cron(cron)
             conn.execute(
                 "UPDATE scheduled_tasks SET is_paused = 0, next_run_at = ?, updated_at = ? WHERE id = ?",
                 (_rfc3339(_next(expression, now)), _rfc3339(now), task_id),
