@@ -19,7 +19,7 @@ Each conversation (group) becomes one oxmem session, a turn one event (``"Speake
 order; a question is asked of its session. A hit counts for the turn it came from, once, at its best rank.
 Metrics per question, then the mean with a 95% bootstrap interval (2,000 resamples of the questions, seeded):
 recall@5, recall@10, MRR (within the top 10) and nDCG@10 (binary relevance); the last column is the paired
-bootstrap difference in nDCG@10 against SPEC §6's defaults (``oxmem`` 0.7/0.3 terms, the CLI's default until
+bootstrap difference in nDCG@10 against contract §6's defaults (``oxmem`` 0.7/0.3 terms, the CLI's default until
 the tuned profile). Embedding model: all-MiniLM-L6-v2.
 
 The stores are built once into ``bench/out/quality`` (embedding LongMemEval's 27,000 chunks takes a while on
@@ -257,7 +257,7 @@ RANKINGS = [
     Ranking("FTS only, terms", _search("oxmem", "fts", vector_weight=0.0, fts_weight=1.0)),
     Ranking("vector only (all-MiniLM-L6-v2)", _search("oxmem", "vector", vector_weight=1.0, fts_weight=0.0)),
     Ranking("Oxydra's own (0.7/0.3, phrase)", _search("oxydra")),
-    Ranking("oxmem SPEC §6 defaults (0.7/0.3, terms)", _search("oxmem")),
+    Ranking("oxmem contract §6 defaults (0.7/0.3, terms)", _search("oxmem")),
     Ranking("oxmem tuned (the new default)", _search("tuned")),
     Ranking("tuned without stopword dropping", _custom(_profile(drop_stopwords=False)), "ablation"),
     Ranking("tuned without prefixes", _custom(_profile(prefixes=False)), "ablation"),
@@ -269,7 +269,7 @@ RANKINGS = [
     Ranking("tuned's keywords, RRF (k = 60) instead", _custom(_profile(neighbour_weight=0.0), rrf), "rejected"),
     Ranking("tuned's keywords, z-score instead", _custom(_profile(neighbour_weight=0.0), zscore), "rejected"),
 ]
-BASELINE = "oxmem SPEC §6 defaults (0.7/0.3, terms)"
+BASELINE = "oxmem contract §6 defaults (0.7/0.3, terms)"
 
 
 def turn_ranking(hits: Sequence[Hit], turn_of: Sequence[str]) -> list[str]:
@@ -329,7 +329,7 @@ def table(name: str, scores: dict[str, list[tuple[float, ...]]], markdown: bool)
         diff, lo, hi = interval([s[3] - b for s, b in zip(per, base, strict=True)])
         cells.append("—" if r.name == BASELINE else f"{diff:+.3f} [{lo:+.3f}, {hi:+.3f}]")
         rows.append((r.name, *cells))
-    headers = ("ranking", "recall@5", "recall@10", "MRR@10", "nDCG@10", "Δ nDCG@10 vs SPEC §6 defaults")
+    headers = ("ranking", "recall@5", "recall@10", "MRR@10", "nDCG@10", "Δ nDCG@10 vs contract §6 defaults")
     lines = [f"{title}: {n} questions, top {TOP_K} turns, mean [95% bootstrap interval]"]
     if markdown:
         lines += ["", "| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]

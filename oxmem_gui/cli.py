@@ -320,8 +320,12 @@ def build_parser() -> argparse.ArgumentParser:
         _global_options(sub, suppress=True)
         return sub
 
-    command("init", "create the store or apply pending migrations")
-    command("demo", "fill the store with realistic demo sessions and notes")
+    for name, what in (
+        ("init", "create the store or apply pending migrations"),
+        ("demo", "fill the store with realistic demo sessions and notes"),
+    ):
+        sub = command(name, what)
+        sub.add_argument("path", nargs="?", metavar="PATH", help="the store file, as --db PATH (default: --db's)")
     p = command(
         "import-jsonl",
         "store events from a JSON Lines file: all checked first (a bad line writes nothing), then committed in "
@@ -711,6 +715,10 @@ EMBEDDING_COMMANDS = {"demo", "import-jsonl", "search", "reindex", "notes"}
 async def _run(args: argparse.Namespace) -> int:
     if args.command == "model":
         return await asyncio.to_thread(_model_command, args)
+    if getattr(args, "path", None):  # `oxmem demo PATH`, `oxmem init PATH`
+        if args.db and Path(args.db).expanduser() != Path(args.path).expanduser():
+            raise InvalidInputError(f"two stores named: --db {args.db} and {args.path}; give one")
+        args.db = args.path
     db = args.db or default_db_path()
     key = args.key or os.environ.get(KEY_ENV) or None
     action = getattr(args, "notes_command", None) or getattr(args, "schedules_command", None)

@@ -15,7 +15,8 @@
 #   root, with apt-get: says so on one line on stderr ("oxmem: installing Qt's system libraries: libgl1 …"),
 #     runs apt-get update and apt-get install -y quietly (their output only if the install fails), checks again;
 #     exits 0 when everything is there now, 1 otherwise.
-#   not root, with apt-get: prints the command that installs them ("sudo apt-get install -y libgl1 …"), exits 1.
+#   not root, with apt-get: prints the one command that installs them as root, with sudo when there is one, else
+#     with su ("sudo sh -c 'apt-get update && apt-get install -y libgl1 …'"), and exits 1.
 #   no apt-get: prints the missing libraries, exits 1.
 # Without PySide6's Qt folder it says so and exits 2; without ldd it says it cannot check and exits 0.
 # On systems other than Linux it checks nothing and exits 0.
@@ -143,8 +144,13 @@ if [ -n "$unknown" ]; then
 fi
 if [ "$(id -u)" != 0 ]; then
   if [ -n "$packages" ]; then
-    echo "oxmem: Qt needs system libraries that are missing ($missing); install them with:" >&2
-    echo "  sudo apt-get install -y $packages" >&2
+    install="apt-get update && apt-get install -y $packages"
+    echo "oxmem: Qt needs system libraries that are missing ($missing); install them as root, then run this again:" >&2
+    if command -v sudo >/dev/null; then
+      echo "  sudo sh -c '$install'" >&2
+    else  # a minimal Debian has no sudo; su asks for root's password
+      echo "  su -c '$install'" >&2
+    fi
   fi
   exit 1
 fi

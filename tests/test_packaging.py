@@ -30,6 +30,8 @@ PACKAGING = ROOT / "packaging"
 APP_ID = "io.github.oxmem.oxmem_gui"
 DESKTOP = PACKAGING / f"{APP_ID}.desktop"
 METAINFO = PACKAGING / f"{APP_ID}.metainfo.xml"
+#: where the repository's files are served on the project's public home (its main branch)
+SCREENSHOTS_URL = "https://raw.githubusercontent.com/oxmem/oxmem/main/"
 ICONS = ROOT / "resources" / "icons"
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
 ICON_FILL = (0x2F, 0x6F, 0x8F, 255)  # the rounded square of resources/icons/oxmem.svg
@@ -112,8 +114,14 @@ def test_metainfo_describes_the_desktop_entry():
     assert binaries == set(PYPROJECT["project"]["scripts"]) | set(PYPROJECT["project"]["gui-scripts"])
     assert [c.text for c in root.findall("categories/category")] == entry["Categories"].split(";")[:-1]
     assert root.find("releases/release").get("version") == PYPROJECT["project"]["version"]
-    for image in root.iter("image"):  # a screenshot names a file of the repository
-        assert (ROOT / image.text.strip()).is_file(), image.text
+    # what AppStream 1.0 requires beyond 0.16: a homepage and the developer
+    assert text("url[@type='homepage']") == PYPROJECT["project"]["urls"]["Homepage"]
+    assert text("developer/name") and root.find("developer").get("id")
+    images = [image.text.strip() for image in root.iter("image")]
+    assert len(images) >= 3 and root.find("screenshots/screenshot[@type='default']") is not None
+    for image in images:  # each screenshot is a file of the repository, at the project's public address
+        assert image.startswith(SCREENSHOTS_URL), image
+        assert (ROOT / image.removeprefix(SCREENSHOTS_URL)).is_file(), image
 
 
 def test_appstreamcli_accepts_the_metainfo():

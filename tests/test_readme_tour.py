@@ -21,7 +21,12 @@ README = ROOT / "README.md"
 #: the only addresses outside the repository that README.md links to, and why each is needed
 EXTERNAL = {
     "https://huggingface.co/sentence-transformers/all-MiniLM-L6-v2": "the semantic model's origin and its license",
+    "https://github.com/shantanugoel/oxydra": "the Oxydra agent, whose memory tables oxmem's store shares",
+    "https://github.com/omgagi/omega": "the Omega agent, whose files oxmem reads and edits",
+    "https://github.com/Johnsonbros/Zeke": "the ZEKE agent, whose files oxmem reads and edits",
+    "https://github.com/davo20019/aidaemon": "the aidaemon agent, whose files oxmem reads and edits",
 }
+CONTRACT = ROOT / "docs" / "contract.md"
 
 
 def _tour(*args: str) -> subprocess.CompletedProcess[str]:
@@ -177,9 +182,11 @@ def link_targets(text: str) -> list[str]:
     return [target for _, target in sorted(found)]
 
 
-def problems(text: str, root: Path) -> list[str]:
-    """What in a markdown text at ``root`` points outside the repository or at nothing."""
+def problems(text: str, root: Path, folder: Path | None = None) -> list[str]:
+    """What in a markdown text in ``folder`` (default: ``root``, the repository's) points outside the repository
+    or at nothing, a heading of another markdown file included."""
     found = []
+    folder = folder or root
     anchors = _anchors(text)
     for target in link_targets(text):
         if re.match(r"[a-z][a-z0-9+.-]*:", target, re.I):
@@ -191,11 +198,13 @@ def problems(text: str, root: Path) -> list[str]:
             if anchor not in anchors:
                 found.append(f"{target}: no heading with this anchor")
             continue
-        resolved = (root / unquote(path.split("?")[0])).resolve()
+        resolved = (folder / unquote(path.split("?")[0])).resolve()
         if not resolved.is_relative_to(root.resolve()):
             found.append(f"{target}: outside the repository")
         elif not resolved.exists():
             found.append(f"{target}: no such file in the repository")
+        elif anchor and resolved.suffix == ".md" and anchor not in _anchors(resolved.read_text(encoding="utf-8")):
+            found.append(f"{target}: no heading with this anchor in {path}")
     for span in _CODE_SPAN.findall(_prose(text)):
         if span.strip("`").startswith("../"):
             found.append(f"{span}: a path outside the repository")
@@ -209,7 +218,17 @@ def test_readme_links_only_files_inside_the_repository_and_the_listed_addresses(
     assert {"resources/screenshots/sessions.png", "#embeddings", "#reliability", *EXTERNAL} <= set(targets)
     assert problems(text, ROOT) == []
     # every listed address is still used: one that is not should leave the list
-    assert set(EXTERNAL) <= set(targets)
+    assert set(EXTERNAL) <= set(targets) | set(link_targets(CONTRACT.read_text(encoding="utf-8")))
+
+
+def test_the_contract_is_linked_and_its_links_hold():
+    """docs/contract.md, which the README and the docstrings cite ("contract §6"), links only what exists."""
+    text = CONTRACT.read_text(encoding="utf-8")
+    assert "docs/contract.md" in link_targets(README.read_text(encoding="utf-8"))
+    assert "../README.md#choices-made-where-the-contract-is-silent" in link_targets(text)
+    assert problems(text, ROOT, CONTRACT.parent) == []
+    sections = re.findall(r"^## (\d+)\. ", text, re.M)
+    assert sections == [str(n) for n in range(1, 12)]
 
 
 def test_the_link_check_reports_each_kind_of_bad_link(tmp_path):
@@ -245,6 +264,7 @@ $ cat [not a link](../inside/code.md)
     ]
     assert problems(text, tmp_path) == [
         "../shared/SPEC.md: outside the repository",
+        "docs/here.md#part: no heading with this anchor in docs/here.md",
         "docs/gone.md: no such file in the repository",
         "#nowhere: no heading with this anchor",
         "img/logo.png: no such file in the repository",

@@ -80,9 +80,12 @@ def fake(tmp_path):
         (bin_dir / name).chmod(0o755)
     logs = {"apt": tmp_path / "apt.log", "ldd": tmp_path / "ldd.log"}
 
-    def run(*args, uid=1000, missing="", missing_xcb="", apt=True, apt_fails=False, stays_missing=False):
+    def run(*args, uid=1000, missing="", missing_xcb="", apt=True, apt_fails=False, stays_missing=False, sudo=False):
         if not apt:
             (bin_dir / "apt-get").unlink(missing_ok=True)
+        if sudo:
+            (bin_dir / "sudo").write_text("#!/bin/sh\nexit 0\n")
+            (bin_dir / "sudo").chmod(0o755)
         env = {
             "PATH": str(bin_dir),
             "OXMEM_QT_DIR": str(qt),
@@ -133,7 +136,7 @@ def test_real_display_check_names_only_xcb_packages(tmp_path):
         assert proc.stderr == ""
     else:
         assert proc.returncode == 1
-        command = re.search(r"^  sudo apt-get install -y (.+)$", proc.stderr, re.M)
+        command = re.search(r"^  (?:sudo sh|su) -c 'apt-get update && apt-get install -y (.+)'$", proc.stderr, re.M)
         assert command, proc.stderr
         xcb_packages = {"libxcb-cursor0", "libxcb-icccm4", "libxcb-util1", "libxcb-image0", "libxcb-keysyms1"}
         xcb_packages |= {"libxcb-randr0", "libxcb-render-util0", "libxcb-render0", "libxcb-shape0", "libxcb-shm0"}
@@ -174,13 +177,22 @@ def test_nothing_missing_prints_nothing(fake):
     assert fake.lines("ldd") == [str(fake.qt / f) for f in OFFSCREEN_FILES]
 
 
-def test_user_gets_the_sudo_command_and_a_failure(fake):
-    proc = fake("offscreen", uid=1000, missing=MINIMAL_DEBIAN_MISSING)
+def installs(packages: str) -> str:
+    """The command printed for a user without sudo: root's, through su."""
+    return f"  su -c 'apt-get update && apt-get install -y {packages}'"
+
+
+@pytest.mark.parametrize(("sudo", "prefix"), [(False, "su -c"), (True, "sudo sh -c")])
+def test_user_gets_the_root_command_and_a_failure(fake, sudo, prefix):
+    """One command a user can paste as it is: the package lists updated first (a fresh system has none), through
+    sudo where it is installed, else su (a minimal Debian has no sudo)."""
+    proc = fake("offscreen", uid=1000, missing=MINIMAL_DEBIAN_MISSING, sudo=sudo)
     assert proc.returncode == 1
     assert proc.stdout == ""
     assert proc.stderr == (
-        f"oxmem: Qt needs system libraries that are missing ({MINIMAL_DEBIAN_MISSING}); install them with:\n"
-        f"  sudo apt-get install -y {MINIMAL_DEBIAN_PACKAGES}\n"
+        f"oxmem: Qt needs system libraries that are missing ({MINIMAL_DEBIAN_MISSING}); install them as root, "
+        "then run this again:\n"
+        f"  {prefix} 'apt-get update && apt-get install -y {MINIMAL_DEBIAN_PACKAGES}'\n"
     )
     assert fake.lines("apt") == []
 
@@ -229,8 +241,9 @@ def test_a_library_without_a_known_package_is_named(fake):
     assert proc.returncode == 1
     assert proc.stderr == (
         "oxmem: Qt needs system libraries that no known Debian package provides: libunheard.so.7\n"
-        "oxmem: Qt needs system libraries that are missing (libGL.so.1 libunheard.so.7); install them with:\n"
-        "  sudo apt-get install -y libgl1\n"
+        "oxmem: Qt needs system libraries that are missing (libGL.so.1 libunheard.so.7); install them as root, "
+        "then run this again:\n"
+        f"{installs('libgl1')}\n"
     )
 
 
@@ -240,9 +253,7 @@ def test_display_also_checks_the_xcb_plugin(fake):
     assert (offscreen.returncode, offscreen.stderr) == (0, "")
     display = fake("display", uid=1000, missing_xcb=xcb_missing)
     assert display.returncode == 1
-    assert display.stderr.splitlines()[1] == (
-        "  sudo apt-get install -y libxcb-cursor0 libxcb-icccm4 libx11-xcb1 libxkbcommon-x11-0"
-    )
+    assert display.stderr.splitlines()[1] == installs("libxcb-cursor0 libxcb-icccm4 libx11-xcb1 libxkbcommon-x11-0")
     assert fake.lines("ldd")[-len(OFFSCREEN_FILES + DISPLAY_FILES) :] == [
         str(fake.qt / f) for f in OFFSCREEN_FILES + DISPLAY_FILES
     ]
@@ -306,7 +317,7 @@ DIRECT_DEPENDENCIES = {
 def test_each_library_maps_to_its_debian_package(fake, soname, package):
     proc = fake("display", uid=1000, missing=soname)
     assert proc.returncode == 1
-    assert proc.stderr.splitlines()[1] == f"  sudo apt-get install -y {package}"
+    assert proc.stderr.splitlines()[1] == installs(package)
 
 
 def test_readme_names_the_command_a_minimal_debian_needs(fake):
@@ -317,8 +328,10 @@ def test_readme_names_the_command_a_minimal_debian_needs(fake):
     )
     proc = fake("offscreen", uid=1000, missing=minimal_debian)
     command = proc.stderr.splitlines()[1].strip()
-    assert command == (
-        "sudo apt-get install -y libgl1 libegl1 libglib2.0-0 libfontconfig1 libfreetype6 libdbus-1-3 libxkbcommon0 "
-        "libx11-6"
+    assert (
+        command
+        == installs(
+            "libgl1 libegl1 libglib2.0-0 libfontconfig1 libfreetype6 libdbus-1-3 libxkbcommon0 libx11-6"
+        ).strip()
     )
     assert f"\n{command}\n" in (ROOT / "README.md").read_text()

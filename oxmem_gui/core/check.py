@@ -2,7 +2,7 @@
 
 Each finding is ``ok``, a ``warning`` (odd but usable: a payload that is not a message, a schedule row another
 program wrote badly) or a ``problem`` (damage: SQLite's integrity check fails, a table of a recorded migration
-is missing, chunks without their FTS row or vector). Only the store's own format (the tables of SPEC §3) gets
+is missing, chunks without their FTS row or vector). Only the store's own format (the tables of contract §3) gets
 SQLite's full ``PRAGMA integrity_check``, which includes FTS5's own check; on other files that check is wrong or
 impossible (a partial FTS index reads as corrupt; libSQL's vector index is unknown to plain SQLite), so their
 tables are checked one by one and the FTS index is left alone — and the report says so.
@@ -18,7 +18,7 @@ from typing import Any
 
 import apsw
 
-from .database import BUSY_TIMEOUT_MS, Database, database_path, release_wal_files
+from .database import BUSY_TIMEOUT_MS, Database, database_path, release_wal_files, table_damage
 from .errors import DamagedError, KeyRequiredError, OxmemError
 from .formats.detect import LABELS, detect_schema, sniff_file
 from .formats.encrypted import decrypt_to_memory, need_key_message
@@ -101,7 +101,7 @@ def run_checks(conn: apsw.Connection, path: str, quick: bool = False) -> CheckRe
         if found is not None:
             report.findings.extend(found if isinstance(found, list) else [found])
 
-    step("integrity", lambda: _integrity(conn, objects, full=ours and not libsql, quick=quick))
+    step("integrity", lambda: _integrity(conn, full=ours and not libsql, quick=quick))
     if tracked:
         step("schema", lambda: _schema(conn, path))
     elif fmt in ("oxydra", "oxydra-libsql"):
@@ -127,33 +127,23 @@ def run_checks(conn: apsw.Connection, path: str, quick: bool = False) -> CheckRe
     return report
 
 
-def _integrity(conn: apsw.Connection, objects: dict, full: bool, quick: bool) -> Finding:
+def _integrity(conn: apsw.Connection, full: bool, quick: bool) -> Finding:
     pragma = "quick_check" if quick else "integrity_check"
     try:
-        return _run_integrity(conn, objects, full, pragma)
+        return _run_integrity(conn, full, pragma)
     except (apsw.CorruptError, apsw.NotADBError) as exc:  # damage bad enough to stop the check itself
         return Finding("integrity", PROBLEM, f"SQLite {pragma} could not finish: {exc}")
 
 
-def _run_integrity(conn: apsw.Connection, objects: dict, full: bool, pragma: str) -> Finding:
+def _run_integrity(conn: apsw.Connection, full: bool, pragma: str) -> Finding:
     if full:
         rows = [r[0] for r in conn.execute(f"PRAGMA {pragma}(100)")]
         what = "tables, indexes and the FTS5 index"
     else:
-        # a table indexed by libSQL's vector index cannot be checked without the libSQL engine
-        libsql = {
-            r[0]
-            for r in conn.execute(
-                "SELECT tbl_name FROM sqlite_master WHERE type = 'index' AND sql LIKE ?", ("%libsql_vector_idx%",)
-            )
-        }
-        rows = []
-        for name, (kind, sql) in objects.items():
-            if kind == "table" and not sql.upper().startswith("CREATE VIRTUAL") and name not in libsql:
-                rows += [r[0] for r in conn.execute(f"PRAGMA {pragma}({_quoted(name)})") if r[0] != "ok"]
+        rows, libsql = table_damage(conn, pragma)
         rows = rows or ["ok"]
         what = "each table and its indexes (the FTS index of another program's file is not checked"
-        what += f"; nor {', '.join(sorted(libsql))}, whose index needs the libSQL engine)" if libsql else ")"
+        what += f"; nor {', '.join(libsql)}, whose index needs the libSQL engine)" if libsql else ")"
     if rows == ["ok"]:
         return Finding("integrity", OK, f"SQLite {pragma}: ok — {what}")
     shown = "; ".join(rows[:3]) + (f"; … {len(rows) - 3} more" if len(rows) > 3 else "")

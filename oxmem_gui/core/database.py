@@ -345,14 +345,63 @@ def defer_to_first_write(conn: apsw.Connection, work: Callable[[apsw.Connection]
     _FIRST_WRITE[conn] = work
 
 
+def table_damage(conn: apsw.Connection, pragma: str = "quick_check") -> tuple[list[str], list[str]]:
+    """SQLite's ``quick_check`` (or ``integrity_check``) of each ordinary table and its indexes: the errors found
+    (``[]`` when healthy), and the tables left out because only libSQL's engine can check them.
+
+    Table by table, so that what another program's file holds and SQLite cannot check without that program's
+    engine is left out: virtual tables (an agent's FTS5 index may be partial by design, which SQLite's own FTS5
+    check calls corrupt) and tables indexed by libSQL's vector index. About 0.2 s per 100 MB with a warm cache.
+    """
+    libsql = {
+        r[0]
+        for r in conn.execute(
+            "SELECT tbl_name FROM sqlite_master WHERE type = 'index' AND sql LIKE ?", ("%libsql_vector_idx%",)
+        )
+    }
+    tables = [
+        r[0]
+        for r in conn.execute("SELECT name, sql FROM sqlite_master WHERE type = 'table'")
+        if r[0] not in libsql and not (r[1] or "").upper().startswith("CREATE VIRTUAL")
+    ]
+    errors: list[str] = []
+    for name in tables:
+        quoted = '"' + name.replace('"', '""') + '"'
+        errors += [r[0] for r in conn.execute(f"PRAGMA {pragma}({quoted})") if r[0] != "ok"]
+    return errors, sorted(libsql)
+
+
+#: connections whose file passed :func:`table_damage` before their first write
+_VERIFIED: weakref.WeakSet[apsw.Connection] = weakref.WeakSet()
+
+
+def refuse_damaged(conn: apsw.Connection) -> None:
+    """Before a connection's first write: a file with a damaged page anywhere is refused, whichever table the write
+    touches (SQLite itself only notices damage on the pages a statement reads). Checked in a read transaction, so
+    another program's writes are not held up; later damage is found by SQLite as pages are read."""
+    if conn in _VERIFIED:
+        return
+    try:
+        with read_transaction(conn):
+            errors, _ = table_damage(conn)
+    except (apsw.CorruptError, apsw.NotADBError) as exc:
+        errors = [str(exc)]
+    if errors:
+        more = f"; … {len(errors) - 1} more" if len(errors) > 1 else ""
+        raise DamagedError(damaged_message(conn.filename, f"{errors[0]}{more}; nothing was written"))
+    _VERIFIED.add(conn)
+
+
 @contextlib.contextmanager
 def write_transaction(conn: apsw.Connection) -> Iterator[None]:
     """``BEGIN IMMEDIATE`` … ``COMMIT``, rolled back on any exception: every write of the core goes here.
 
-    IMMEDIATE takes the write lock up front, so a concurrent writer waits (``busy_timeout``) instead of
-    failing halfway with a lock upgrade error. Work deferred with :func:`defer_to_first_write` runs first,
-    inside the same transaction.
+    A connection's first write refuses a damaged file (:func:`refuse_damaged`), whatever it writes. IMMEDIATE
+    takes the write lock up front, so a concurrent writer waits (``busy_timeout``) instead of failing halfway with
+    a lock upgrade error. Work deferred with :func:`defer_to_first_write` runs first, inside the same transaction.
     """
+    if isinstance(conn, apsw.Connection) and not conn.readonly("main"):
+        refuse_damaged(conn)
     try:
         conn.execute("BEGIN IMMEDIATE")
     except apsw.ReadOnlyError as exc:

@@ -26,7 +26,7 @@ from .formats.zeke import ZekeReader
 from .memory_store import MemoryStore
 from .retrieval import ranking_choice
 
-#: formats read by the store itself (the tables of SPEC §3)
+#: formats read by the store itself (the tables of contract §3)
 NATIVE_FORMATS = ("oxmem", "oxydra", "oxydra-libsql")
 READERS: dict[str, type[ForeignReader]] = {
     "omega": OmegaReader,

@@ -18,7 +18,14 @@ from typing import Any, TypeVar
 
 import apsw
 
-from .database import BUSY_TIMEOUT_MS, Database, data_version, defer_to_first_write, write_transaction
+from .database import (
+    BUSY_TIMEOUT_MS,
+    Database,
+    data_version,
+    defer_to_first_write,
+    refuse_damaged,
+    write_transaction,
+)
 from .embeddings.backends import (
     DETERMINISTIC_MODEL,
     BackendChoice,
@@ -45,7 +52,7 @@ from .retrieval.vectors import DEFAULT_MAX_BYTES
 from .schedules import store as schedules
 from .schedules.api import ScheduleStore
 from .schedules.weekdays import WEEKDAY_NUMBERINGS
-from .store import browse, events, importing, notes, summary
+from .store import backups, browse, events, importing, notes, summary
 from .store.migrations import (
     MigrationReport,
     apply_pending,
@@ -194,7 +201,7 @@ class MemoryStore:
     async def search(
         self, retriever: str, scope: str, query: str, top_k: int = 8, **options: Any
     ) -> retrieval.QueryResult:
-        """A ranking of :meth:`retrievers` over a session: ``oxmem`` (SPEC §6 with ``options``), a profile of
+        """A ranking of :meth:`retrievers` over a session: ``oxmem`` (contract §6 with ``options``), a profile of
         :mod:`.ranking` (``tuned``; it takes tags and a query embedding, not weights or a mode) or ``oxydra`` (the
         agent's own: phrase FTS, 0.7 vector / 0.3 FTS; tuning options do not apply)."""
         if retriever == "oxmem":
@@ -235,10 +242,16 @@ class MemoryStore:
 
     async def _write(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         """The write ``fn(conn, *args, **kwargs)`` on the store's connection — or, in a file with libSQL's vector
-        index, on the libSQL writer's (:mod:`.libsql_writer`)."""
+        index, on the libSQL writer's (:mod:`.libsql_writer`), once the store's own connection found no damage."""
         if self._libsql is not None:
-            return await self._libsql.run(fn, *args, **kwargs)
+            return await self._libsql_write(fn, *args, **kwargs)
         return await self._db.run(fn, *args, **kwargs)
+
+    async def _libsql_write(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """A write in the libSQL writer, refused first, as APSW's writes are, when the file is damaged."""
+        assert self._libsql is not None
+        await self._db.run(refuse_damaged)
+        return await self._libsql.run(fn, *args, **kwargs)
 
     async def __aenter__(self) -> MemoryStore:
         return self
@@ -256,7 +269,7 @@ class MemoryStore:
     # -- events -------------------------------------------------------------------------------------
 
     async def store(self, session_id: str, sequence: int, payload: Any) -> events.StoreResult:
-        """Store and index one event (SPEC §4). A payload that is not a message object is stored but not
+        """Store and index one event (contract §4). A payload that is not a message object is stored but not
         indexed; the result says why (``not_indexed_reason``)."""
         (result,) = await self.store_many([(session_id, sequence, payload)])
         return result
@@ -283,7 +296,7 @@ class MemoryStore:
             return prepared
 
         prepared = await self._db.run(embedded)  # embedded here, before libSQL takes the write lock
-        results = await self._libsql.run(events.write_events, prepared, backend.model_name)
+        results = await self._libsql_write(events.write_events, prepared, backend.model_name)
         self._caches.committed(results)
         return results
 
@@ -302,7 +315,7 @@ class MemoryStore:
         self._writable()
         if self._libsql is not None:  # one call in the writer: progress is not reported from there
             try:
-                return await self._libsql.run(
+                return await self._libsql_write(
                     importing.import_records, list(records), self.backend, batch_events=batch_events
                 )
             finally:
@@ -355,7 +368,7 @@ class MemoryStore:
         query_embedding_model: str | None = None,
         models: Sequence[str] | None = None,
     ) -> retrieval.QueryResult:
-        """SPEC §6. ``query_embedding`` (for ``query_embedding_model``, default the store's backend model)
+        """contract §6. ``query_embedding`` (for ``query_embedding_model``, default the store's backend model)
         is used instead of embedding the query for that model's vectors; ``models`` restricts the vector leg to
         those models' vectors."""
         return await self._db.read(
@@ -467,7 +480,7 @@ class MemoryStore:
             await self._db.read(events.require_session, session_id)
         try:
             if self._libsql is not None:
-                return await self._libsql.run(reindex_chunks, backend, session_id)
+                return await self._libsql_write(reindex_chunks, backend, session_id)
             return await self._stoppable(stop, reindex_chunks, backend, session_id, progress)
         finally:
             self._caches.clear()
@@ -537,9 +550,10 @@ class MemoryStore:
         """Changes when another connection commits to the file (poll it to refresh views)."""
         return await self._db.run(data_version)
 
-    async def backup_to(self, target: str | os.PathLike[str]) -> Path:
-        """A consistent copy of the whole store (WAL included) through SQLite's backup API."""
-        return await self._db.run(browse.backup_to, target)
+    async def backup_to(self, target: str | os.PathLike[str], overwrite: bool = False) -> Path:
+        """A consistent copy of the whole store (WAL included) through SQLite's backup API, written safely
+        (:func:`.store.backups.backup_to`: an existing database is replaced only when ``overwrite``)."""
+        return await self._db.run(backups.backup_to, target, overwrite)
 
     # -- summary state ------------------------------------------------------------------------------
 
@@ -585,7 +599,7 @@ NATIVE_RETRIEVERS = (
         "oxmem hybrid",
         "session",
         True,
-        "vector cosine and FTS5 BM25, each min–max normalized, weighted (SPEC §6); weights, FTS mode and tags "
+        "vector cosine and FTS5 BM25, each min–max normalized, weighted (contract §6); weights, FTS mode and tags "
         "can be changed",
     ),
     Retriever(

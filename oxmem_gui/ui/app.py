@@ -112,10 +112,27 @@ async def run_window(args: argparse.Namespace, ctx: StoreContext, window: MainWi
     return 0
 
 
+def no_display() -> bool:
+    """On Linux, no display to open a window on and no Qt platform chosen (Qt would abort, blaming a missing
+    xcb library)."""
+    if not sys.platform.startswith("linux") or os.environ.get("QT_QPA_PLATFORM"):
+        return False
+    return not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     import qasync
 
     args = parse_args(list(sys.argv[1:] if argv is None else argv))
+    if no_display() and not QApplication.instance():
+        if not args.screenshot:
+            print(
+                "oxmem-gui: error: no display to open a window on (neither DISPLAY nor WAYLAND_DISPLAY is set): run "
+                "it in a desktop session, or add --screenshot PATH to save a picture of the window",
+                file=sys.stderr,
+            )
+            return 2
+        os.environ["QT_QPA_PLATFORM"] = "offscreen"  # a picture needs no display
     setup_logging("oxmem-gui", args.verbose)
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName("oxmem-gui")

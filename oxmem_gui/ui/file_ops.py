@@ -84,7 +84,7 @@ class FileOperations:
         path = self.dialogs.save_file("Back up the store to", "SQLite databases (*.db)", f"{store.path.stem}-backup.db")
         if path:
             self.ctx.run(
-                lambda: store.backup_to(path),
+                lambda: store.backup_to(path, overwrite=True),  # the save dialog asked before overwriting
                 label="Backing up",
                 on_done=lambda p: self.statusBar().showMessage(f"Backed up to {p}", 8000),
             )

@@ -89,7 +89,7 @@ def test_search_defaults_to_the_tuned_profile_and_a_chosen_ranking(capsys, db):
     assert doc["dropped_terms"] == ["up"] and doc["profile"]["neighbour_weight"] == 0.3
     top = doc["hits"][0]
     assert top["score"] == pytest.approx(0.4 * top["vector_score"] + 0.6 * top["fts_score"] + top["context_score"])
-    # tuning options mean SPEC §6's tunable hybrid
+    # tuning options mean contract §6's tunable hybrid
     assert run_json(capsys, "--db", db, "search", session, "rounding", "--fts-weight", "1")["retriever"] == "oxmem"
     code, _, err = run(capsys, "--db", db, "search", session, "rounding", "--ranking", "tuned", "--fts-mode", "phrase")
     assert code == 2 and err.strip() == (

@@ -165,3 +165,17 @@ def test_a_path_given_is_only_said_missing(capsys, no_store_yet, monkeypatch):
     monkeypatch.setenv("OXMEM_DB", str(absent))
     code, _, err = run(capsys, "sessions")
     assert (code, err) == (2, f"oxmem: error: {absent} does not exist\n")
+
+
+def test_demo_and_init_take_the_store_as_their_argument(capsys, tmp_path):
+    """`oxmem demo PATH` is what a newcomer types first: it means `--db PATH` (it said "unrecognized arguments")."""
+    path = tmp_path / "new" / "demo.db"
+    code, out, err = run(capsys, "demo", str(path))
+    assert (code, err) == (0, "")
+    assert out.startswith(f"demo written to {path}: 6 sessions, 50 events, 9 notes")
+    assert run(capsys, "init", str(path)) == (0, f"{path}: up to date\n", "")
+    assert run(capsys, "--db", str(path), "demo", str(path))[0] == 0  # the same store named twice is fine
+    other = tmp_path / "other.db"
+    code, out, err = run(capsys, "--db", str(other), "demo", str(path))
+    assert_one_error_line(code, out, err, f"two stores named: --db {other} and {path}; give one")
+    assert not other.exists()

@@ -167,7 +167,7 @@ odd_values = st.one_of(
 
 
 def expected_tags(tags) -> list[str]:
-    """SPEC §7, written out again: strip, drop empties, lowercase, cut to 64, dedupe in first order, keep 16."""
+    """contract §7, written out again: strip, drop empties, lowercase, cut to 64, dedupe in first order, keep 16."""
     out: list[str] = []
     for tag in tags:
         tag = tag.strip()

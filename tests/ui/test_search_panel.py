@@ -221,7 +221,7 @@ def test_the_panel_opens_on_the_tuned_default_and_explains_its_steps(make_window
 
 def test_make_default_per_session_and_per_file(make_window, qloop):
     window, ctx, _ = make_window()
-    panel = search(window, ctx, qloop, "telegram:alice:lisbon-trip", "hotel")  # the SPEC hybrid
+    panel = search(window, ctx, qloop, "telegram:alice:lisbon-trip", "hotel")  # the contract's hybrid
     panel.make_default(for_session=True)
     settle(qloop, ctx)
     assert panel.default_choice == ("oxmem", "session")

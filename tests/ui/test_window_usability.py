@@ -61,6 +61,24 @@ def test_screenshot_takes_a_size_and_leaves_no_demo_store(tmp_path):
     assert bad.returncode == 2 and "'wide' is not a size like 1024x640" in bad.stderr
 
 
+def test_without_a_display_it_says_so_and_a_picture_still_works(tmp_path):
+    """No DISPLAY, WAYLAND_DISPLAY or QT_QPA_PLATFORM (a server, a container, the wheel run over ssh): one line and
+    exit 2 instead of Qt's abort (rc 134) blaming libxcb-cursor0; with --screenshot the window renders offscreen."""
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")}
+    env["TMPDIR"] = str(tmp_path)
+    cmd = [sys.executable, "-m", "oxmem_gui", "--demo", "--embedding", "deterministic"]
+    window = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120)
+    assert (window.returncode, window.stdout) == (2, "")
+    assert window.stderr == (
+        "oxmem-gui: error: no display to open a window on (neither DISPLAY nor WAYLAND_DISPLAY is set): run it in a "
+        "desktop session, or add --screenshot PATH to save a picture of the window\n"
+    )
+    out = tmp_path / "demo.png"
+    picture = subprocess.run([*cmd, "--screenshot", str(out)], env=env, capture_output=True, text=True, timeout=120)
+    assert picture.returncode == 0, picture.stderr
+    assert QImage(str(out)).width() > 600
+
+
 def test_status_bar_keeps_path_and_model_beside_messages(make_window, qloop):
     window, ctx, _ = make_window(read_only=True)
     window.statusBar().showMessage("Imported 3 events")

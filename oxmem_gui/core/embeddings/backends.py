@@ -1,4 +1,4 @@
-"""Embedding backends (SPEC §5) and the on-disk vector format.
+"""Embedding backends (contract §5) and the on-disk vector format.
 
 A backend turns texts into float32 vectors and names its model; the store keeps the name beside every vector
 so that a query is only ever compared with vectors of the model that embedded it. The semantic backend

@@ -1,4 +1,4 @@
-"""The indexing pipeline's pure parts (SPEC §4): extract, normalize, chunk, hash, identify.
+"""The indexing pipeline's pure parts (contract §4): extract, normalize, chunk, hash, identify.
 
 No I/O here; :mod:`oxmem_gui.core.events` writes what these functions produce.
 """

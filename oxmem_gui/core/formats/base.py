@@ -33,7 +33,7 @@ from ..errors import EmbeddingError, InvalidInputError, NotFoundError, ReadOnlyE
 from ..retrieval.hybrid import MAX_TOP_K, Hit, QueryResult
 from ..retrieval.notes import NoteHit
 from ..schedules.store import Schedule, ScheduleRun
-from ..store import browse, summary
+from ..store import backups, browse, summary
 from ..store.events import Event, SessionInfo
 from ..store.inputs import check_positive, check_text
 from ..store.migrations import MigrationReport
@@ -285,14 +285,18 @@ class ForeignReader:
     async def data_version(self) -> int:
         return await self._db.run(data_version)
 
-    async def backup_to(self, target: str | os.PathLike[str]) -> Path:
-        """A consistent copy of the file at ``target``; an encrypted file's stays encrypted with its key."""
+    async def backup_to(self, target: str | os.PathLike[str], overwrite: bool = False) -> Path:
+        """A consistent copy of the file at ``target``, written safely (:func:`.store.backups.backup_to`: an
+        existing database is replaced only when ``overwrite``); an encrypted file's stays encrypted with its key."""
         if self._db.adopted is not None:
             key = self.cipher_key
             if key is None:
                 raise ReadOnlyError(f"{self.path.name} is encrypted: without its key no backup can be made here")
-            return await self._db.run(lambda _conn: encrypted_backup(self.path, key, Path(target)))
-        return await self._db.run(browse.backup_to, target)
+            real = backups.checked_target(self.path, target, overwrite)
+            return await self._db.run(
+                lambda _conn: backups.write_complete(real, lambda part: encrypted_backup(self.path, key, part))
+            )
+        return await self._db.run(backups.backup_to, target, overwrite)
 
     # -- sessions -----------------------------------------------------------------------------------
 

@@ -451,7 +451,7 @@ def _payload(r: dict) -> dict[str, Any]:
 
 
 def _cadence(due: datetime | None, due_text: Any, repeat: Any) -> tuple[str, list[str]]:
-    """The cadence JSON of a task (SPEC §9 form) and remarks on it."""
+    """The cadence JSON of a task (contract §9 form) and remarks on it."""
     remarks: list[str] = []
     if due is None:
         remarks.append(f"due_at {_short(due_text, 40)!r} is not a time")

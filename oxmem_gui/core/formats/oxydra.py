@@ -1,4 +1,4 @@
-"""What is particular to the Oxydra agent's files, which otherwise have the store's own tables (SPEC §3).
+"""What is particular to the Oxydra agent's files, which otherwise have the store's own tables (contract §3).
 
 * Newer versions index ``chunks_vec`` with libSQL's ``libsql_vector_idx``: plain SQLite reads every table, but
   any write reaching ``chunks_vec`` (storing an event or note, a cascade from deleting a session) fails there,

@@ -1,4 +1,4 @@
-"""Hybrid retrieval with an exact per-hit breakdown (SPEC §6).
+"""Hybrid retrieval with an exact per-hit breakdown (contract §6).
 
 Two legs — vector cosine and FTS5 BM25 — each return ``top_k * 4`` candidates, are min–max normalized
 separately, merged by chunk id and weighted. Every number that decided a rank is returned with the hit, and
@@ -97,7 +97,7 @@ class QueryResult:
     steps: list[str] = field(default_factory=list)
     #: rankings that return several lists (aidaemon): each list's name and its chunk ids in order
     lists: dict[str, list[str]] = field(default_factory=dict)
-    #: a ranking profile's settings (:class:`~oxmem_gui.core.ranking.RankingProfile`), empty for SPEC §6 as is
+    #: a ranking profile's settings (:class:`~oxmem_gui.core.ranking.RankingProfile`), empty for contract §6 as is
     profile: dict[str, Any] = field(default_factory=dict)
     #: query words a profile left out of the FTS expression (stopwords)
     dropped_terms: list[str] = field(default_factory=list)
@@ -220,7 +220,7 @@ def _fts_leg(
     whole table are taken (FTS5's top-N sort), a window at a time, and only those are looked up in
     ``chunks`` for their session, tags and sequence range. The window grows until ``limit`` of them belong to
     the session and a lower score follows the last one kept — so every chunk tied with the last candidate is
-    seen, and SPEC §6's tie-breaks order them exactly as one filtered, fully ordered query would.
+    seen, and contract §6's tie-breaks order them exactly as one filtered, fully ordered query would.
 
     With ``bm25`` (terms mode, no tag filter, a large table) the same scores come from :mod:`.bm25` instead.
     """
@@ -416,19 +416,19 @@ def hybrid_query(
 
 
 def recency(hit: Hit) -> int:
-    """SPEC §6's recency: ``sequence_end``, else ``sequence_start``, else 0."""
+    """contract §6's recency: ``sequence_end``, else ``sequence_start``, else 0."""
     if hit.sequence_end is not None:
         return hit.sequence_end
     return hit.sequence_start if hit.sequence_start is not None else 0
 
 
 def order_key(score: float, hit: Hit) -> tuple[float, int, str]:
-    """SPEC §6 step 6: score descending, then recency descending, then chunk id ascending."""
+    """contract §6 step 6: score descending, then recency descending, then chunk id ascending."""
     return -score, -recency(hit), hit.chunk_id
 
 
 def rank_pool(pool: Sequence[Hit], vector_weight: float, fts_weight: float, top_k: int) -> list[Hit]:
-    """Score every merged candidate with the weights and return the best ``top_k``, ranked (SPEC §6 steps 5–6)."""
+    """Score every merged candidate with the weights and return the best ``top_k``, ranked (contract §6 steps 5–6)."""
     scored = [(vector_weight * h.vector_score + fts_weight * h.fts_score, h) for h in pool]
     scored.sort(key=lambda sh: order_key(*sh))
     return [replace(h, rank=i, score=score) for i, (score, h) in enumerate(scored[:top_k], 1)]

@@ -1,4 +1,4 @@
-"""Relevance judgments, kept in the inspector's own file — never in the agent's database (SPEC §11).
+"""Relevance judgments, kept in the inspector's own file — never in the agent's database (contract §11).
 
 Judgments are grades 0–3 of chunks for a query on a session, grouped into named query sets, and keyed by the
 resolved path of the agent database they were made on. The file is ``inspector.db`` in the user data folder.

@@ -1,4 +1,4 @@
-"""A hybrid query over a user's notes (SPEC §7): one hit per note, its best-ranked chunk, with the breakdown."""
+"""A hybrid query over a user's notes (contract §7): one hit per note, its best-ranked chunk, with the breakdown."""
 
 from __future__ import annotations
 

@@ -1,18 +1,18 @@
-"""Named ranking profiles: SPEC §6's hybrid with fixed settings and a few measured extra steps.
+"""Named ranking profiles: contract §6's hybrid with fixed settings and a few measured extra steps.
 
-SPEC §6 (retriever ``oxmem``) stays exact and tunable; a profile is another retriever beside it and beside the
+contract §6 (retriever ``oxmem``) stays exact and tunable; a profile is another retriever beside it and beside the
 agent's own. The ``tuned`` profile is what ``bench/bench_quality.py`` measured best on public
 conversational-memory sets (LongMemEval, LoCoMo; figures in the README), with no language model:
 
-1. **Keywords.** The query's terms (as SPEC §6's terms mode makes them) without English stopwords
+1. **Keywords.** The query's terms (as contract §6's terms mode makes them) without English stopwords
    (:mod:`.stopwords`: first-person pronouns are kept); each remaining alphabetic term of four or more letters
    is searched as a prefix of its first ``max(4, n − 2)`` letters (``"painted"`` → ``"paint"*``), a crude
    stemmer that also matches ``painting``. The FTS leg's BM25 is FTS5's own for that expression.
-2. **Both legs** as SPEC §6 (``top_k × 4`` candidates each, min–max normalized), weighted
+2. **Both legs** as contract §6 (``top_k × 4`` candidates each, min–max normalized), weighted
    ``0.4 × vector + 0.6 × FTS``.
 3. **Neighbour context.** A conversation's answer often spans turns: each candidate adds
    ``0.3 ×`` the best weighted score among the candidates of the turn just before or after it (sequence ± 1).
-4. **Order** as SPEC §6: score, then recency, then chunk id.
+4. **Order** as contract §6: score, then recency, then chunk id.
 
 Every step is in the result: the dropped stopwords, the expression, and per hit the neighbour's sequence and
 what it added, so the explanation stays raw → normalized → weighted → final.
@@ -38,7 +38,7 @@ PREFIX_MIN_LETTERS = 4
 
 @dataclass(frozen=True)
 class RankingProfile:
-    """A ranking's fixed settings. ``neighbour_weight`` 0 and both switches off is SPEC §6 as is."""
+    """A ranking's fixed settings. ``neighbour_weight`` 0 and both switches off is contract §6 as is."""
 
     name: str
     label: str
@@ -62,7 +62,7 @@ class RankingProfile:
                 " n − 2) letters (painted → paint*)"
             )
         out.append(
-            f"each leg min–max normalized to 0…1 (SPEC §6), then {self.vector_weight:g} × vector + "
+            f"each leg min–max normalized to 0…1 (contract §6), then {self.vector_weight:g} × vector + "
             f"{self.fts_weight:g} × FTS"
         )
         if self.neighbour_weight:
@@ -70,7 +70,7 @@ class RankingProfile:
                 f"neighbour context: + {self.neighbour_weight:g} × the best weighted score of the turn just "
                 "before or after (sequence ± 1) among the candidates"
             )
-        out.append("order: score, then the newer turn, then chunk id (SPEC §6)")
+        out.append("order: score, then the newer turn, then chunk id (contract §6)")
         return out
 
 
@@ -140,7 +140,7 @@ def profile_query(
     bm25: Bm25Index | None = None,
     models: Sequence[str] | None = None,
 ) -> QueryResult:
-    """``profile``'s ranking of ``session_id`` for ``query``: SPEC §6's legs with the profile's FTS terms and
+    """``profile``'s ranking of ``session_id`` for ``query``: contract §6's legs with the profile's FTS terms and
     weights, then its neighbour step; the result names the profile and lists its steps."""
     terms, dropped = keyword_terms(query, profile) if isinstance(query, str) else ([], [])
     result = hybrid_query(

@@ -7,7 +7,7 @@ writing while the inspector is open — changes ``PRAGMA data_version`` and drop
 entries are evicted least recently used first once their total size passes ``max_bytes``.
 
 Cosine is exact (float32 matrix–vector product); candidates are the best ``limit`` scores, with every score
-equal to the cut-off kept, then ordered in Python by SPEC §6's tie-breaks.
+equal to the cut-off kept, then ordered in Python by contract §6's tie-breaks.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Cadences of schedules (SPEC §9): cron in an IANA zone, a fixed interval, or one time.
+"""Cadences of schedules (contract §9): cron in an IANA zone, a fixed interval, or one time.
 
 Cron is standard five-field cron evaluated by croniter in the schedule's zone (``zoneinfo``) and converted to UTC;
 on daylight-saving days it does what croniter does: a time that does not exist (02:30 on a spring-forward day

@@ -1,4 +1,4 @@
-"""The scheduler store (SPEC §9): schedules with cadences, and their run history.
+"""The scheduler store (contract §9): schedules with cadences, and their run history.
 
 Every write is one transaction. Times are RFC 3339 UTC strings with microseconds, so they compare as text.
 Choices where the contract is silent: a one-shot that ran successfully becomes ``completed``, one whose run

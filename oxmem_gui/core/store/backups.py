@@ -1,21 +1,33 @@
-"""Backups taken before a store is edited: where they go, how they are named and listed, and putting one back.
+"""Backups: making one safely, where those taken before an edit go, how they are named and listed, and putting one
+back.
 
-A backup is ``{stem}-{YYYYmmdd-HHMMSS}{suffix}`` in a backups folder, made with SQLite's online backup API (the
-WAL's content included), so it is itself a complete store. Restoring copies a backup's pages into the live file
-in one step of that same API: SQLite locks the target for the copy, so another program sees the old content or
-the restored one, never a mix, and a failed restore leaves the file as it was.
+:func:`backup_to` never harms a file: it refuses the source itself (also through a symbolic link), an existing
+database unless told to overwrite it (the GUI's save dialog asks first), a file with a ``-wal`` or ``-journal``
+beside it (another program's, or an unclean shutdown's: replacing the file under it would mix the two), and a
+path holding a NUL. The copy is written to a hidden file in the target's folder and renamed over the target only
+when complete, so a full disk or a crash leaves the old target as it was and no partial file. An error names the
+file it is about: the target for what cannot be written, the source for what cannot be read.
+
+A backup taken before an edit is ``{stem}-{YYYYmmdd-HHMMSS}{suffix}`` in a backups folder, made with SQLite's
+online backup API (the WAL's content included), so it is itself a complete store. Restoring copies a backup's
+pages into the live file in one step of that same API: SQLite locks the target for the copy, so another program
+sees the old content or the restored one, never a mix, and a failed restore leaves the file as it was.
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
 import apsw
 
-from ..errors import InvalidInputError, StoreBusyError
+from ..database import translate
+from ..errors import InvalidInputError, OxmemError, StoreBusyError
 
 STAMP = "%Y%m%d-%H%M%S"
 _NAME = re.compile(r"^(?P<stem>.+)-(?P<stamp>\d{8}-\d{6})(?:-\d+)?(?P<suffix>\.[^.-]+)?$")
@@ -29,6 +41,73 @@ class Backup:
     source: str
     taken_at: datetime
     size: int
+
+
+def checked_target(source: Path | None, target: str | os.PathLike[str], overwrite: bool = False) -> Path:
+    """``target`` as the file a backup of ``source`` may be written to (see the module's note), symbolic links
+    followed; :class:`InvalidInputError` naming the target otherwise."""
+    text = os.fspath(target)
+    if "\0" in text:
+        raise InvalidInputError("the backup's file name holds a NUL character; nothing was written")
+    path = Path(text).expanduser()
+    try:
+        real = path.resolve(strict=False)
+    except (OSError, RuntimeError) as exc:  # a loop of symbolic links
+        raise InvalidInputError(f"{path} cannot be a backup: {exc}; nothing was written") from exc
+    if real.is_dir():
+        raise InvalidInputError(f"{path} is a folder: name a file for the backup; nothing was written")
+    if real.exists():
+        if source is not None and real.samefile(source):
+            raise InvalidInputError(f"{path} is {source.name} itself: a backup must go to another file")
+        if any(Path(f"{real}{end}").exists() for end in ("-wal", "-journal")):
+            raise InvalidInputError(
+                f"{path} has a -wal or -journal file beside it (in use by a program, or not closed cleanly): "
+                "choose another name; nothing was written"
+            )
+        if real.stat().st_size and not overwrite:
+            raise InvalidInputError(f"{path} already exists: choose a new name; nothing was overwritten")
+    return real
+
+
+def write_complete(target: Path, write: Callable[[Path], None]) -> Path:
+    """``write(part)`` to a hidden file beside ``target``, then renamed over it; on any failure that file (and what
+    SQLite made beside it) is removed and ``target`` is as it was. Errors of SQLite name ``target``."""
+    part = target.with_name(f".{target.name}.{os.getpid()}.part")
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        write(part)
+        os.replace(part, target)
+    except BaseException as exc:
+        for leftover in (part, *(Path(f"{part}{end}") for end in ("-wal", "-shm", "-journal"))):
+            with contextlib.suppress(OSError):
+                leftover.unlink()
+        if isinstance(exc, apsw.Error):
+            raise (translate(exc, target) or OxmemError(f"cannot write {target}: {exc}")) from exc
+        if isinstance(exc, OSError):
+            raise OxmemError(f"cannot write {target}: {exc.strerror}; nothing was written") from exc
+        raise
+    return target
+
+
+def backup_to(conn: apsw.Connection, target: str | os.PathLike[str], overwrite: bool = False) -> Path:
+    """A complete copy of ``conn``'s database (its WAL content included) at ``target``, through SQLite's online
+    backup API, made safely (see the module's note). Returns the file written."""
+    source = Path(conn.filename) if conn.filename else None  # (an in-memory snapshot has no file)
+    real = checked_target(source, target, overwrite)
+
+    def copy(part: Path) -> None:
+        dest = apsw.Connection(str(part))
+        try:
+            with dest.backup("main", conn, "main") as backup:
+                while not backup.done:
+                    try:
+                        backup.step(1024)
+                    except (apsw.CorruptError, apsw.NotADBError) as exc:  # the source's pages
+                        raise translate(exc, source or "the database") from exc
+        finally:
+            dest.close()
+
+    return write_complete(real, copy)
 
 
 def backup_target(folder: Path, source: Path, when: datetime | None = None) -> Path:

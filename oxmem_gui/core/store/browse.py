@@ -7,7 +7,6 @@ with a million events opens as fast as a small one.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import apsw
@@ -135,17 +134,3 @@ def note_tags(conn: apsw.Connection, user: str) -> list[tuple[str, int]]:
         (f"memory:{user}",),
     ).fetchall()
     return [(tag, n) for tag, n in rows]
-
-
-def backup_to(conn: apsw.Connection, target: str | Path) -> Path:
-    """Copy the whole database (its WAL content included) with SQLite's online backup API."""
-    target = Path(target).expanduser()
-    target.parent.mkdir(parents=True, exist_ok=True)
-    dest = apsw.Connection(str(target))
-    try:
-        with dest.backup("main", conn, "main") as backup:
-            while not backup.done:
-                backup.step(1024)
-    finally:
-        dest.close()
-    return target

@@ -1,4 +1,4 @@
-"""Writing events and indexing them (SPEC §4), and reading sessions back.
+"""Writing events and indexing them (contract §4), and reading sessions back.
 
 Work is split in two so that slow embedding never happens inside a write transaction:
 :func:`prepare_events` extracts, chunks, hashes and embeds (no database), then :func:`write_events` writes
@@ -249,7 +249,7 @@ def _index_chunks(conn: apsw.Connection, event: PreparedEvent, sequence: int, mo
 
 
 def write_event_rows(conn: apsw.Connection, event: PreparedEvent, model: str) -> StoreResult:
-    """Write one prepared event inside the caller's transaction (SPEC §4 steps, in order)."""
+    """Write one prepared event inside the caller's transaction (contract §4 steps, in order)."""
     _upsert_session(conn, event.session_id)
     current = last_sequence(conn, event.session_id)
     state = read_state(conn, event.session_id)

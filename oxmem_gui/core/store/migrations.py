@@ -1,4 +1,4 @@
-"""The store's schema versions: ``migrations/NNNN_description.sql`` applied in order (SPEC §3).
+"""The store's schema versions: ``migrations/NNNN_description.sql`` applied in order (contract §3).
 
 Only this project's own stores are migrated. Another agent's file with the same tables (Oxydra's, which records
 its *own* versions in a ``memory_migrations`` table of the same name) keeps the schema its agent gave it: no

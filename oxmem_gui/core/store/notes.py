@@ -1,4 +1,4 @@
-"""Notes: knowledge the agent saved on purpose, with tags (SPEC §7).
+"""Notes: knowledge the agent saved on purpose, with tags (contract §7).
 
 Notes of user ``U`` are events of the session ``memory:U`` whose ``tool_call_id`` is the ``note_id``; their
 chunks carry ``note_id``, ``tags`` and the note's dates in their metadata. An update is one transaction

@@ -1,4 +1,4 @@
-"""Session state: the rolling summary with optimistic concurrency, and the context preview (SPEC §8).
+"""Session state: the rolling summary with optimistic concurrency, and the context preview (contract §8).
 
 ``session_state.state_json`` holds ``last_sequence`` and ``summary_state`` =
 ``{"epoch", "summary", "upper_sequence", "metadata"}``; every other key an agent wrote is kept as is.

@@ -1,4 +1,4 @@
-"""Tag normalization shared by notes and tag filters (SPEC §7), and the SQL of a tag filter."""
+"""Tag normalization shared by notes and tag filters (contract §7), and the SQL of a tag filter."""
 
 from __future__ import annotations
 

@@ -43,7 +43,7 @@ def _hybrid_defaults() -> dict[str, Any]:
     return {**found, "tags": []}
 
 
-#: the tunable ranking's default settings (SPEC §6): what "Reset to agent defaults" restores, and the settings of
+#: the tunable ranking's default settings (contract §6): what "Reset to agent defaults" restores, and the settings of
 #: the ranking each Move is measured from
 DEFAULTS = _hybrid_defaults()
 

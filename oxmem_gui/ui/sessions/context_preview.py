@@ -1,4 +1,4 @@
-"""The context preview of a session (SPEC §8): under a token budget, which messages the agent would see, which are
+"""The context preview of a session (contract §8): under a token budget, which messages the agent would see, which are
 dropped and which the rolling summary covers, and the summary message itself."""
 
 from __future__ import annotations

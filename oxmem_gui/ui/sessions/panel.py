@@ -1,5 +1,5 @@
 """The session browser: sessions, and for the selected one its events (with a JSON view), summary state,
-chunks and the context preview of SPEC §8 (:mod:`.context_preview`); the tables' models are :mod:`.models`."""
+chunks and the context preview of contract §8 (:mod:`.context_preview`); the tables' models are :mod:`.models`."""
 
 from __future__ import annotations
 

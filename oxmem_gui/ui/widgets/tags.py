@@ -137,7 +137,7 @@ class TagEditor(QWidget):
     wrap onto lines, so many or long tags never widen the window (a long tag's chip is cut, its tooltip says it
     all).
 
-    Typing is normalized as SPEC §7 says: lowercase, at most 64 characters; a duplicate is not added; at most
+    Typing is normalized as contract §7 says: lowercase, at most 64 characters; a duplicate is not added; at most
     16 tags. A comma always ends a tag; pasted text (several characters at once) is taken whole, so pasting
     ``"a, b,c"`` adds three tags. ``tags_changed`` fires after every change.
     """

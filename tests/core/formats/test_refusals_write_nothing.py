@@ -116,11 +116,11 @@ def _key_args(name: str) -> list[str]:
 
 
 def assert_refused_unchanged(
-    capsys: pytest.CaptureFixture[str], path: Path, argv: tuple[str, ...], *extra: str
+    capsys: pytest.CaptureFixture[str], path: Path, argv: tuple[str, ...], *extra: str, fragment: str = ""
 ) -> None:
     before = state(path)
     code, out, err = run(capsys, "--db", str(path), *extra, *argv)
-    assert_one_error_line(code, out, err)
+    assert_one_error_line(code, out, err, fragment)
     assert state(path) == before, (argv, err)
 
 
@@ -275,6 +275,37 @@ def test_damaged_file_refuses_every_write(
     _damage(path)
     for argv in [("init",), *valid_commands(inputs), *edit_commands(name)]:
         assert_refused_unchanged(capsys, path, argv)
+
+
+def _damage_a_table_no_write_reads(path: Path) -> None:
+    """A table of its own (several pages, so its root is an interior page) whose root page is then garbage: SQLite
+    finds nothing wrong until a statement reads that table, and no write here does."""
+    conn = apsw.Connection(str(path))
+    conn.execute("CREATE TABLE unrelated (x BLOB)")
+    conn.executemany("INSERT INTO unrelated VALUES (zeroblob(3000))", [()] * 12)
+    (root,) = conn.execute("SELECT rootpage FROM sqlite_master WHERE name = 'unrelated'").fetchone()
+    (page_size,) = conn.execute("PRAGMA page_size").fetchone()
+    if conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal":
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+    conn.close()
+    with open(path, "r+b") as fh:
+        fh.seek((root - 1) * page_size)
+        fh.write(b"\xff" * page_size)
+
+
+@pytest.mark.parametrize("name", [*NATIVE, *EDITABLE_FOREIGN])
+def test_a_damaged_page_anywhere_refuses_every_write(
+    capsys: pytest.CaptureFixture[str], built: dict[str, Path], inputs: dict[str, str], tmp_path: Path, name: str
+) -> None:
+    """The same refusal as a damaged schema, although no page the write needs is damaged (`schedules add` wrote
+    into such a file while `notes add` refused)."""
+    path = copy(built, name, tmp_path, "memory.db")
+    _damage_a_table_no_write_reads(path)
+    # `reindex` is left out: every chunk already has its vector for the model, so it has nothing to write; another
+    # agent's file is written only by the edits its reader makes (the rest are refused for that reason)
+    writes = [argv for argv in valid_commands(inputs) if argv[0] != "reindex"] if name in NATIVE else []
+    for argv in [*writes, *edit_commands(name)]:
+        assert_refused_unchanged(capsys, path, argv, fragment="database is damaged (")
 
 
 @pytest.fixture

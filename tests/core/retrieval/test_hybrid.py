@@ -1,4 +1,4 @@
-"""Hybrid retrieval: orders and scores derived by hand from chosen vectors (SPEC §6)."""
+"""Hybrid retrieval: orders and scores derived by hand from chosen vectors (contract §6)."""
 
 import pytest
 
