@@ -4,11 +4,14 @@ It writes to the store through its own connection, as the agent beside the inspe
 line when it stops: what it wrote and any error. Modes:
 
 * ``events``: store one event per transaction in session ``--session`` (default ``agent:live``) for
-  ``--seconds``, starting after the session's last sequence;
+  ``--seconds``, starting after the session's last sequence, ``--rate`` events a second (default: at full speed);
 * ``note USER NOTE_ID TEXT``: update one note (what the agent's own memory tool does), once;
 * ``run SCHEDULE_ID``: record a run of a schedule and reschedule it, once;
 * ``hold SECONDS``: hold the write lock (``BEGIN IMMEDIATE``) that long, then commit — a slow agent transaction;
-* ``import FILE``: import a JSON Lines file in batches (for the crash tests; it is killed midway).
+* ``import FILE``: import a JSON Lines file in batches (for the crash tests; it is killed midway);
+* ``serve``: one write per line of standard input, a JSON object ``{"op": "store", "session", "sequence",
+  "text"}`` or ``{"op": "forget", "session"}``, each answered by one line ``ok`` once committed (or the error),
+  until standard input closes — a writer a test drives step by step.
 """
 
 from __future__ import annotations
@@ -30,9 +33,10 @@ from oxmem_gui.core.store.jsonl import read_jsonl
 async def main(argv: list[str]) -> dict:
     parser = argparse.ArgumentParser()
     parser.add_argument("db")
-    parser.add_argument("mode", choices=("events", "note", "run", "hold", "import", "notes"))
+    parser.add_argument("mode", choices=("events", "note", "run", "hold", "import", "notes", "serve"))
     parser.add_argument("args", nargs="*")
     parser.add_argument("--seconds", type=float, default=2.0)
+    parser.add_argument("--rate", type=float, default=0.0, help="events mode: events per second (0: as fast as it can)")
     parser.add_argument("--session", default="agent:live")
     parser.add_argument("--ready", help="a file to create once the agent has started writing")
     parser.add_argument("--stop", help="events mode: stop (and report) as soon as this file exists")
@@ -55,6 +59,8 @@ async def main(argv: list[str]) -> dict:
             return {"note_id": note.note_id, "updated_at": note.updated_at}
         if args.mode == "notes":
             return await _notes(store, args)
+        if args.mode == "serve":
+            return await _serve(store)
         if args.mode == "run":
             now = datetime.now(timezone.utc)
             run, schedule = await store.schedules.record_run(
@@ -86,6 +92,8 @@ async def _events(store: MemoryStore, args: argparse.Namespace) -> dict:
             sequence -= 1
         if written == 1:
             _ready(args.ready)
+        if args.rate:
+            await asyncio.sleep(1 / args.rate)
     return {"written": written, "last_sequence": sequence, "errors": errors}
 
 
@@ -102,6 +110,22 @@ async def _notes(store: MemoryStore, args: argparse.Namespace) -> dict:
         if saved % 3 == 0:
             note = await store.save_note(user, f"another note {saved}", ["x"])
     return {"saved": saved}
+
+
+async def _serve(store: MemoryStore) -> dict:
+    done = 0
+    for line in sys.stdin:
+        step = json.loads(line)
+        try:
+            if step["op"] == "store":
+                await store.store(step["session"], step["sequence"], {"role": "user", "content": step["text"]})
+            else:
+                await store.forget(step["session"])
+            print("ok", flush=True)
+        except OxmemError as exc:
+            print(f"error: {exc}", flush=True)
+        done += 1
+    return {"steps": done}
 
 
 def _ready(path: str | None) -> None:

@@ -11,10 +11,18 @@ operations in the same order in float64 — so the scores are identical to FTS5'
 them). Anything it cannot reproduce exactly (another tokenizer, a phrase of several tokens, a tag filter) is
 left to FTS5 by returning None.
 
-The cache is dropped when this process writes the FTS table and when another connection commits
-(``PRAGMA data_version``). Callers read in one snapshot (the store runs searches in a read transaction), so the
-row list and the postings agree; if they ever do not (a caller outside a snapshot), the postings are refused
-and FTS5 answers instead of a wrong score.
+The cache is dropped when this process writes the FTS table. Another connection's commit (``PRAGMA data_version``)
+is *followed* instead (:meth:`Bm25Index._follow`), in the reader's snapshot: the newest row seen must still be
+there, holding the same chunk (else SQLite may have reused rowids: everything is dropped); rows past it are read
+from ``chunks_fts_docsize`` (their lengths) and ``chunks`` (their text, tokenized here by the same tokenizer) and
+appended to the row list, the cached postings and the cached sessions; when the table's row count (FTS5's own totals
+record) says rows went, the row list is compared with ``chunks_fts_docsize`` and the rows gone are marked dead —
+left out of every score, of every ``n`` and of every session. ``N`` and ``avgdl`` are always FTS5's own, from that
+record. When a quarter of the rows are dead, or the counts still disagree, everything is dropped and built again.
+Like the vector cache, this relies on a row's text never being rewritten under the same rowid (the triggers of
+``chunks`` rewrite an FTS row only with the same text: a deduplicated turn). Callers read in one snapshot (the store
+runs searches in a read transaction), so the row list and the postings agree; if they ever do not (a caller outside
+a snapshot), the postings are refused and FTS5 answers instead of a wrong score.
 """
 
 from __future__ import annotations
@@ -54,6 +62,11 @@ def _varints(blob: bytes) -> list[int]:
     return out
 
 
+def _chunk_at(conn: apsw.Connection, rowid: int) -> str | None:
+    found = conn.execute("SELECT chunk_id FROM chunks WHERE rowid = ?", (rowid,)).fetchone()
+    return found[0] if found else None
+
+
 class Bm25Index:
     """Postings of the ``chunks_fts`` table; used from the store's connection thread."""
 
@@ -67,14 +80,18 @@ class Bm25Index:
         self._lengths: np.ndarray | None = None  # tokens per row, float64
         self._rows = 0
         self._avgdl = 0.0
+        self._alive: np.ndarray | None = None  # False for a row deleted since the row list was read
+        self._newest_chunk: str | None = None  # the chunk id of the newest row, as last seen
         self._postings: OrderedDict[str, tuple[np.ndarray, np.ndarray]] = OrderedDict()
         self._sessions: OrderedDict[str, np.ndarray] = OrderedDict()
         self._tokenizer = None
+        #: what following another program's commits did, for tests and benchmarks: "kept", "cleared"
+        self.follows: dict[str, int] = {"kept": 0, "cleared": 0}
 
     def clear(self) -> None:
         with self._lock:
             self._usable = None
-            self._rowids = self._lengths = None
+            self._rowids = self._lengths = self._alive = None
             self._postings.clear()
             self._sessions.clear()
 
@@ -83,8 +100,71 @@ class Bm25Index:
     def _sync(self, conn: apsw.Connection) -> None:
         version = data_version(conn)
         if version != self._version:
-            self.clear()
+            if not (self._usable and self._follow(conn)):
+                self.clear()
             self._version = version
+
+    def _follow(self, conn: apsw.Connection) -> bool:
+        """Bring the row list, postings and sessions up to date with another connection's commits (see the
+        module's note); False when they must be built again."""
+        newest = int(self._rowids[-1])
+        if self._newest_chunk is None or _chunk_at(conn, newest) != self._newest_chunk:
+            self.follows["cleared"] += 1
+            return False
+        totals = _varints(conn.execute("SELECT block FROM chunks_fts_data WHERE id = 1").fetchone()[0])
+        added = conn.execute("SELECT id, sz FROM chunks_fts_docsize WHERE id > ? ORDER BY id", (newest,)).fetchall()
+        if int(self._alive.sum()) + len(added) != totals[0]:  # rows went: find which
+            rows = conn.execute("SELECT id FROM chunks_fts_docsize WHERE id <= ?", (newest,)).fetchall()
+            present = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+            self._alive &= np.isin(self._rowids, present, assume_unique=True)
+        if int(self._alive.sum()) + len(added) != totals[0] or not self._alive.sum() * 4 > len(self._alive) * 3:
+            self.follows["cleared"] += 1
+            return False
+        if added:
+            self._append_rows(conn, newest, added)
+        self._rows = totals[0]
+        self._avgdl = float(sum(totals[1:])) / float(totals[0])
+        self._newest_chunk = _chunk_at(conn, int(self._rowids[-1]))
+        self.follows["kept"] += 1
+        return True
+
+    def _append_rows(self, conn: apsw.Connection, after: int, added: list[tuple[int, bytes]]) -> None:
+        """Rows past ``after``: their lengths, their tokens into each cached posting, their sessions."""
+        first = len(self._rowids)
+        rowids = np.array([r[0] for r in added], dtype=np.int64)
+        self._rowids = np.concatenate([self._rowids, rowids])
+        self._lengths = np.concatenate([self._lengths, [float(sum(_varints(r[1]))) for r in added]])
+        self._alive = np.concatenate([self._alive, np.ones(len(added), dtype=bool)])
+        position = {int(rowid): first + i for i, rowid in enumerate(rowids)}
+        counts: list[tuple[int, dict[str, int]]] = []
+        sessions: dict[str, list[int]] = {}
+        for rowid, session_id, text in conn.execute(
+            "SELECT rowid, session_id, chunk_text FROM chunks WHERE rowid > ? ORDER BY rowid", (after,)
+        ):
+            if rowid not in position:
+                continue
+            tokens: dict[str, int] = {}
+            for token in self._tokenizer(text.encode("utf-8"), apsw.FTS5_TOKENIZE_DOCUMENT, None):
+                tokens[token[2]] = tokens.get(token[2], 0) + 1
+            counts.append((position[rowid], tokens))
+            sessions.setdefault(session_id, []).append(position[rowid])
+        for token, (positions, freqs) in list(self._postings.items()):
+            more = [
+                (at, float(sum(n for t, n in tokens.items() if t.startswith(token[:-1]))))
+                if token.endswith("*")
+                else (at, float(tokens.get(token, 0)))
+                for at, tokens in counts
+            ]
+            more = [(at, f) for at, f in more if f]
+            if more:
+                self._postings[token] = (
+                    np.concatenate([positions, np.array([m[0] for m in more], dtype=np.int64)]),
+                    np.concatenate([freqs, np.array([m[1] for m in more], dtype=np.float64)]),
+                )
+        for session_id, at in sessions.items():
+            cached = self._sessions.get(session_id)
+            if cached is not None:
+                self._sessions[session_id] = np.concatenate([cached, np.array(at, dtype=cached.dtype)])
 
     def _prepare(self, conn: apsw.Connection) -> bool:
         if self._usable is not None:
@@ -111,6 +191,8 @@ class Bm25Index:
             return False
         self._rowids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
         self._lengths = np.fromiter((sum(_varints(r[1])) for r in rows), dtype=np.float64, count=len(rows))
+        self._alive = np.ones(len(rows), dtype=bool)
+        self._newest_chunk = _chunk_at(conn, int(self._rowids[-1])) if len(rows) else None
         self._rows = totals[0]
         self._avgdl = float(sum(totals[1:])) / float(totals[0])
         self._usable = True
@@ -203,7 +285,7 @@ class Bm25Index:
                     self._version = None
                     return None
                 positions, freqs = posting
-                hits = len(positions)
+                hits = int(self._alive[positions].sum())
                 idf = math.log((self._rows - hits + 0.5) / (hits + 0.5))
                 if idf <= 0.0:
                     idf = 1e-6
@@ -214,7 +296,7 @@ class Bm25Index:
                 matched[positions] = True
             in_session = np.zeros(len(self._rowids), dtype=bool)
             in_session[self._session_rows(conn, session_id)] = True
-            chosen = np.flatnonzero(matched & in_session)
+            chosen = np.flatnonzero(matched & in_session & self._alive)
             if len(chosen) > limit:
                 values = score[chosen]
                 cut = np.partition(values, len(values) - limit)[len(values) - limit]

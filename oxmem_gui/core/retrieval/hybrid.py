@@ -19,7 +19,7 @@ import numpy as np
 
 from ..embeddings.backends import EmbeddingBackend
 from ..embeddings.indexing import normalize
-from ..errors import InvalidInputError
+from ..errors import InvalidInputError, StoreBusyError
 from ..store.events import require_session
 from ..store.inputs import check_positive, check_text, parse_stored, shown
 from ..store.tags import TAG_MODES, normalize_tags, tag_filter_sql
@@ -195,7 +195,7 @@ def _start_vector_leg(
                 qvec = backend.embed([text])[0]
             candidates.extend(matrix.top(qvec, limit, mask))
         candidates.sort(key=candidate_key)
-        return candidates[:limit]
+        return candidates  # cut to ``limit`` by ``VectorIndex.confirm``, on fresh sequence numbers
 
     return _VECTOR_POOL.submit(compute)
 
@@ -365,13 +365,24 @@ def hybrid_query(
                 f"SELECT c.chunk_id FROM chunks c WHERE c.session_id = ? AND {tag_sql}", (session_id, *tag_args)
             )
         }
-    pending = _start_vector_leg(
-        conn, index, session_id, query, limit, backends, query_embeddings or {}, allowed, result, models
-    )
+
+    def vector_leg() -> Future[list[Candidate]]:
+        return _start_vector_leg(
+            conn, index, session_id, query, limit, backends, query_embeddings or {}, allowed, result, models
+        )
+
+    pending = vector_leg()
     try:
         fts = _fts_leg(conn, session_id, expression, limit, tag_sql, tag_args, bm25, terms)
     finally:
         vec = pending.result()
+    if not index.confirm(conn, session_id, vec, limit):  # the cache was stale: read again, in this snapshot
+        result.models.clear()
+        result.vector_errors.clear()
+        result.skipped_models.clear()
+        vec = vector_leg().result()
+        if not index.confirm(conn, session_id, vec, limit):
+            raise StoreBusyError("the vector index changed while it was read; try the search again")
     vec_scores, result.legs["vector"] = _normalized(vec)
     fts_scores, result.legs["fts"] = _normalized(fts)
 

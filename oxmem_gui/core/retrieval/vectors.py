@@ -2,12 +2,36 @@
 
 A :class:`SessionMatrix` is built lazily on a session's first query, then kept up to date by the store's own
 writes (:meth:`VectorIndex.add` appends new chunks, :meth:`VectorIndex.extend` moves a deduplicated chunk's
-``sequence_end``); a deletion drops the session's entries. A commit by any other connection — the agent
-writing while the inspector is open — changes ``PRAGMA data_version`` and drops every entry. Memory is bounded:
-entries are evicted least recently used first once their total size passes ``max_bytes``.
+``sequence_end``); a deletion drops the session's entries. Memory is bounded: entries are evicted least recently
+used first once their total size passes ``max_bytes``.
 
-Cosine is exact (float32 matrix–vector product); candidates are the best ``limit`` scores, with every score
-equal to the cut-off kept, then ordered in Python by contract §6's tie-breaks.
+**Following another program's commits** (the agent writing while the inspector reads). SQLite says only *that*
+another connection committed (``PRAGMA data_version``), not what; so :meth:`VectorIndex._follow` finds out, in
+the reader's snapshot, with reads that cost what changed rather than what is stored:
+
+1. *Rowid reuse.* The newest row of ``chunks`` and of ``chunks_vec`` seen last time must still be there under the
+   same rowid. If it was deleted, SQLite may have given its rowid (and those below it) to new rows, which the
+   next step could not tell from old ones: everything is dropped (a forget of the newest session, then more
+   writes — rare).
+2. *New rows.* Vectors past the rowid seen last time (``rowid > ?``: a range as long as what was added). A vector
+   of a new chunk is appended to its session's matrix; a vector of an older chunk (re-embedded, back-filled), or
+   a second vector row for a chunk the matrix holds (forgotten and stored again), drops that session.
+3. *At every query*, the vector leg's candidates are checked against the database in the query's snapshot: the
+   chunk must still have the vector row the matrix holds (same rowid and model), and its ``sequence_start`` and
+   ``sequence_end`` are read afresh (a deduplicated turn moves ``sequence_end`` without adding a row) before the
+   tie-breaks order them. A mismatch — a chunk deleted (a forget, a note deleted or rewritten) — drops the
+   session and the leg is computed again. A deleted chunk that is not among the candidates changes nothing: the
+   leg's candidates, their order and their range are what a fresh read gives.
+
+Each commit of another program so costs two index lookups and a read of the vectors it added; a query, one lookup
+per candidate (``top_k × 4``, about 0.1 ms).
+
+What this relies on, as every writer of these files does (oxmem, the Oxydra agent): a chunk's text and vector
+are never rewritten under the same rowid — a changed text is a new chunk, a new vector a deleted and inserted
+row. A vector rewritten in place is still caught by step 3 when it is among the candidates.
+
+Cosine is exact (float32 matrix–vector product); candidates are every chunk scoring at least the ``limit``-th best
+score, then ordered by contract §6's tie-breaks on fresh sequence numbers (:meth:`VectorIndex.confirm`).
 """
 
 from __future__ import annotations
@@ -34,6 +58,8 @@ class Candidate:
     sequence_start: int | None
     sequence_end: int | None
     model: str | None = None
+    #: the ``chunks_vec`` row the score was computed from (vector leg only)
+    vector_rowid: int | None = None
 
 
 def candidate_key(c: Candidate) -> tuple:
@@ -57,6 +83,7 @@ class SessionMatrix:
     chunk_ids: list[str] = field(default_factory=list)
     sequence_start: list[int | None] = field(default_factory=list)
     sequence_end: list[int | None] = field(default_factory=list)
+    vector_rowids: list[int | None] = field(default_factory=list)
     errors: list[tuple[str, str]] = field(default_factory=list)
     _rows: dict[str, int] = field(default_factory=dict)
     _matrix: np.ndarray | None = None
@@ -69,7 +96,9 @@ class SessionMatrix:
     def nbytes(self) -> int:
         return 0 if self._matrix is None else self._matrix.nbytes + self._inv.nbytes
 
-    def append(self, chunk_ids: list[str], starts: list, ends: list, vectors: np.ndarray) -> None:
+    def append(
+        self, chunk_ids: list[str], starts: list, ends: list, vectors: np.ndarray, rowids: list | None = None
+    ) -> None:
         n, extra = len(self.chunk_ids), len(chunk_ids)
         if not extra:
             return
@@ -89,6 +118,7 @@ class SessionMatrix:
         self.chunk_ids.extend(chunk_ids)
         self.sequence_start.extend(starts)
         self.sequence_end.extend(ends)
+        self.vector_rowids.extend(rowids if rowids is not None else [None] * extra)
 
     def set_sequence_end(self, chunk_id: str, sequence_end: int) -> None:
         row = self._rows.get(chunk_id)
@@ -104,7 +134,8 @@ class SessionMatrix:
         return (self._matrix[:n] @ q) * self._inv[:n] / qn
 
     def top(self, query: np.ndarray, limit: int, mask: np.ndarray | None = None) -> list[Candidate]:
-        """The ``limit`` best candidates by cosine, in leg order (see :func:`candidate_key`)."""
+        """The ``limit`` best candidates by cosine and every one tied with the last, in leg order (see
+        :func:`candidate_key`; the caller cuts at ``limit`` once the sequence numbers are confirmed)."""
         scores = self.cosines(query)
         if mask is not None:
             scores = np.where(mask, scores, -np.inf)
@@ -115,23 +146,34 @@ class SessionMatrix:
         else:
             idx = np.arange(len(scores)) if mask is None else np.flatnonzero(mask)
         found = [
-            Candidate(self.chunk_ids[i], float(scores[i]), self.sequence_start[i], self.sequence_end[i], self.model)
+            Candidate(
+                self.chunk_ids[i],
+                float(scores[i]),
+                self.sequence_start[i],
+                self.sequence_end[i],
+                self.model,
+                self.vector_rowids[i],
+            )
             for i in idx.tolist()
         ]
         found.sort(key=candidate_key)
-        return found[:limit]
+        return found
 
 
 def load_session_matrix(conn: apsw.Connection, session_id: str, model: str, dims: int) -> SessionMatrix:
-    """Read one session's vectors of ``model``; a vector that cannot be read is listed in ``errors``."""
+    """Read one session's vectors of ``model``, in ``chunks_vec`` rowid order; a vector that cannot be read is listed
+    in ``errors``. (The order matters for exactness: BLAS may round a row's dot product differently by where the row
+    lies in the matrix, so a matrix kept up to date must hold its rows where a fresh read would put them.)"""
     entry = SessionMatrix(model, dims)
     ids: list[str] = []
     starts: list[int | None] = []
     ends: list[int | None] = []
+    rowids: list[int] = []
     rows: list[np.ndarray] = []
-    for cid, start, end, blob in conn.execute(
-        "SELECT c.chunk_id, c.sequence_start, c.sequence_end, v.embedding_blob FROM chunks c "
-        "JOIN chunks_vec v ON v.chunk_id = c.chunk_id WHERE c.session_id = ? AND v.embedding_model = ?",
+    for cid, start, end, rowid, blob in conn.execute(
+        "SELECT c.chunk_id, c.sequence_start, c.sequence_end, v.rowid, v.embedding_blob FROM chunks c "
+        "JOIN chunks_vec v ON v.chunk_id = c.chunk_id WHERE c.session_id = ? AND v.embedding_model = ? "
+        "ORDER BY v.rowid",  # the order rows are appended in later, so a followed matrix is this one, row for row
         (session_id, model),
     ):
         try:
@@ -142,9 +184,15 @@ def load_session_matrix(conn: apsw.Connection, session_id: str, model: str, dims
         ids.append(cid)
         starts.append(start)
         ends.append(end)
+        rowids.append(rowid)
     if rows:
-        entry.append(ids, starts, ends, np.vstack(rows))
+        entry.append(ids, starts, ends, np.vstack(rows), rowids)
     return entry
+
+
+def _newest(conn: apsw.Connection, table: str) -> tuple[int, str] | None:
+    row = conn.execute(f"SELECT rowid, chunk_id FROM {table} ORDER BY rowid DESC LIMIT 1").fetchone()
+    return (int(row[0]), row[1]) if row else None
 
 
 class VectorIndex:
@@ -154,8 +202,12 @@ class VectorIndex:
         self.max_bytes = max_bytes
         self._entries: OrderedDict[tuple[str, str, int], SessionMatrix] = OrderedDict()
         self._models: dict[str, list[str]] = {}
+        #: the newest ``chunks`` and ``chunks_vec`` rows as last seen (steps 1 and 2)
+        self._newest: dict[str, tuple[int, str] | None] = {}
         self._data_version: int | None = None
         self._lock = threading.RLock()
+        #: what following another program's commits did, for tests and benchmarks: "kept", "dropped", "cleared"
+        self.follows: dict[str, int] = {"kept": 0, "dropped": 0, "cleared": 0}
 
     def models(self, conn: apsw.Connection, session_id: str) -> list[str]:
         """The embedding models of the session's vectors, sorted by name."""
@@ -173,6 +225,7 @@ class VectorIndex:
             ]
             with self._lock:
                 self._models[session_id] = models
+                self._follow_from_here(conn)
         return models
 
     def get(self, conn: apsw.Connection, session_id: str, model: str, dims: int) -> SessionMatrix:
@@ -186,8 +239,36 @@ class VectorIndex:
         entry = load_session_matrix(conn, session_id, model, dims)
         with self._lock:
             self._entries[key] = entry
+            self._follow_from_here(conn)
             self._evict(keep=key)
         return entry
+
+    def confirm(self, conn: apsw.Connection, session_id: str, candidates: list[Candidate], limit: int) -> bool:
+        """Step 3 of the module's note, in the query's snapshot: each candidate's vector row is still the one its
+        score came from, and its sequence numbers are read afresh; then ``candidates`` is put in leg order and cut
+        to ``limit``. False (and the session dropped) when the cache was stale: the caller computes the leg again."""
+        rows: dict[str, tuple] = {}
+        ids = [c.chunk_id for c in candidates]
+        for start in range(0, len(ids), 500):
+            batch = ids[start : start + 500]
+            marks = ", ".join("?" * len(batch))
+            for cid, *rest in conn.execute(
+                "SELECT c.chunk_id, c.sequence_start, c.sequence_end, v.rowid, v.embedding_model FROM chunks c "
+                f"JOIN chunks_vec v ON v.chunk_id = c.chunk_id WHERE c.session_id = ? AND c.chunk_id IN ({marks})",
+                [session_id, *batch],
+            ):
+                rows[cid] = tuple(rest)
+        for c in candidates:
+            fresh = rows.get(c.chunk_id)
+            if fresh is None or (c.vector_rowid is not None and fresh[2] != c.vector_rowid) or fresh[3] != c.model:
+                self.invalidate(session_id)
+                with self._lock:
+                    self.follows["dropped"] += 1
+                return False
+            c.sequence_start, c.sequence_end = fresh[0], fresh[1]
+        candidates.sort(key=candidate_key)
+        del candidates[limit:]
+        return True
 
     def add(
         self, session_id: str, model: str, chunks: Iterable[tuple[str, int | None, int | None, np.ndarray]]
@@ -224,6 +305,7 @@ class VectorIndex:
         with self._lock:
             self._entries.clear()
             self._models.clear()
+            self._newest.clear()
 
     @property
     def nbytes(self) -> int:
@@ -246,7 +328,77 @@ class VectorIndex:
     def _sync(self, conn: apsw.Connection) -> None:
         version = data_version(conn)
         with self._lock:
-            if version != self._data_version:
-                self._entries.clear()
-                self._models.clear()
-                self._data_version = version
+            if version == self._data_version:
+                return
+            if self._data_version is not None and self._newest:
+                self._follow(conn)
+            self._data_version = version
+
+    def _followed(self) -> set[str]:
+        return set(self._models) | {sid for sid, _, _ in self._entries}
+
+    def _follow_from_here(self, conn: apsw.Connection) -> None:
+        """What is cached was just read in this snapshot: later commits are followed from its newest rows."""
+        if not self._newest:
+            self._newest = {table: _newest(conn, table) for table in ("chunks", "chunks_vec")}
+
+    def _follow(self, conn: apsw.Connection) -> None:
+        """Bring what is cached up to date with another connection's commits (steps 1–2 of the module's note)."""
+        if not self._followed():
+            self._newest.clear()
+            return
+        seen = self._newest
+        for table, newest in seen.items():  # step 1
+            if newest is not None:
+                still = conn.execute(f"SELECT chunk_id FROM {table} WHERE rowid = ?", (newest[0],)).fetchone()
+                if still is None or still[0] != newest[1]:
+                    self.clear()
+                    self.follows["cleared"] += 1
+                    return
+        after_chunk = seen["chunks"][0] if seen["chunks"] else 0
+        after_vector = seen["chunks_vec"][0] if seen["chunks_vec"] else 0
+        followed = self._followed()
+        for vrowid, cid, model, blob, crowid, sid, start, end in conn.execute(  # step 2
+            "SELECT v.rowid, v.chunk_id, v.embedding_model, v.embedding_blob, c.rowid, c.session_id, "
+            "c.sequence_start, c.sequence_end FROM chunks_vec v JOIN chunks c ON c.chunk_id = v.chunk_id "
+            "WHERE v.rowid > ? ORDER BY v.rowid",
+            (after_vector,),
+        ):
+            if sid not in followed:
+                continue
+            if crowid <= after_chunk:  # a new vector of an older chunk: re-embedded or back-filled
+                self._drop(sid)
+                followed.discard(sid)
+                continue
+            if model not in self._models.get(sid, [model]):
+                self._models[sid] = sorted([*self._models[sid], model])
+            for (entry_sid, entry_model, _dims), entry in list(self._entries.items()):
+                if entry_sid == sid and entry_model == model and not self._append(entry, vrowid, cid, blob, start, end):
+                    self._drop(sid)
+                    followed.discard(sid)
+                    break
+        self.follows["kept"] += len(followed)
+        self._newest = {table: _newest(conn, table) for table in ("chunks", "chunks_vec")}
+        self._evict()
+
+    @staticmethod
+    def _append(entry: SessionMatrix, vrowid: int, cid: str, blob: bytes, start: int | None, end: int | None) -> bool:
+        """A vector another program added to ``entry``'s session and model; False when the matrix cannot take it
+        where a fresh read would put it (the chunk is there already, from another vector row)."""
+        row = entry._rows.get(cid)
+        if row is not None:
+            if entry.vector_rowids[row] is not None:  # forgotten and stored again
+                return False
+            entry.vector_rowids[row] = vrowid  # appended already by this process's own write (``add``)
+            return True
+        try:
+            vector = from_blob(blob, entry.dims)
+        except EmbeddingError as exc:
+            entry.errors.append((cid, str(exc)))
+            return True
+        entry.append([cid], [start], [end], vector.reshape(1, entry.dims), [vrowid])
+        return True
+
+    def _drop(self, session_id: str) -> None:
+        self.invalidate(session_id)
+        self.follows["dropped"] += 1

@@ -60,7 +60,8 @@ def test_top_keeps_ties_at_the_cut_and_breaks_them_by_recency_then_id():
     ids = ["c:1", "c:2", "c:3", "c:4"]
     m.append(ids, [1, 2, 3, 4], [1, 2, 3, 4], np.array([[1, 0], [0, 1], [0, 1], [0, 1]], dtype=np.float32))
     top = m.top(np.array([0, 1], dtype=np.float32), 2)
-    assert [(c.chunk_id, c.raw) for c in top] == [("c:4", 1.0), ("c:3", 1.0)]  # three tied at 1.0: newest win
+    # three tied at 1.0 with the cut: all kept (the caller cuts once their sequences are confirmed), newest first
+    assert [(c.chunk_id, c.raw) for c in top] == [("c:4", 1.0), ("c:3", 1.0), ("c:2", 1.0)]
 
 
 def test_index_growth_keeps_rows():
