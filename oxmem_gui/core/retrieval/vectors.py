@@ -252,12 +252,13 @@ class VectorIndex:
         for start in range(0, len(ids), 500):
             batch = ids[start : start + 500]
             marks = ", ".join("?" * len(batch))
-            for cid, *rest in conn.execute(
-                "SELECT c.chunk_id, c.sequence_start, c.sequence_end, v.rowid, v.embedding_model FROM chunks c "
-                f"JOIN chunks_vec v ON v.chunk_id = c.chunk_id WHERE c.session_id = ? AND c.chunk_id IN ({marks})",
-                [session_id, *batch],
+            for cid, sid, *rest in conn.execute(  # by primary key (a session test in SQL would scan the session)
+                "SELECT c.chunk_id, c.session_id, c.sequence_start, c.sequence_end, v.rowid, v.embedding_model "
+                f"FROM chunks c JOIN chunks_vec v ON v.chunk_id = c.chunk_id WHERE c.chunk_id IN ({marks})",
+                batch,
             ):
-                rows[cid] = tuple(rest)
+                if sid == session_id:
+                    rows[cid] = tuple(rest)
         for c in candidates:
             fresh = rows.get(c.chunk_id)
             if fresh is None or (c.vector_rowid is not None and fresh[2] != c.vector_rowid) or fresh[3] != c.model:
