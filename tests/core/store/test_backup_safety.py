@@ -75,7 +75,7 @@ def test_bad_target_paths_are_one_clear_error_naming_the_target(store, tmp_path)
         store.backup_to(loop, overwrite=True)
     blocked = tmp_path / "file"
     blocked.write_text("a file where a folder is needed")
-    with pytest.raises(OxmemError, match=rf"cannot write {blocked}/copy\.db") as caught:
+    with pytest.raises(InvalidInputError, match=rf"{blocked}/copy\.db cannot be a backup: Not a directory") as caught:
         store.backup_to(blocked / "copy.db")
     assert "memory.db" not in str(caught.value)
 
