@@ -260,13 +260,35 @@ class AidaemonReader(ForeignReader):
         return rows
 
     def _events(self, conn: apsw.Connection, session_id: str) -> list[Event]:
+        return self._events_after(conn, session_id, None, -1)
+
+    def _event_stats(self, conn: apsw.Connection, session_id: str) -> tuple[int, int | None]:
         tables = _tables(conn)
+        for table, key in (("events", "id"), ("messages", "rowid")):
+            if table in tables:
+                count, last = conn.execute(
+                    f"SELECT count(*), max({key}) FROM {table} WHERE session_id = ?", (session_id,)
+                ).fetchone()
+                if count:
+                    return int(count), int(last)
+        raise NotFoundError(f"no session {session_id!r}")
+
+    def _events_after(
+        self, conn: apsw.Connection, session_id: str, after_sequence: int | None, limit: int
+    ) -> list[Event]:
+        """A page of the session's events (v0.9's ``events``, else the legacy ``messages``) past
+        ``after_sequence``, read with LIMIT; ``limit`` -1: all. A session with neither is not found."""
+        tables = _tables(conn)
+        after = after_sequence if after_sequence is not None else -(2**63)
         if "events" in tables:
             cols = _select_list(
                 conn, "events", ["id", "event_type", "data", "created_at", "consolidated_at", "task_id", "tool_name"]
             )
-            rows = conn.execute(f"SELECT {cols} FROM events WHERE session_id = ? ORDER BY id", (session_id,)).fetchall()
-            if rows:
+            if conn.execute("SELECT 1 FROM events WHERE session_id = ? LIMIT 1", (session_id,)).fetchone():
+                rows = conn.execute(
+                    f"SELECT {cols} FROM events WHERE session_id = ? AND id > ? ORDER BY id LIMIT ?",
+                    (session_id, after, limit),
+                ).fetchall()
                 return [Event(int(r[0]), shown_time(r[3]), _event_payload(*r)) for r in rows]
         if "messages" in tables:
             cols = _select_list(
@@ -286,10 +308,11 @@ class AidaemonReader(ForeignReader):
                     "embedding_error",
                 ],
             )
-            rows = conn.execute(
-                f"SELECT {cols} FROM messages WHERE session_id = ? ORDER BY rowid", (session_id,)
-            ).fetchall()
-            if rows:
+            if conn.execute("SELECT 1 FROM messages WHERE session_id = ? LIMIT 1", (session_id,)).fetchone():
+                rows = conn.execute(
+                    f"SELECT {cols} FROM messages WHERE session_id = ? AND rowid > ? ORDER BY rowid LIMIT ?",
+                    (session_id, after, limit),
+                ).fetchall()
                 return [Event(int(r[0]), shown_time(r[7]), _message_payload(*r)) for r in rows]
         raise NotFoundError(f"no session {session_id!r}")
 

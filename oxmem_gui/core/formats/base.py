@@ -307,6 +307,19 @@ class ForeignReader:
     def _events(self, conn: apsw.Connection, session_id: str) -> list[Event]:
         raise NotFoundError(f"no session {session_id!r}")
 
+    def _events_after(
+        self, conn: apsw.Connection, session_id: str, after_sequence: int | None, limit: int
+    ) -> list[Event]:
+        """A page of the session's events past ``after_sequence``; a format whose events a query can page
+        overrides this (and :meth:`_event_stats`) so a page never reads the whole session."""
+        evs = self._events(conn, session_id)
+        return [e for e in evs if after_sequence is None or e.sequence > after_sequence][:limit]
+
+    def _event_stats(self, conn: apsw.Connection, session_id: str) -> tuple[int, int | None]:
+        """How many events the session has, and its last sequence."""
+        evs = self._events(conn, session_id)
+        return len(evs), evs[-1].sequence if evs else None
+
     def _summary(self, conn: apsw.Connection, session_id: str) -> dict[str, Any] | None:
         return None
 
@@ -329,18 +342,8 @@ class ForeignReader:
         def listing(conn: apsw.Connection) -> list[SessionInfo]:
             out = []
             for row in self._sessions(conn, None):
-                evs = self._events(conn, row.session_id) if with_counts else []
-                last = evs[-1].sequence if evs else None
-                out.append(
-                    SessionInfo(
-                        row.session_id,
-                        row.agent_identity,
-                        row.created_at,
-                        row.updated_at,
-                        last,
-                        len(evs) if with_counts else None,
-                    )
-                )
+                count, last = self._event_stats(conn, row.session_id) if with_counts else (None, None)
+                out.append(SessionInfo(row.session_id, row.agent_identity, row.created_at, row.updated_at, last, count))
             return out
 
         return await self._db.read(listing)
@@ -349,8 +352,8 @@ class ForeignReader:
         def stats(conn: apsw.Connection) -> dict[str, browse.SessionStats]:
             out = {}
             for sid in session_ids:
-                evs = self._events(conn, sid)
-                out[sid] = browse.SessionStats(len(evs), evs[-1].sequence if evs else None, 0)
+                count, last = self._event_stats(conn, sid)
+                out[sid] = browse.SessionStats(count, last, 0)
             return out
 
         return await self._db.read(stats)
@@ -358,11 +361,7 @@ class ForeignReader:
     async def events_page(
         self, session_id: str, after_sequence: int | None = None, limit: int = browse.PAGE
     ) -> list[Event]:
-        def page(conn: apsw.Connection) -> list[Event]:
-            evs = self._events(conn, session_id)
-            return [e for e in evs if after_sequence is None or e.sequence > after_sequence][:limit]
-
-        return await self._db.read(page)
+        return await self._db.read(self._events_after, session_id, after_sequence, limit)
 
     async def recall(self, session_id: str, limit: int | None = None) -> list[Event]:
         evs = await self._db.read(self._events, session_id)

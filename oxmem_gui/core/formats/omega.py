@@ -227,15 +227,29 @@ class OmegaReader(ForeignReader):
         return rows[0]
 
     def _events(self, conn: apsw.Connection, session_id: str) -> list[Event]:
+        return self._events_after(conn, session_id, None, -1)
+
+    def _events_after(
+        self, conn: apsw.Connection, session_id: str, after_sequence: int | None, limit: int
+    ) -> list[Event]:
+        """The conversation's messages past rowid ``after_sequence`` (its index on ``conversation_id`` holds the
+        rowid, so a page reads only its own rows); ``limit`` -1: all."""
         self._conversation(conn, session_id)
         rows = _select(
             conn,
             "messages",
             ["id", "role", "content", "timestamp", "metadata_json"],
-            "WHERE conversation_id = ? ORDER BY rowid",
-            (session_id,),
+            "WHERE conversation_id = ? AND rowid > ? ORDER BY rowid LIMIT ?",
+            (session_id, after_sequence or 0, limit),
         )
         return [Event(r["rowid"], shown_time(r["timestamp"]), _payload(r)) for r in rows]
+
+    def _event_stats(self, conn: apsw.Connection, session_id: str) -> tuple[int, int | None]:
+        self._conversation(conn, session_id)
+        count, last = conn.execute(
+            "SELECT count(*), max(rowid) FROM messages WHERE conversation_id = ?", (session_id,)
+        ).fetchone()
+        return int(count), last
 
     def _summary(self, conn: apsw.Connection, session_id: str) -> dict[str, Any] | None:
         c = self._conversation(conn, session_id)

@@ -211,6 +211,32 @@ def test_events_of_a_conversation(omega):
         run(_with(omega, lambda m: m.events_page("no-such-conversation")))
 
 
+def test_a_page_of_messages_is_read_by_the_conversation_index(omega):
+    """A page past a sequence, of a given size, is that slice of the conversation, read with LIMIT (never the whole
+    conversation); the counts come from one aggregate."""
+
+    async def pages(m):
+        return (
+            await m.events_page(C["lisbon"], 6, 2),
+            await m.events_page(C["lisbon"], 10, 5),
+            await m.session_stats([C["lisbon"]]),
+        )
+
+    middle, past_the_end, stats = run(_with(omega, pages))
+    assert [e.sequence for e in middle] == [7, 8] and past_the_end == []
+    assert (stats[C["lisbon"]].event_count, stats[C["lisbon"]].last_sequence) == (6, 10)
+    plan = " ".join(
+        str(r[-1])
+        for r in _sql(
+            omega,
+            "EXPLAIN QUERY PLAN SELECT rowid FROM messages WHERE conversation_id = ? AND rowid > ? ORDER BY rowid "
+            "LIMIT ?",
+            (C["lisbon"], 6, 2),
+        )
+    )
+    assert "idx_messages_conversation" in plan, plan
+
+
 def test_malformed_rows_are_flagged_not_fatal(current):
     conn = apsw.Connection(str(current))
     conn.execute(
