@@ -62,7 +62,9 @@ def checked_target(source: Path | None, target: str | os.PathLike[str], overwrit
         raise InvalidInputError(f"{path} is a folder: name a file for the backup; nothing was written")
     if real.exists():
         if source is not None and real.samefile(source):
-            raise InvalidInputError(f"{path} is {source.name} itself: a backup must go to another file")
+            raise InvalidInputError(
+                f"{path} is {source.name} itself: a backup must go to another file; nothing was written"
+            )
         if any(Path(f"{real}{end}").exists() for end in ("-wal", "-journal")):
             raise InvalidInputError(
                 f"{path} has a -wal or -journal file beside it (in use by a program, or not closed cleanly): "
