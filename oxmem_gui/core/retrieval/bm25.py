@@ -67,6 +67,16 @@ def _chunk_at(conn: apsw.Connection, rowid: int) -> str | None:
     return found[0] if found else None
 
 
+def _row_lengths(sizes: list[bytes]) -> np.ndarray:
+    """Tokens per row from ``chunks_fts_docsize.sz`` (one varint per column, summed), as float64. When every
+    varint is one byte (every column under 128 tokens: nearly always) the sums are taken in numpy at once."""
+    counts = np.fromiter((len(b) for b in sizes), dtype=np.int64, count=len(sizes))
+    data = np.frombuffer(b"".join(sizes), dtype=np.uint8)
+    if len(sizes) and counts.min() > 0 and not (data & 0x80).any():
+        return np.add.reduceat(data.astype(np.float64), np.cumsum(counts) - counts)
+    return np.fromiter((sum(_varints(b)) for b in sizes), dtype=np.float64, count=len(sizes))
+
+
 class Bm25Index:
     """Postings of the ``chunks_fts`` table; used from the store's connection thread."""
 
@@ -133,7 +143,7 @@ class Bm25Index:
         first = len(self._rowids)
         rowids = np.array([r[0] for r in added], dtype=np.int64)
         self._rowids = np.concatenate([self._rowids, rowids])
-        self._lengths = np.concatenate([self._lengths, [float(sum(_varints(r[1]))) for r in added]])
+        self._lengths = np.concatenate([self._lengths, _row_lengths([r[1] for r in added])])
         self._alive = np.concatenate([self._alive, np.ones(len(added), dtype=bool)])
         position = {int(rowid): first + i for i, rowid in enumerate(rowids)}
         counts: list[tuple[int, dict[str, int]]] = []
@@ -190,7 +200,7 @@ class Bm25Index:
         if len(rows) != totals[0]:
             return False
         self._rowids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
-        self._lengths = np.fromiter((sum(_varints(r[1])) for r in rows), dtype=np.float64, count=len(rows))
+        self._lengths = _row_lengths([r[1] for r in rows])
         self._alive = np.ones(len(rows), dtype=bool)
         self._newest_chunk = _chunk_at(conn, int(self._rowids[-1])) if len(rows) else None
         self._rows = totals[0]

@@ -97,13 +97,20 @@ class SessionMatrix:
         return 0 if self._matrix is None else self._matrix.nbytes + self._inv.nbytes
 
     def append(
-        self, chunk_ids: list[str], starts: list, ends: list, vectors: np.ndarray, rowids: list | None = None
+        self,
+        chunk_ids: list[str],
+        starts: list,
+        ends: list,
+        vectors: np.ndarray,
+        rowids: list | None = None,
+        exact: bool = False,
     ) -> None:
+        """Add rows at the end; ``exact``: a first load, given room for a little growth only (not twice its size)."""
         n, extra = len(self.chunk_ids), len(chunk_ids)
         if not extra:
             return
         if self._matrix is None or n + extra > len(self._matrix):
-            capacity = max(n + extra, 2 * n, 64)
+            capacity = n + extra + extra // 8 + 64 if exact else max(n + extra, 2 * n, 64)
             grown = np.empty((capacity, self.dims), dtype=np.float32)
             inv = np.empty(capacity, dtype=np.float32)
             if self._matrix is not None:
@@ -163,30 +170,32 @@ class SessionMatrix:
 def load_session_matrix(conn: apsw.Connection, session_id: str, model: str, dims: int) -> SessionMatrix:
     """Read one session's vectors of ``model``, in ``chunks_vec`` rowid order; a vector that cannot be read is listed
     in ``errors``. (The order matters for exactness: BLAS may round a row's dot product differently by where the row
-    lies in the matrix, so a matrix kept up to date must hold its rows where a fresh read would put them.)"""
+    lies in the matrix, so a matrix kept up to date must hold its rows where a fresh read would put them.) Rows are
+    sorted here rather than by SQLite, whose sorter would copy every blob; vectors of the model's exact size (nearly
+    all) are parsed in one piece."""
     entry = SessionMatrix(model, dims)
-    ids: list[str] = []
-    starts: list[int | None] = []
-    ends: list[int | None] = []
-    rowids: list[int] = []
-    rows: list[np.ndarray] = []
-    for cid, start, end, rowid, blob in conn.execute(
-        "SELECT c.chunk_id, c.sequence_start, c.sequence_end, v.rowid, v.embedding_blob FROM chunks c "
-        "JOIN chunks_vec v ON v.chunk_id = c.chunk_id WHERE c.session_id = ? AND v.embedding_model = ? "
-        "ORDER BY v.rowid",  # the order rows are appended in later, so a followed matrix is this one, row for row
+    rows = conn.execute(
+        "SELECT v.rowid, c.chunk_id, c.sequence_start, c.sequence_end, v.embedding_blob FROM chunks c "
+        "JOIN chunks_vec v ON v.chunk_id = c.chunk_id WHERE c.session_id = ? AND v.embedding_model = ?",
         (session_id, model),
-    ):
-        try:
-            rows.append(from_blob(blob, dims))
-        except EmbeddingError as exc:
-            entry.errors.append((cid, str(exc)))
-            continue
-        ids.append(cid)
-        starts.append(start)
-        ends.append(end)
-        rowids.append(rowid)
-    if rows:
-        entry.append(ids, starts, ends, np.vstack(rows), rowids)
+    ).fetchall()
+    rows.sort(key=lambda r: r[0])
+    size = dims * 4
+    good = [r for r in rows if isinstance(r[4], bytes) and len(r[4]) == size]
+    if len(good) < len(rows):  # padded, damaged or of another size: one at a time
+        good = []
+        for r in rows:
+            try:
+                vector = from_blob(r[4], dims)
+            except EmbeddingError as exc:
+                entry.errors.append((r[1], str(exc)))
+                continue
+            good.append((*r[:4], vector.astype("<f4").tobytes()))
+    if good:
+        vectors = np.frombuffer(b"".join(r[4] for r in good), dtype="<f4").reshape(len(good), dims)
+        entry.append(
+            [r[1] for r in good], [r[2] for r in good], [r[3] for r in good], vectors, [r[0] for r in good], exact=True
+        )
     return entry
 
 

@@ -85,3 +85,14 @@ def test_falls_back_to_fts5_when_it_cannot_be_exact(corpus, monkeypatch):
     assert s.inner._db.call(lambda c: small.scores(c, "a", ["w1"], 8)) is None
     fast, slow = s.inner._db.call(lambda c: both(conn, "a", "w1 w2", 8, small))
     assert fast == slow
+
+
+def test_row_lengths_sum_each_rows_varints_in_both_paths():
+    """FTS5's docsize: a varint per column; one-byte varints are summed in numpy, longer ones one row at a time."""
+    from oxmem_gui.core.retrieval.bm25 import _row_lengths
+
+    short = [b"\x00\x00\x05", b"\x00\x01\x7f", b"\x03"]
+    assert _row_lengths(short).tolist() == [5.0, 128.0, 3.0]
+    long = [*short, b"\x00\x00\x81\x05"]  # 0x81 0x05: 133 tokens in the text column
+    assert _row_lengths(long).tolist() == [5.0, 128.0, 3.0, 133.0]
+    assert _row_lengths([]).tolist() == []
