@@ -93,6 +93,32 @@ _OTHER_TABLES = (
 )
 
 
+#: the shapes of ``created_at`` this reader can order in SQL: RFC 3339 in UTC with a ``+00:00`` offset (aidaemon's
+#: chrono ``to_rfc3339``) and SQLite's ``datetime('now')``. With the space made a ``T``, text of either shape orders
+#: as its time does (a time without fraction is a prefix of the same second with one: it sorts first).
+_UTC_TIMES = ("[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]T[0-9][0-9]:[0-9][0-9]:[0-9][0-9]*+00:00",
+              "[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9] [0-9][0-9]:[0-9][0-9]:[0-9][0-9]")  # fmt: skip
+
+
+def _extremes(conn: apsw.Connection, table: str) -> list[tuple[Any, Any]]:
+    """``(session_id, created_at)`` pairs from which each session's first and last time follow: when every row's
+    time has one of :data:`_UTC_TIMES`' shapes, only each session's earliest and latest row (two aggregates over
+    the ``(session_id, created_at)`` index, SQLite giving the bare column from the row of the min or max);
+    otherwise every row, to be parsed one by one (a file with other time formats)."""
+    odd = conn.execute(
+        f"SELECT 1 FROM {table} WHERE created_at IS NULL OR (created_at NOT GLOB ? AND created_at NOT GLOB ?) LIMIT 1",
+        _UTC_TIMES,
+    ).fetchone()
+    if odd is not None:
+        return conn.execute(f"SELECT session_id, created_at FROM {table}").fetchall()
+    found: list[tuple[Any, Any]] = []
+    for extreme in ("min", "max"):
+        found += conn.execute(
+            f"SELECT session_id, created_at, {extreme}(replace(created_at, ' ', 'T')) FROM {table} GROUP BY session_id"
+        ).fetchall()
+    return [(sid, created) for sid, created, _ in found]
+
+
 class AidaemonReader(ForeignReader):
     """The reader of aidaemon's ``aidaemon.db`` — formats ``aidaemon`` (has ``events``) and ``aidaemon-legacy``
     (``messages`` and ``scheduled_tasks``, no ``events``). What exists is decided per table, not per format."""
@@ -211,7 +237,7 @@ class AidaemonReader(ForeignReader):
         spans: dict[str, _Span] = {}
         details: dict[str, dict[str, Any]] = {}
         if "events" in tables:
-            for sid, created in conn.execute("SELECT session_id, created_at FROM events"):
+            for sid, created in _extremes(conn, "events"):
                 if wanted(sid):
                     spans.setdefault(str(sid), _Span()).widen(created)
             counts = conn.execute(
@@ -228,7 +254,7 @@ class AidaemonReader(ForeignReader):
                 if wanted(sid) and isinstance(parsed, dict) and isinstance(parsed.get("channel"), str):
                     details.setdefault(str(sid), {})["channel"] = parsed["channel"]
         if "messages" in tables:
-            for sid, created in conn.execute("SELECT session_id, created_at FROM messages"):
+            for sid, created in _extremes(conn, "messages"):
                 if wanted(sid):
                     spans.setdefault(str(sid), _Span()).widen(created)
             roles: dict[str, list[str]] = {}

@@ -712,3 +712,41 @@ def test_writes_aidaemon_does_not_make_are_refused(current, read_only):
     assert sum("aidaemon appends its events" in msg for msg in messages) == 2
     assert sum("aidaemon creates its scheduled tasks" in msg for msg in messages) == 1
     assert _state(current) == before
+
+
+def _listing(path):
+    return read(path, lambda m: m.sessions_page(limit=1000))
+
+
+@pytest.mark.parametrize(
+    ("times", "in_sql"),
+    [
+        # chrono's RFC 3339 beside SQLite's datetime('now') in one session: ordered in SQL (a second without a fraction
+        # sorts before the same second with one)
+        (["2026-03-01T10:00:00.500000000+00:00", "2026-03-01 10:00:00", "2026-03-01T09:59:59+00:00"], True),
+        # a shape SQL cannot order ('Z', another offset): every row parsed, as before
+        (["2026-03-01T10:00:00Z", "2026-03-01T12:00:00+02:00", "2026-03-01 10:30:00"], False),
+    ],
+)
+def test_session_times_from_sql_equal_those_parsed_row_by_row(tmp_path, monkeypatch, times, in_sql):
+    """A session's first and last time are read as two aggregates over the (session_id, created_at) index when every
+    time has a shape whose text orders as its time does, instead of parsing every event (375 → 62 ms at 50,000
+    events): the listing is the same as parsing them all."""
+    from oxmem_gui.core.formats.aidaemon import _extremes
+
+    path = fx.make_aidaemon(tmp_path / "a.db")
+    conn = apsw.Connection(str(path))
+    conn.execute("DELETE FROM events WHERE created_at NOT GLOB '*+00:00'")  # the fixture mixes in other shapes too
+    conn.executemany(
+        "INSERT INTO events (session_id, event_type, data, created_at) VALUES ('mixed', 'user_message', ?, ?)",
+        [(json.dumps({"content": f"turn {i}"}), t) for i, t in enumerate(times)],
+    )
+    pairs = [t for sid, t in _extremes(conn, "events") if sid == "mixed"]
+    conn.close()
+    assert len(pairs) == (2 if in_sql else 3)
+    fast = _listing(path)
+    monkeypatch.setattr("oxmem_gui.core.formats.aidaemon._UTC_TIMES", ("no such shape", "no such shape"))
+    assert _listing(path) == fast
+    if in_sql:
+        mixed = next(r for r in fast if r.session_id == "mixed")
+        assert (mixed.created_at, mixed.updated_at) == (when(times[2]), when(times[0]))

@@ -1,0 +1,154 @@
+"""Other agents' files at scale: the first and next page of sessions and of a large session's events, and the agent's
+own search, through the reader oxmem opens each format with.
+
+Each file starts as the tests' fixture (the agent's own schema, from its migrations copied verbatim) and is then
+filled with synthetic rows the way the agent writes them: an Omega file with ``--omega`` messages in
+``--conversations`` conversations (its triggers index the user messages), a ZEKE file with ``--zeke`` memories
+(with 1536-value embeddings), an aidaemon file with ``--aidaemon`` events in 500 sessions. Files are kept in
+bench/out/ between runs. Goals (issue "search beside a live agent at quiet speed"): first page ≤ 200 ms, next page
+≤ 50 ms, search p50 ≤ 100 ms.
+
+    python bench/bench_formats.py [--omega 1000000] [--conversations 2000] [--zeke 200000] [--aidaemon 500000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import random
+import sqlite3
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # the fixtures of tests/core/formats
+
+from oxmem_gui.core.memory import open_memory  # noqa: E402
+from tests.core.formats import fixtures as fx  # noqa: E402
+
+OUT = ROOT / "bench" / "out"
+WORDS = (
+    "invoice rounding flight hotel lisbon tomato blight copper schedule weekly metrics signup churn python test "
+    "decimal banker aisle seat vegetarian breakfast castle alfama report growth warehouse query editor theme dark"
+).split()
+QUERIES = ["hotel lisbon", "invoice rounding", "tomato blight", "weekly metrics report", "python test", "seat"]
+
+
+def text(rng: random.Random) -> str:
+    return " ".join(rng.choices(WORDS, k=rng.randint(5, 20)))
+
+
+def build_omega(path: Path, messages: int, conversations: int) -> None:
+    fx.make_omega(path)
+    rng = random.Random(1)
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("BEGIN")
+    conn.executemany(
+        "INSERT INTO conversations (id, channel, sender_id, started_at, updated_at, last_activity, status) "
+        "VALUES (?, 'telegram', ?, '2026-01-01 00:00:00', ?, ?, 'closed')",
+        [(f"conv-{c:05d}", f"user-{c % 50}", f"2026-02-{1 + c % 28:02d} 10:00:00", "2026-03-01 00:00:00")
+         for c in range(conversations)],
+    )  # fmt: skip
+    batch = []
+    for i in range(messages):
+        c = i % conversations if i >= messages // 4 else 0  # a quarter of the file in one long conversation
+        role = "user" if i % 2 == 0 else "assistant"
+        batch.append((f"msg-{i:08d}", f"conv-{c:05d}", role, text(rng), f"2026-02-01 {i // 3600 % 24:02d}:00:00"))
+        if len(batch) == 50_000:
+            conn.executemany("INSERT INTO messages (id, conversation_id, role, content, timestamp) VALUES "
+                             "(?, ?, ?, ?, ?)", batch)  # fmt: skip
+            batch.clear()
+    conn.executemany("INSERT INTO messages (id, conversation_id, role, content, timestamp) VALUES (?, ?, ?, ?, ?)",
+                     batch)  # fmt: skip
+    conn.execute("COMMIT")
+    conn.close()
+
+
+def build_zeke(path: Path, memories: int) -> None:
+    fx.make_zeke(path, extra_per_scope={"persona": memories})
+
+
+def build_aidaemon(path: Path, events: int) -> None:
+    fx.make_aidaemon(path)
+    rng = random.Random(3)
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("BEGIN")
+    rows = []
+    for i in range(events):
+        session = "big-session" if i < events // 4 else f"session-{i % 500:03d}"
+        kind = "user_message" if i % 2 == 0 else "assistant_response"
+        data = json.dumps({"content": text(rng)})
+        rows.append((session, kind, data, f"2026-02-{1 + i % 28:02d}T10:{i // 60 % 60:02d}:{i % 60:02d}+00:00"))
+    conn.executemany("INSERT INTO events (session_id, event_type, data, created_at) VALUES (?, ?, ?, ?)", rows)
+    conn.execute("COMMIT")
+    conn.close()
+
+
+def ms(seconds: float) -> str:
+    return f"{seconds * 1000:,.1f} ms"
+
+
+async def measure(name: str, path: Path, big_session: str | None) -> tuple:
+    store = await open_memory(path, read_only=True, embedding="deterministic")
+    try:
+        t = time.perf_counter()
+        first = await store.sessions_page()
+        first_sessions = time.perf_counter() - t
+        t = time.perf_counter()
+        if first:
+            await store.sessions_page(after=(first[-1].updated_at, first[-1].session_id))
+        next_sessions = time.perf_counter() - t
+        first_events = next_events = float("nan")
+        if big_session is not None:
+            t = time.perf_counter()
+            page = await store.events_page(big_session)
+            first_events = time.perf_counter() - t
+            t = time.perf_counter()
+            await store.events_page(big_session, page[-1].sequence)
+            next_events = time.perf_counter() - t
+        times = []
+        retrievers = store.retrievers()
+        if retrievers:
+            r = retrievers[0]
+            scope = big_session if r.scope == "session" else (await store.note_users())[0]
+            for q in QUERIES * 3:
+                t = time.perf_counter()
+                await store.search(r.name, scope, q, 8)
+                times.append(time.perf_counter() - t)
+        search = statistics.median(times) if times else float("nan")
+        return (name, ms(first_sessions), ms(next_sessions), ms(first_events), ms(next_events), ms(search))
+    finally:
+        await store.aclose()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--omega", type=int, default=1_000_000, help="Omega messages")
+    parser.add_argument("--conversations", type=int, default=2_000)
+    parser.add_argument("--zeke", type=int, default=200_000, help="ZEKE memories")
+    parser.add_argument("--aidaemon", type=int, default=500_000, help="aidaemon events")
+    args = parser.parse_args()
+    OUT.mkdir(exist_ok=True)
+    files = [
+        ("Omega", OUT / f"omega-{args.omega}.db", lambda p: build_omega(p, args.omega, args.conversations),
+         "conv-00000"),
+        ("ZEKE", OUT / f"zeke-{args.zeke}.db", lambda p: build_zeke(p, args.zeke), None),
+        ("aidaemon", OUT / f"aidaemon-{args.aidaemon}.db", lambda p: build_aidaemon(p, args.aidaemon), "big-session"),
+    ]  # fmt: skip
+    rows = []
+    for name, path, build, big in files:
+        if not path.exists():
+            print(f"building {path.name} …", flush=True)
+            build(path)
+        rows.append(asyncio.run(measure(name, path, big)))
+    header = ("file", "sessions: first page", "next page", "events: first page", "next page", "search p50")
+    widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
+    for row in [header, tuple("-" * w for w in widths), *rows]:
+        print("  ".join(str(c).rjust(w) for c, w in zip(row, widths, strict=True)))
+
+
+if __name__ == "__main__":
+    main()
