@@ -53,12 +53,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
 import apsw
 import numpy as np
 
+from ..database import data_version
 from ..embeddings.model_files import MODEL_NAME
 from ..errors import InvalidInputError
 from ..retrieval.hybrid import Hit, LegStats, QueryResult
@@ -142,6 +144,42 @@ def _unloadable(tags: object, created_at: object, accessed: object, embedding: o
     return None
 
 
+@dataclass
+class _ScopeVectors:
+    """The embeddings of the memories of one scope prefix, read once per state of the file (``PRAGMA data_version``):
+    ``rows`` (rowid, id, text, scope, tags, created, accessed) in rowid order, for memories with a non-empty
+    embedding; their vectors as float64 matrices by length (``by_size``: positions in ``rows``, matrix, norms); the
+    ids with an empty one; and the first memory ZEKE could not load, which fails its whole vector search."""
+
+    rows: list[tuple] = field(default_factory=list)
+    empty: list[str] = field(default_factory=list)
+    by_size: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = field(default_factory=dict)
+    unloadable: tuple[str, str] | None = None
+
+
+def _read_scope_vectors(conn: apsw.Connection, pattern: str) -> _ScopeVectors:
+    found = _ScopeVectors()
+    blobs: dict[int, list[tuple[int, bytes]]] = {}
+    for rowid, mid, text, mscope, tags, created, accessed, _ttl, blob in conn.execute(
+        f"SELECT {_COLUMNS}, embedding FROM memories WHERE scope LIKE ? ESCAPE '\\' AND embedding IS NOT NULL "
+        "ORDER BY rowid",
+        (pattern,),
+    ):
+        why = _unloadable(tags, created, accessed, blob)
+        if why is not None and found.unloadable is None:
+            found.unloadable = (mid, why)
+        if not blob:  # ZEKE: an empty vector is skipped
+            found.empty.append(mid)
+            continue
+        blobs.setdefault(len(blob) // 4, []).append((len(found.rows), bytes(blob)))
+        found.rows.append((rowid, mid, text, mscope, tags, created, accessed))
+    for size, items in blobs.items():
+        matrix = np.frombuffer(b"".join(b for _, b in items), dtype="<f4").reshape(len(items), size).astype(np.float64)
+        norms = np.sqrt(np.einsum("ij,ij->i", matrix, matrix))
+        found.by_size[size] = (np.array([i for i, _ in items], dtype=np.int64), matrix, norms)
+    return found
+
+
 class ZekeReader(ForeignReader):
     FORMAT = "zeke"
     LABEL = "ZEKE memory"
@@ -151,6 +189,35 @@ class ZekeReader(ForeignReader):
     def _now(self) -> datetime:
         """The current UTC time (``expired`` in a memory's details; replaceable in tests)."""
         return datetime.now(timezone.utc)
+
+    #: (the file's state, scope pattern, its vectors), and (the file's state, the most common embedding length)
+    _vectors_cache: tuple[tuple[int, int], str, _ScopeVectors] | None = None
+    _size_cache: tuple[tuple[int, int], int | None] | None = None
+
+    @staticmethod
+    def _state(conn: apsw.Connection) -> tuple[int, int]:
+        """What changes when the file does: another connection's commits (``data_version``) and this one's own
+        writes (``total_changes``)."""
+        return data_version(conn), conn.total_changes()
+
+    def _scope_vectors(self, conn: apsw.Connection, pattern: str) -> _ScopeVectors:
+        """:class:`_ScopeVectors` of ``pattern``, read again only after the file changed (one scope kept: the one
+        being searched)."""
+        state = self._state(conn)
+        if self._vectors_cache is None or self._vectors_cache[:2] != (state, pattern):
+            self._vectors_cache = (state, pattern, _read_scope_vectors(conn, pattern))
+        return self._vectors_cache[2]
+
+    def _common_size(self, conn: apsw.Connection) -> int | None:
+        """The length in values of most stored embeddings (the longer on a tie), None when none has one."""
+        version = self._state(conn)
+        if self._size_cache is None or self._size_cache[0] != version:
+            sizes = conn.execute(
+                "SELECT length(embedding) AS n, count(*) FROM memories WHERE embedding IS NOT NULL "
+                "AND length(embedding) % 4 = 0 AND length(embedding) > 0 GROUP BY n ORDER BY 2 DESC, 1 DESC LIMIT 1"
+            ).fetchall()
+            self._size_cache = (version, sizes[0][0] // 4 if sizes else None)
+        return self._size_cache[1]
 
     @property
     def capabilities(self) -> Capabilities:
@@ -482,14 +549,11 @@ class ZekeReader(ForeignReader):
         if given is not None:
             dims = int(np.asarray(given).size)
         else:
-            sizes = conn.execute(
-                "SELECT length(embedding) AS n, count(*) FROM memories WHERE embedding IS NOT NULL "
-                "AND length(embedding) % 4 = 0 AND length(embedding) > 0 GROUP BY n ORDER BY 2 DESC, 1 DESC LIMIT 1"
-            ).fetchall()
-            if not sizes:
+            common = self._common_size(conn)
+            if common is None:
                 steps.append("vector: no memory has an embedding: the vector part is empty")
                 return []
-            dims = sizes[0][0] // 4
+            dims = common
         model = str(options.get("query_embedding_model") or guess_model(dims))
         vector, why = self.query_vector(model, query, options)
         if vector is None:
@@ -501,46 +565,36 @@ class ZekeReader(ForeignReader):
             return []
         q = np.asarray(given if given is not None else vector, dtype=np.float64).ravel()
         result.models.append(model)
-        candidates = conn.execute(
-            f"SELECT {_COLUMNS}, embedding FROM memories WHERE scope LIKE ? ESCAPE '\\' AND embedding IS NOT NULL "
-            "ORDER BY rowid",
-            (pattern,),
-        ).fetchall()
-        for _rowid, mid, _text, _scope, tags, created, accessed, _ttl, blob in candidates:
-            why = _unloadable(tags, created, accessed, blob)
-            if why is not None:
-                result.vector_errors.append((mid, f"ZEKE cannot load this memory: {why}"))
-                steps.append(
-                    f"vector: memory {mid} cannot be loaded by ZEKE ({why}): its vector search fails and is left out "
-                    "(the result is the keyword part only)"
-                )
-                return []
+        scope = self._scope_vectors(conn, pattern)
+        if scope.unloadable is not None:
+            mid, why = scope.unloadable
+            result.vector_errors.append((mid, f"ZEKE cannot load this memory: {why}"))
+            steps.append(
+                f"vector: memory {mid} cannot be loaded by ZEKE ({why}): its vector search fails and is left out "
+                "(the result is the keyword part only)"
+            )
+            return []
+        result.vector_errors.extend((mid, "empty embedding: ZEKE skips it") for mid in scope.empty)
         qnorm = float(np.sqrt(np.dot(q, q)))
-        scored: list[tuple[str, float]] = []
-        loaded: dict[str, tuple] = {}
-        for rowid, mid, text, mscope, tags, created, accessed, _ttl, blob in candidates:
-            if not blob:  # ZEKE: an empty vector is skipped
-                result.vector_errors.append((mid, "empty embedding: ZEKE skips it"))
+        cosines = np.zeros(len(scope.rows), dtype=np.float64)
+        for size, (at, matrix, norms) in scope.by_size.items():
+            if size != q.size:
+                why = f"{size} dimensions, the query has {q.size}: ZEKE's cosine_similarity gives 0.0"
+                result.vector_errors.extend((scope.rows[i][1], why) for i in at.tolist())
                 continue
-            v = np.frombuffer(blob, dtype="<f4").astype(np.float64)
-            if v.size != q.size:
-                result.vector_errors.append(
-                    (mid, f"{v.size} dimensions, the query has {q.size}: ZEKE's cosine_similarity gives 0.0")
-                )
-                cos = 0.0
-            else:
-                vnorm = float(np.sqrt(np.dot(v, v)))
-                cos = 0.0 if qnorm == 0 or vnorm == 0 else float(np.dot(q, v)) / (qnorm * vnorm)
-            scored.append((mid, cos))
-            loaded[mid] = (rowid, text, mscope, tags, created, accessed)
-        scored.sort(key=lambda x: x[1], reverse=True)
+            if qnorm != 0:
+                dots = matrix @ q
+                cosines[at] = np.divide(dots, norms * qnorm, out=np.zeros_like(dots), where=norms != 0)
+        order = np.argsort(-cosines, kind="stable")[:limit]  # ZEKE's stable sort, best first, over rowid order
         steps.append(
-            f"vector: the query embedded by {model} ({q.size} dimensions); cosine with each of the {len(scored)} "
+            f"vector: the query embedded by {model} ({q.size} dimensions); cosine with each of the {len(scope.rows)} "
             f"memories of the scope that have an embedding; best k×2 = {limit} by cosine"
         )
-        top = scored[:limit]
-        for mid, _ in top:
-            rows.setdefault(mid, loaded[mid])
+        top = []
+        for i in order.tolist():
+            row = scope.rows[i]
+            top.append((row[1], float(cosines[i])))
+            rows.setdefault(row[1], (row[0], *row[2:]))
         return top
 
     # -- eviction -------------------------------------------------------------------------------------

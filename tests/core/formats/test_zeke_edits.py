@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -301,3 +303,39 @@ def test_cli_moves_a_memory_and_sets_its_ttl_and_other_formats_refuse_the_option
         "notes have no scope or ttl to change (--scope and --ttl: for ZEKE's memories)",
     )
     assert digest(demo) == before
+
+
+def test_the_search_cache_follows_its_own_edits_and_zekes(zeke1536: Path) -> None:
+    """The scope's vectors are read once and kept while the file is unchanged (a search at 20,000 memories: 155 →
+    under 100 ms, most of it ZEKE's own FTS query); an edit here (``total_changes``) or ZEKE's upsert from another
+    process (``data_version``, which rewrites the embedding under the same rowid) is seen by the next search."""
+    target = memory_in(zeke1536, "persona:zeke", "")
+    (blob,) = rows(zeke1536, "SELECT embedding FROM memories WHERE id = ?", (target,))[0]
+    own = np.frombuffer(blob, dtype="<f4")
+    created, accessed, ttl = rows(
+        zeke1536, "SELECT created_at, last_accessed_at, ttl_seconds FROM memories WHERE id = ?", (target,)
+    )[0]
+
+    async def go(m):
+        async def best() -> tuple[str, str]:
+            hit = (await m.search("zeke", "persona", "zzz-no-such-word", 1, query_embedding=own)).hits[0]
+            return hit.chunk_id, hit.text
+
+        seen = [await best()]
+        # without the 1536-value model the edit leaves the embedding NULL, as ZEKE does when it cannot embed
+        await m.update_note("persona:zeke", target, NEW_TEXT, [])
+        seen.append(await best())
+        # ZEKE's upsert, in another process (the blob travels as hex)
+        code = (
+            "import sqlite3, sys, json; conn = sqlite3.connect(sys.argv[1]); args = json.loads(sys.argv[3]); "
+            "conn.execute(sys.argv[2], [*args[:-1], bytes.fromhex(args[-1])]); conn.commit(); conn.close()"
+        )
+        values = [target, NEW_TEXT, "persona:zeke", "[]", created, accessed, ttl, blob.hex()]
+        subprocess.run([sys.executable, "-c", code, str(zeke1536), ZEKE_UPSERT, json.dumps(values)], check=True)
+        seen.append(await best())
+        return seen
+
+    first, after_edit, after_zeke = run(zeke1536, go)
+    assert first[0] == target
+    assert after_edit[0] != target  # its vector is gone: the cached one was not used
+    assert after_zeke == (target, NEW_TEXT)  # ZEKE put a vector back, in place: read again
