@@ -392,7 +392,7 @@ def test_pyinstaller_spec_bundles_the_data_and_not_the_model():
 
 def test_pyinstaller_app_starts_and_draws_the_demo(tmp_path):
     if os.environ.get("CI") == "true":
-        pytest.skip("CI=true: the PyInstaller build (about 35 s and 330 MB) runs on developers' machines only")
+        pytest.skip("CI=true: the PyInstaller build (about 46 s and 303 MB) runs on developers' machines only")
     if importlib.util.find_spec("PyInstaller") is None:
         pytest.skip("PyInstaller is not installed (pip install -e '.[package]')")
     build = subprocess.run(
