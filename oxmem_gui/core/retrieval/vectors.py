@@ -215,7 +215,7 @@ class VectorIndex:
         self._newest: dict[str, tuple[int, str] | None] = {}
         self._data_version: int | None = None
         self._lock = threading.RLock()
-        #: what following another program's commits did, for tests and benchmarks: "kept", "dropped", "cleared"
+        #: how often another program's commits were followed ("kept"), dropped a session, dropped everything
         self.follows: dict[str, int] = {"kept": 0, "dropped": 0, "cleared": 0}
 
     def models(self, conn: apsw.Connection, session_id: str) -> list[str]:
@@ -387,7 +387,7 @@ class VectorIndex:
                     self._drop(sid)
                     followed.discard(sid)
                     break
-        self.follows["kept"] += len(followed)
+        self.follows["kept"] += 1
         self._newest = {table: _newest(conn, table) for table in ("chunks", "chunks_vec")}
         self._evict()
 
