@@ -44,6 +44,10 @@ class PagedTableModel(RowsModel):
         """The keyset key after which the next page starts."""
         raise NotImplementedError
 
+    def key(self, row: Any) -> Any:
+        """What identifies a row across reloads (default: its keyset key)."""
+        return self.cursor(row)
+
     def display(self, row: Any, column: int) -> Any:
         raise NotImplementedError
 
@@ -143,11 +147,7 @@ class PagedTableModel(RowsModel):
             self._loading = False
             self._exhausted = len(rows) < limit
             if replace:
-                self.beginResetModel()
-                self.rows = list(rows)
-                self.endResetModel()
-                if rows:
-                    self.on_rows_loaded(0, len(rows) - 1)
+                self._replace(list(rows))
             elif rows:
                 first = len(self.rows)
                 self.beginInsertRows(QModelIndex(), first, first + len(rows) - 1)
@@ -166,6 +166,34 @@ class PagedTableModel(RowsModel):
             return gone(exc)
 
         self.ctx.run(lambda: self.page(after, limit), on_done=loaded, on_error=failed)
+
+    def _replace(self, rows: list[Any]) -> None:
+        """The rows of a reload, told to the view as what changed: nothing when they are the same; rows appended
+        after the same ones, as an insertion; the same rows (by key) with other values, as those rows' data
+        changing — so the view keeps its selection, scroll and column widths and repaints only what changed.
+        Anything else (rows gone, new ones among them, another order) resets the model."""
+        old = self.rows
+        same = 0
+        while same < min(len(old), len(rows)) and old[same] == rows[same]:
+            same += 1
+        if same == len(old) and len(rows) >= len(old):
+            if len(rows) > len(old):
+                self.beginInsertRows(QModelIndex(), len(old), len(rows) - 1)
+                self.rows = rows
+                self.endInsertRows()
+                self.on_rows_loaded(len(old), len(rows) - 1)
+            return
+        if len(rows) == len(old) and all(self.key(a) == self.key(b) for a, b in zip(old, rows, strict=True)):
+            last = max(i for i in range(len(rows)) if old[i] != rows[i])
+            self.rows = rows
+            self.dataChanged.emit(self.index(same, 0), self.index(last, self.columnCount() - 1))
+            self.on_rows_loaded(same, last)
+            return
+        self.beginResetModel()
+        self.rows = rows
+        self.endResetModel()
+        if rows:
+            self.on_rows_loaded(0, len(rows) - 1)
 
     def _wake(self) -> None:
         waiters, self._waiters = self._waiters, []

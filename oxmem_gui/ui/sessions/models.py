@@ -37,6 +37,9 @@ class SessionsModel(PagedTableModel):
     def cursor(self, row: SessionRow) -> tuple[str, str]:
         return (row.updated_at, row.session_id)
 
+    def key(self, row: SessionRow) -> str:
+        return row.session_id  # its time moves when the agent writes to it
+
     def display(self, row: SessionRow, column: int) -> Any:
         if column == 0:
             short = [str(v) for v in row.details.values() if v not in (None, "") and len(str(v)) <= 24]
