@@ -270,6 +270,25 @@ def test_hybrid_reproduces_zeke(zeke, prefix, query, k, kinds):
     assert any("never write" in s for s in result.steps)
 
 
+def test_a_large_scope_is_ranked_as_zeke_ranks_it(tmp_path):
+    """Hundreds of memories in a scope (more than k×2, so the float32 pass over the cached matrix chooses): it keeps
+    every memory near the k×2-th best and scores those again in float64 (ZEKE's own arithmetic), so the hits, their
+    order and their cosines are the independent float64 computation's."""
+    path = make_zeke(tmp_path / "memory.db", extra_per_scope={"persona": 600})
+    rng = np.random.default_rng(11)
+    q = vector_of(path, "p-style") + 0.2 * rng.standard_normal(1536) / np.sqrt(1536)
+    assert raw(path, "SELECT count(*) FROM memories WHERE scope LIKE 'persona%'")[0][0] > 600
+
+    async def go():
+        async with await opened(path) as reader:
+            return await reader.search("zeke", "persona", "zzz-nothing-matches", 8, query_embedding=q.tolist())
+
+    result = run(go())
+    expected = expected_hybrid(path, "persona", "zzz-nothing-matches", 8, q)
+    _check_hits(result, expected)
+    assert result.legs["vector"].candidates == 16
+
+
 def test_hybrid_on_the_384_variant_uses_oxmems_minilm_name(tmp_path):
     path = make_zeke(tmp_path / "memory.db", "384")
     q = vector_of(path, "n-recipe")
