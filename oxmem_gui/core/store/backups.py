@@ -51,13 +51,12 @@ def checked_target(source: Path | None, target: str | os.PathLike[str], overwrit
         raise InvalidInputError("the backup's file name holds a NUL character; nothing was written")
     path = Path(text).expanduser()
     try:
-        path.stat()  # (resolve() says nothing of a loop of symbolic links since Python 3.13)
-        real = path.resolve(strict=False)
+        path.stat()  # a loop of symbolic links, a file where a folder should be (resolve() is silent on 3.13)
     except FileNotFoundError:  # a new name, or a link to one
-        real = path.resolve(strict=False)
-    except (OSError, RuntimeError) as exc:  # a loop of symbolic links, a file where a folder should be
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        raise InvalidInputError(f"{path} cannot be a backup: {reason}; nothing was written") from exc
+        pass
+    except OSError as exc:
+        raise InvalidInputError(f"{path} cannot be a backup: {exc.strerror or exc}; nothing was written") from exc
+    real = path.resolve(strict=False)
     if real.is_dir():
         raise InvalidInputError(f"{path} is a folder: name a file for the backup; nothing was written")
     if real.exists():
