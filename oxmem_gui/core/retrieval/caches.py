@@ -28,7 +28,6 @@ class SearchCaches:
         thread, like every use of the caches)."""
         for r in results:
             self.vectors.add(r.session_id, self.model, r.added)
-            self.vectors.extend(r.session_id, r.extended)
         self.bm25.clear()
 
     def touched(self, session_id: str) -> None:

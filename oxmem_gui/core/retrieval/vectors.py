@@ -1,9 +1,9 @@
 """Per-(session, model) vector matrices kept in memory, so a query never re-reads every blob from SQLite.
 
 A :class:`SessionMatrix` is built lazily on a session's first query, then kept up to date by the store's own
-writes (:meth:`VectorIndex.add` appends new chunks, :meth:`VectorIndex.extend` moves a deduplicated chunk's
-``sequence_end``); a deletion drops the session's entries. Memory is bounded: entries are evicted least recently
-used first once their total size passes ``max_bytes``.
+writes (:meth:`VectorIndex.add` appends new chunks; a deduplicated chunk's new ``sequence_end`` needs nothing, since
+every query reads its candidates' sequence numbers afresh); a deletion drops the session's entries. Memory is
+bounded: entries are evicted least recently used first once their total size passes ``max_bytes``.
 
 **Following another program's commits** (the agent writing while the inspector reads). SQLite says only *that*
 another connection committed (``PRAGMA data_version``), not what; so :meth:`VectorIndex._follow` finds out, in
@@ -139,11 +139,6 @@ class SessionMatrix:
         self.sequence_start.extend(starts)
         self.sequence_end.extend(ends)
         self.vector_rowids.extend(rowids if rowids is not None else [None] * extra)
-
-    def set_sequence_end(self, chunk_id: str, sequence_end: int) -> None:
-        row = self._rows.get(chunk_id)
-        if row is not None:
-            self.sequence_end[row] = sequence_end
 
     def cosines(self, query: np.ndarray) -> np.ndarray:
         n = len(self.chunk_ids)
@@ -307,14 +302,6 @@ class VectorIndex:
                     vectors = np.vstack([np.asarray(v, dtype=np.float32)[:dims] for *_, v in chunks])
                     entry.append([c[0] for c in chunks], [c[1] for c in chunks], [c[2] for c in chunks], vectors)
             self._evict()
-
-    def extend(self, session_id: str, updates: Iterable[tuple[str, int]]) -> None:
-        """Record new ``sequence_end`` values of deduplicated chunks."""
-        with self._lock:
-            entries = [e for (sid, _, _), e in self._entries.items() if sid == session_id]
-            for chunk_id, sequence_end in updates:
-                for entry in entries:
-                    entry.set_sequence_end(chunk_id, sequence_end)
 
     def invalidate(self, session_id: str) -> None:
         with self._lock:

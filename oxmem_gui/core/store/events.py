@@ -74,8 +74,6 @@ class StoreResult:
     deduplicated_chunks: int = 0
     #: ``(chunk_id, sequence_start, sequence_end, vector)`` of each chunk inserted (for the vector cache)
     added: list[tuple[str, int, int, np.ndarray]] = field(default_factory=list, repr=False)
-    #: ``(chunk_id, sequence_end)`` of each deduplicated chunk whose range grew
-    extended: list[tuple[str, int]] = field(default_factory=list, repr=False)
 
 
 @dataclass
@@ -216,7 +214,6 @@ def _index_chunks(conn: apsw.Connection, event: PreparedEvent, sequence: int, mo
                 "updated_at = CURRENT_TIMESTAMP WHERE chunk_id = ?",
                 (new_end, new_end, cid),
             )
-            result.extended.append((cid, new_end))
             result.chunk_ids.append(cid)
             result.deduplicated_chunks += 1
             continue
