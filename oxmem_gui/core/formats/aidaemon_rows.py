@@ -20,7 +20,6 @@ import numpy as np
 from ..embeddings.indexing import dumps
 from ..embeddings.model_files import MODEL_DIMS
 from ..schedules.store import Schedule
-from ..store.events import Event
 from ..store.notes import Note
 from ..store.tags import normalize_tags
 from .times import parse_when, rfc3339, shown_time
@@ -200,6 +199,17 @@ class _Span:
         self.first = when if self.first is None else min(self.first, when)
         self.last = when if self.last is None else max(self.last, when)
 
+    def include(self, other: _Span) -> None:
+        """Widen to cover ``other`` too (a session with rows in two tables)."""
+        for when in (other.first, other.last):
+            if when is not None:
+                self.first = when if self.first is None else min(self.first, when)
+                self.last = when if self.last is None else max(self.last, when)
+        for text in (other.first_text, other.last_text):
+            if text:
+                self.first_text = min(self.first_text, text) if self.first_text else text
+                self.last_text = max(self.last_text, text)
+
     def first_shown(self) -> str:
         return rfc3339(self.first) if self.first else self.first_text
 
@@ -227,41 +237,6 @@ def _latest_episodes(conn: apsw.Connection, session_id: str | None = None) -> di
     for row in latest.values():
         del row["__key"]
     return latest
-
-
-def _upper_at(events: list[Event], when: Any) -> int:
-    """The last event at or before ``when`` (0 when none, or when ``when`` is no time)."""
-    limit = parse_when(when)
-    if limit is None:
-        return 0
-    upper = 0
-    for event in events:
-        at = parse_when(event.created_at)
-        if at is not None and at <= limit:
-            upper = max(upper, event.sequence)
-    return upper
-
-
-def _upper_from_ids(conn: apsw.Connection, events: list[Event], row: Mapping[str, Any]) -> int | None:
-    """The sequence a summary row names: ``last_event_id`` (an events id), or ``last_message_id`` (an events
-    id, a message id inside an event's data, or a legacy message's id)."""
-    sequences = {e.sequence for e in events}
-    for key in ("last_event_id", "last_message_id"):
-        value = row.get(key)
-        if value is None:
-            continue
-        try:
-            number = int(value)
-        except (TypeError, ValueError):
-            number = None
-        if number is not None and number in sequences:
-            return number
-        for event in events:
-            payload = event.payload if isinstance(event.payload, dict) else {}
-            data = payload.get("data")
-            if payload.get("message_id") == value or (isinstance(data, dict) and data.get("message_id") == value):
-                return event.sequence
-    return None
 
 
 # -- events ---------------------------------------------------------------------------------------------

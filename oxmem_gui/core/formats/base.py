@@ -186,7 +186,10 @@ class ForeignReader:
         encrypted file itself when this is a snapshot of one (:func:`.encrypted.write_through`)."""
         if self.cipher_key is None:
             return await self._db.run(fn, *args)
-        return await self._db.run(write_through, self.path, self.cipher_key, fn, *args)
+        try:
+            return await self._db.run(write_through, self.path, self.cipher_key, fn, *args)
+        finally:
+            self._reloads += 1  # the snapshot was read again: nothing cached from it holds
 
     def refusals(self) -> dict[str, str]:
         """Each kind of edit this reader does not make, with why."""
@@ -323,10 +326,26 @@ class ForeignReader:
     def _summary(self, conn: apsw.Connection, session_id: str) -> dict[str, Any] | None:
         return None
 
+    #: (the file's state, the filter, every session it lists): paging on reads the list only when the file changed
+    _sessions_cache: tuple[tuple[int, int, int], str | None, list[browse.SessionRow]] | None = None
+    #: how many times an encrypted file's snapshot was read again after an edit
+    _reloads = 0
+
+    def _file_state(self, conn: apsw.Connection) -> tuple[int, int, int]:
+        """What changes when the file does: another connection's commits (``data_version``), this one's own
+        writes (``total_changes``) and an encrypted file's snapshot read again after an edit. Read first in a read
+        transaction, it is the state of that snapshot."""
+        return data_version(conn), conn.total_changes(), self._reloads
+
     def _session_page(
         self, conn: apsw.Connection, after: tuple[str, str] | None, limit: int, contains: str | None
     ) -> list[browse.SessionRow]:
-        rows = self._sessions(conn, contains)
+        """A page of :meth:`_sessions` (computed once per state of the file and filter: a format's sessions are
+        aggregates over all its events, and their order is known only once all are read)."""
+        state = self._file_state(conn)
+        if self._sessions_cache is None or self._sessions_cache[:2] != (state, contains):
+            self._sessions_cache = (state, contains, self._sessions(conn, contains))
+        rows = self._sessions_cache[2]
         if after is not None:
             rows = [
                 r for r in rows if (r.updated_at < after[0]) or (r.updated_at == after[0] and r.session_id > after[1])
@@ -377,7 +396,7 @@ class ForeignReader:
 
     async def read_summary_state(self, session_id: str) -> dict[str, Any] | None:
         def read(conn: apsw.Connection) -> dict[str, Any] | None:
-            self._events(conn, session_id)  # an unknown session is not-found, as in the store
+            self._event_stats(conn, session_id)  # an unknown session is not-found, as in the store
             return self._summary(conn, session_id)
 
         return await self._db.read(read)

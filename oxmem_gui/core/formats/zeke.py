@@ -60,7 +60,6 @@ from typing import Any
 import apsw
 import numpy as np
 
-from ..database import data_version
 from ..embeddings.model_files import MODEL_NAME
 from ..errors import InvalidInputError
 from ..retrieval.hybrid import Hit, LegStats, QueryResult
@@ -199,26 +198,20 @@ class ZekeReader(ForeignReader):
         return datetime.now(timezone.utc)
 
     #: (the file's state, scope pattern, its vectors), and (the file's state, the most common embedding length)
-    _vectors_cache: tuple[tuple[int, int], str, _ScopeVectors] | None = None
-    _size_cache: tuple[tuple[int, int], int | None] | None = None
-
-    @staticmethod
-    def _state(conn: apsw.Connection) -> tuple[int, int]:
-        """What changes when the file does: another connection's commits (``data_version``) and this one's own
-        writes (``total_changes``)."""
-        return data_version(conn), conn.total_changes()
+    _vectors_cache: tuple[tuple[int, int, int], str, _ScopeVectors] | None = None
+    _size_cache: tuple[tuple[int, int, int], int | None] | None = None
 
     def _scope_vectors(self, conn: apsw.Connection, pattern: str) -> _ScopeVectors:
         """:class:`_ScopeVectors` of ``pattern``, read again only after the file changed (one scope kept: the one
         being searched)."""
-        state = self._state(conn)
+        state = self._file_state(conn)
         if self._vectors_cache is None or self._vectors_cache[:2] != (state, pattern):
             self._vectors_cache = (state, pattern, _read_scope_vectors(conn, pattern))
         return self._vectors_cache[2]
 
     def _common_size(self, conn: apsw.Connection) -> int | None:
         """The length in values of most stored embeddings (the longer on a tie), None when none has one."""
-        version = self._state(conn)
+        version = self._file_state(conn)
         if self._size_cache is None or self._size_cache[0] != version:
             sizes = conn.execute(
                 "SELECT length(embedding) AS n, count(*) FROM memories WHERE embedding IS NOT NULL "

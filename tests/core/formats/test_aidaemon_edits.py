@@ -341,7 +341,9 @@ def test_an_encrypted_file_is_edited_in_place_with_its_key(encrypted, tmp_path, 
     async def edits(m):
         tz = await m.get_note("user", "fact:3")
         new = await m.update_note("user", "fact:3", "timezone: Asia/Tokyo", expected=tz)
+        listed = [r.session_id for r in await m.sessions_page()]
         await m.forget(TG)
+        assert TG in listed and [r.session_id for r in await m.sessions_page()] == [s for s in listed if s != TG]
         return new, await m.list_notes("user")
 
     new, notes = run(encrypted, edits, key=fx.AIDAEMON_KEY)
