@@ -1,6 +1,7 @@
 """The semantic backend: a real sentence-embedding model from local files, and what it does for retrieval."""
 
 import json
+import os
 
 import numpy as np
 import pytest
@@ -104,3 +105,18 @@ def test_reindex_to_semantic_is_resumable(tmp_path, loop, semantic):
     assert np.frombuffer(blob[0][0], dtype="<f4") == pytest.approx(expected, abs=1e-6)
     assert s.reindex(model="semantic").reembedded == 0
     s.aclose()
+
+
+def test_onnx_runtime_telemetry_is_off(tmp_path):
+    """onnxruntime's wheels upload usage events and keep a session file (``.ses``) in the temporary folder unless
+    ``ORT_DISABLE_TELEMETRY`` is set before it loads; importing oxmem sets it, so embedding with the semantic
+    model leaves nothing there (checked in a fresh process: onnxruntime reads the variable once)."""
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k != "ORT_DISABLE_TELEMETRY"}
+    env["TMPDIR"] = str(tmp_path)
+    script = "import oxmem_gui, os, onnxruntime, fastembed; print(os.environ['ORT_DISABLE_TELEMETRY'])"
+    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "1"
+    assert os.listdir(tmp_path) == []  # onnxruntime 1.31 and 1.32 leave a '.ses' file there without it
