@@ -112,11 +112,14 @@ async def measure(name: str, path: Path, big_session: str | None, big_group: str
             t = time.perf_counter()
             await store.events_page(big_session, page[-1].sequence)
             next_events = time.perf_counter() - t
-        notes = float("nan")
+        first_notes = next_notes = float("nan")
         if big_group is not None:
             t = time.perf_counter()
-            await store.list_notes(big_group)
-            notes = time.perf_counter() - t
+            page = await store.notes_page(big_group)
+            first_notes = time.perf_counter() - t
+            t = time.perf_counter()
+            await store.notes_page(big_group, (page[-1].updated_at, page[-1].sequence))
+            next_notes = time.perf_counter() - t
         times: list[float] = []
         hits = 0
         retrievers = store.retrievers()
@@ -133,7 +136,8 @@ async def measure(name: str, path: Path, big_session: str | None, big_group: str
                 hits += len(found.hits)
         search = f"{ms(statistics.median(times))} ({hits / len(times):.1f} hits)" if times else "–"
         return (
-            name, ms(first_sessions), ms(next_sessions), ms(first_events), ms(next_events), ms(notes), search
+            name, ms(first_sessions), ms(next_sessions), ms(first_events), ms(next_events), ms(first_notes),
+            ms(next_notes), search
         )  # fmt: skip
     finally:
         await store.aclose()
@@ -160,7 +164,8 @@ def main() -> None:
             print(f"building {path.name} …", flush=True)
             build(path)
         rows.append(asyncio.run(measure(name, path, big, group)))
-    header = ("file", "sessions: first page", "next page", "events: first page", "next page", "memories", "search p50")
+    header = ("file", "sessions: first page", "next page", "events: first page", "next page", "memories: first page",
+              "next page", "search p50")  # fmt: skip
     widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
     for row in [header, tuple("-" * w for w in widths), *rows]:
         print("  ".join(str(c).rjust(w) for c, w in zip(row, widths, strict=True)))

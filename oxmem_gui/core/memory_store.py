@@ -459,6 +459,19 @@ class MemoryStore:
     ) -> list[notes.Note]:
         return await self._db.read(notes.list_notes, user, tags, tag_mode, contains)
 
+    async def notes_page(
+        self,
+        user: str,
+        after: tuple[str, int] | None = None,
+        limit: int = browse.PAGE,
+        tags: Sequence[str] = (),
+        tag_mode: str = "any",
+        contains: str | None = None,
+    ) -> list[notes.Note]:
+        """A page of :meth:`list_notes`: the ``limit`` notes after ``after``, the last shown note's
+        ``(updated_at or "", sequence)``."""
+        return notes.page_after(await self.list_notes(user, tags, tag_mode, contains), after, limit)
+
     async def search_notes(self, user: str, query: str, top_k: int = 8, **options: Any) -> list[note_hits.NoteHit]:
         """Hybrid query over the user's notes; one hit per note with the full breakdown in ``hit``."""
         result = await self.hybrid_query(notes.notes_session(user), query, top_k, **options)

@@ -37,7 +37,7 @@ from ..store import backups, browse, summary
 from ..store.events import Event, SessionInfo
 from ..store.inputs import check_positive, check_text
 from ..store.migrations import MigrationReport
-from ..store.notes import Note
+from ..store.notes import Note, page_after
 from . import tables as table_browser
 from .detect import article
 from .encrypted import encrypted_backup, write_through
@@ -441,6 +441,24 @@ class ForeignReader:
             needle = contains.casefold()
             notes = [n for n in notes if needle in n.content.casefold()]
         return notes
+
+    def _notes_after(self, conn: apsw.Connection, group: str, after: tuple[str, int] | None, limit: int) -> list[Note]:
+        """A page of :meth:`_notes`; a format whose notes a query can page overrides this."""
+        return page_after(self._notes(conn, group), after, limit)
+
+    async def notes_page(
+        self,
+        user: str,
+        after: tuple[str, int] | None = None,
+        limit: int = browse.PAGE,
+        tags: Sequence[str] = (),
+        tag_mode: str = "any",
+        contains: str | None = None,
+    ) -> list[Note]:
+        """A page of :meth:`list_notes` (as :meth:`MemoryStore.notes_page`); unfiltered, read a page at a time."""
+        if not tags and not contains:
+            return await self._db.read(self._notes_after, user, after, limit)
+        return page_after(await self.list_notes(user, tags, tag_mode, contains), after, limit)
 
     async def get_note(self, user: str, note_id: str) -> Note:
         for note in await self._db.read(self._notes, user):

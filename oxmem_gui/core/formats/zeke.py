@@ -158,6 +158,13 @@ class _ScopeVectors:
     unloadable: tuple[str, str] | None = None
 
 
+#: the order of memories listed: newest by last access, else creation, as stored (ZEKE writes naive UTC ISO text,
+#: which orders as its time); the rowid breaks ties. In SQL, so a page reads no more than it shows.
+_NEWEST = "coalesce(last_accessed_at, created_at)"
+#: how much of a ZEKE file is read through a memory map: listing a scope reads one page per memory, and through
+#: the page cache that costs 0.25 s at 200,000 memories against 35 ms mapped
+_MMAP_BYTES = 1 << 32
+
 #: how far below the k-th best float32 cosine a memory is still scored again in float64: far more than float32's
 #: error on a cosine of vectors of a few thousand values (at most about 1e-4, in practice 1e-6), so the best k×2
 #: and their order are exactly those of ZEKE's float64 scores
@@ -199,6 +206,7 @@ class ZekeReader(ForeignReader):
 
     #: (the file's state, scope pattern, its vectors), and (the file's state, the most common embedding length)
     _vectors_cache: tuple[tuple[int, int, int], str, _ScopeVectors] | None = None
+    _mapped = False
     _size_cache: tuple[tuple[int, int, int], int | None] | None = None
 
     def _scope_vectors(self, conn: apsw.Connection, pattern: str) -> _ScopeVectors:
@@ -280,10 +288,30 @@ class ZekeReader(ForeignReader):
         return [r[0] for r in conn.execute("SELECT DISTINCT scope FROM memories WHERE scope IS NOT NULL ORDER BY 1")]
 
     def _notes(self, conn: apsw.Connection, group: str) -> list[Note]:
+        return self._note_rows(conn, "scope = ?", (group,))
+
+    def _notes_after(self, conn: apsw.Connection, group: str, after: tuple[str, int] | None, limit: int) -> list[Note]:
+        """A page of the scope's memories in SQL (see :data:`_NEWEST`): past the memory of rowid ``after[1]``
+        where it still is (its time as stored), else past ``after``'s time."""
+        if after is None:
+            return self._note_rows(conn, "scope = ?", (group,), limit)
+        found = conn.execute(f"SELECT {_NEWEST} FROM memories WHERE rowid = ?", (after[1],)).fetchone()
+        key = found[0] if found else after[0].removesuffix("+00:00")
+        where = f"scope = ? AND ({_NEWEST} < ? OR ({_NEWEST} = ? AND rowid < ?))"
+        return self._note_rows(conn, where, (group, key, key, after[1]), limit)
+
+    def _note_rows(self, conn: apsw.Connection, where: str, args: tuple, limit: int = -1) -> list[Note]:
+        """The memories ``where`` selects as notes, newest first (:data:`_NEWEST`); the file is read through a
+        memory map, as each memory's row, with its embedding, fills a page or more."""
+        if not self._mapped:
+            conn.execute(f"PRAGMA mmap_size = {_MMAP_BYTES}")
+            self._mapped = True
         now = _utc(self._now())
         notes = []
-        for rowid, mid, text, scope, tags, created, accessed, ttl, blob in conn.execute(
-            f"SELECT {_COLUMNS}, embedding FROM memories WHERE scope = ?", (group,)
+        for rowid, mid, text, scope, tags, created, accessed, ttl, size in conn.execute(
+            f"SELECT {_COLUMNS}, CASE WHEN typeof(embedding) = 'blob' THEN length(embedding) END FROM memories "
+            f"WHERE {where} ORDER BY {_NEWEST} DESC, rowid DESC LIMIT ?",
+            (*args, limit),
         ):
             tag_list, tag_error = parse_tags(tags)
             expires = _expires(created, ttl)
@@ -292,29 +320,18 @@ class ZekeReader(ForeignReader):
                 "expires_at": rfc3339(expires) if expires else None,
                 "expired": bool(expires and now > expires),
                 "last_accessed_at": shown_time(accessed) if accessed else None,
-                "embedding_dims": len(blob) // 4 if isinstance(blob, bytes) else "none",
+                "embedding_dims": size // 4 if size is not None else "none",
             }
             if tag_error:
                 details["tags_error"] = tag_error
-            notes.append(
-                Note(
-                    str(mid),
-                    scope,
-                    "" if text is None else str(text),
-                    tag_list,
-                    shown_time(created),
-                    shown_time(accessed or created),
-                    rowid,
-                    details,
-                )
-            )
-        notes.sort(key=lambda n: (n.updated_at or "", n.sequence), reverse=True)
+            shown = (shown_time(created), shown_time(accessed or created))
+            notes.append(Note(str(mid), scope, "" if text is None else str(text), tag_list, *shown, rowid, details))
         return notes
 
     # -- editing memories (:mod:`.zeke_edits`) --------------------------------------------------------
 
     def _note_of(self, conn: apsw.Connection, scope: str, memory_id: str) -> Note | None:
-        return next((n for n in self._notes(conn, scope) if n.note_id == memory_id), None)
+        return next(iter(self._note_rows(conn, "scope = ? AND id = ?", (scope, memory_id))), None)
 
     def _embedder(self, conn: apsw.Connection) -> zeke_edits.Embed:
         """How a memory's text becomes its vector in this file: all-MiniLM-L6-v2 for a file of 384-dimension
@@ -658,11 +675,8 @@ class ZekeReader(ForeignReader):
 
     def _memories(self, conn: apsw.Connection, ids: Sequence[str]) -> list[Note]:
         """The memories of these ids as notes, in the order given."""
-        wanted = set(ids)
-        scopes = {r[0] for r in conn.execute(
-            "SELECT DISTINCT scope FROM memories WHERE id IN (SELECT value FROM json_each(?))", (json.dumps(ids),)
-        )}  # fmt: skip
-        found = {n.note_id: n for scope in scopes for n in self._notes(conn, scope) if n.note_id in wanted}
+        rows = self._note_rows(conn, "id IN (SELECT value FROM json_each(?))", (json.dumps(ids),))
+        found = {n.note_id: n for n in rows}
         return [found[i] for i in ids if i in found]
 
 

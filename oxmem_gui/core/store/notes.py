@@ -190,6 +190,12 @@ def list_notes(
     return notes
 
 
+def page_after(notes: Sequence[Note], after: tuple[str, int] | None, limit: int) -> list[Note]:
+    """The ``limit`` notes after the cursor ``after`` (the last shown note's ``(updated_at or "", sequence)``) in
+    a list ordered as :func:`list_notes` orders it."""
+    return [n for n in notes if after is None or (n.updated_at or "", n.sequence) < tuple(after)][:limit]
+
+
 def _expected_by_id(note_ids: Sequence[str], expected: Sequence[Note] | None) -> dict[str, Note] | None:
     if expected is None:
         return None
