@@ -489,3 +489,35 @@ def test_an_omega_conversation_is_closed_and_reopened_from_the_session_browser(m
     button.click()
     settle(qloop, ctx)
     assert status(current) == "closed" and f"open conversation here ({dentist})" in dialogs.errors[-1]
+
+
+def test_a_large_zeke_scope_is_listed_a_page_at_a_time(make_window, qloop, tmp_path):
+    """450 memories in one scope: the list holds the first 200 and says more follow; scrolling to its end reads
+    the next page (and the next), until every memory is listed once, in the order the whole list has; an
+    export without a selection writes every memory, also those not yet scrolled to."""
+    fixtures.make_zeke(tmp_path / "demo.db", "384", extra_per_scope={"persona": 450})
+    window, ctx, dialogs = make_window(read_only=True)
+    settle(qloop, ctx)
+    window.show_panel("notes")
+    notes = window.notes
+    notes.set_user("persona")
+    settle(qloop, ctx)
+    assert len(notes.model.notes) == 200 and notes.count_label.text() == "200 memories so far · scroll for more"
+    target = tmp_path / "export.json"
+    dialogs.files.append(target)
+    notes.export()
+    settle(qloop, ctx)
+    assert len(json.loads(target.read_text())) == 450 and len(notes.model.notes) == 200
+    for listed in (400, 450):
+        assert notes.model.canFetchMore() is True
+
+        async def scroll():  # the view asks for more (fetchMore) when it is scrolled to the end
+            notes.view.scrollToBottom()
+
+        qloop.run_until_complete(scroll())
+        settle(qloop, ctx)
+        assert len(notes.model.notes) == listed
+    assert notes.model.canFetchMore() is False and notes.count_label.text() == "450 memories"
+    whole = qloop.run_until_complete(ctx.store.list_notes("persona"))
+    assert [n.note_id for n in notes.model.notes] == [n.note_id for n in whole]
+    assert dialogs.errors == []

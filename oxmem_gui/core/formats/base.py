@@ -421,12 +421,16 @@ class ForeignReader:
     async def note_users(self) -> list[str]:
         return await self._db.read(self._groups)
 
+    def _tag_lists(self, conn: apsw.Connection, group: str) -> list[tuple[list[str], int]]:
+        """Each distinct list of tags among the group's notes, and on how many; a format that can count them
+        without reading its notes overrides this."""
+        return [(n.tags, 1) for n in self._notes(conn, group)]
+
     async def note_tags(self, user: str) -> list[tuple[str, int]]:
-        notes = await self._db.read(self._notes, user)
         counts: dict[str, int] = {}
-        for n in notes:
-            for t in n.tags:
-                counts[t] = counts.get(t, 0) + 1
+        for tags, times in await self._db.read(self._tag_lists, user):
+            for t in tags:
+                counts[t] = counts.get(t, 0) + times
         return sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
 
     async def list_notes(

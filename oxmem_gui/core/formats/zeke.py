@@ -290,6 +290,10 @@ class ZekeReader(ForeignReader):
     def _notes(self, conn: apsw.Connection, group: str) -> list[Note]:
         return self._note_rows(conn, "scope = ?", (group,))
 
+    def _tag_lists(self, conn: apsw.Connection, group: str) -> list[tuple[list[str], int]]:
+        found = conn.execute("SELECT tags, count(*) FROM memories WHERE scope = ? GROUP BY tags", (group,))
+        return [(parse_tags(tags)[0], times) for tags, times in found]
+
     def _notes_after(self, conn: apsw.Connection, group: str, after: tuple[str, int] | None, limit: int) -> list[Note]:
         """A page of the scope's memories in SQL (see :data:`_NEWEST`): past the memory of rowid ``after[1]``
         where it still is (its time as stored), else past ``after``'s time."""

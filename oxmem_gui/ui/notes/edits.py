@@ -370,7 +370,17 @@ class NoteEdits:
         )
 
     def export(self) -> None:
-        notes = self.selected_notes() or list(self.model.notes)
+        """The selected notes, else every note the filters list (also those not yet scrolled to), as JSON or
+        Markdown."""
+        selected = self.selected_notes()
+        if selected or self.model.exhausted or self.ctx.store is None or not self.user:
+            self._export(selected or list(self.model.notes))
+            return
+        store, user = self.ctx.require(), self.user
+        tags, mode, text = self._filters()
+        self.ctx.run(lambda: store.list_notes(user, tags, mode, text), label="Reading notes", on_done=self._export)
+
+    def _export(self, notes: list[Note]) -> None:
         if not notes:
             self.dialogs.info("There are no notes to export.")
             return

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime, timezone
 from typing import Any
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor, QPalette
 
 from ...core.store.notes import Note
@@ -42,14 +43,43 @@ def age(stamp: str | None, now: datetime | None = None) -> tuple[str, float]:
 
 
 class NotesModel(RowsModel):
+    """The notes listed so far: a page at a time, the next asked of ``fetcher`` when the view scrolls to the end
+    (Qt's ``canFetchMore``/``fetchMore``); ``exhausted`` once a page came back short."""
+
     COLUMNS = ("Note", "Tags", "Created", "Updated", "Age")
+
+    def __init__(self, parent: Any = None) -> None:
+        super().__init__(parent)
+        self.exhausted = True
+        self.loading = False
+        #: loads the page after the last note and hands it to :meth:`append_notes`
+        self.fetcher: Callable[[], None] | None = None
 
     @property
     def notes(self) -> list[Note]:
         return self.rows
 
-    def set_notes(self, notes: list[Note]) -> None:
+    def set_notes(self, notes: list[Note], exhausted: bool = True) -> None:
+        self.exhausted, self.loading = exhausted, False
         self.set_rows(notes)
+
+    def append_notes(self, notes: list[Note], exhausted: bool) -> None:
+        """Add the next page (a note already listed, moved by a change meanwhile, is not listed twice)."""
+        self.exhausted, self.loading = exhausted, False
+        listed = {n.note_id for n in self.rows}
+        new = [n for n in notes if n.note_id not in listed]
+        if new:
+            self.beginInsertRows(QModelIndex(), len(self.rows), len(self.rows) + len(new) - 1)
+            self.rows.extend(new)
+            self.endInsertRows()
+
+    def canFetchMore(self, parent: Any = QModelIndex()) -> bool:  # noqa: N802, B008
+        return not parent.isValid() and not self.exhausted and not self.loading and self.fetcher is not None
+
+    def fetchMore(self, parent: Any = QModelIndex()) -> None:  # noqa: N802, B008
+        if self.canFetchMore(parent) and self.fetcher is not None:
+            self.loading = True
+            self.fetcher()
 
     def data(self, index: Any, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid() or not 0 <= index.row() < len(self.notes):

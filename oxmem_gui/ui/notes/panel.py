@@ -6,6 +6,7 @@ from __future__ import annotations
 from PySide6.QtCore import QItemSelectionModel, QModelIndex
 from PySide6.QtWidgets import QPushButton, QWidget
 
+from ...core.store.browse import PAGE
 from ...core.store.notes import Note
 from ..context import StoreContext
 from ..dialogs import Dialogs
@@ -42,6 +43,9 @@ class NotesPanel(NoteEdits, QWidget):
         self.unlisted = ""
         self.undo_record: UndoRecord | None = None
         self.model = NotesModel(self)
+        self.model.fetcher = self._fetch_more
+        #: bumped by every reload, so a page asked for before it is dropped
+        self._list_generation = 0
 
         self.notes_list = NotesList(self.model)
         self.editor = NoteEditor()
@@ -166,7 +170,7 @@ class NotesPanel(NoteEdits, QWidget):
         count = self.model.rowCount()
         noun, many = self.nouns()
         matching = f" match{'es' if count == 1 else ''} the filters" if self.notes_list.filtered() else ""
-        text = plural(count, noun, many) + matching
+        text = plural(count, noun, many) + matching + ("" if self.model.exhausted else " so far · scroll for more")
         if len(selected) > 1:
             text += f" · {len(selected):,} selected"
         self.count_label.setText(text if self.user else "")
@@ -248,13 +252,18 @@ class NotesPanel(NoteEdits, QWidget):
             return
         store, user = self.ctx.require(), self.user
         keep = select or (self.current.note_id if self.current and not self.is_new else None)
-        tags, mode, text = self.tag_filter.tags(), self.tag_mode.currentText(), self.filter.text().strip() or None
+        tags, mode, text = self._filters()
+        self._list_generation += 1
+        generation = self._list_generation
+        limit = max(PAGE, len(self.model.notes))  # as many as were listed: the selection stays listed
 
         def got(result: tuple[list[Note], list[tuple[str, int]]]) -> None:
             notes, used = result
+            if generation != self._list_generation:
+                return  # the filters or the user changed meanwhile: a newer list is on its way
             scroll = self.view.verticalScrollBar().value()
             self.view.selectionModel().blockSignals(True)
-            self.model.set_notes(notes)
+            self.model.set_notes(notes, exhausted=len(notes) < limit)
             self.view.selectionModel().blockSignals(False)
             completions = [t for t, _ in used]
             self.tags.set_completions(completions)
@@ -284,9 +293,36 @@ class NotesPanel(NoteEdits, QWidget):
             self._update_buttons()
 
         async def load() -> tuple[list[Note], list[tuple[str, int]]]:
-            return await store.list_notes(user, tags, mode, text), await store.note_tags(user)
+            return await store.notes_page(user, None, limit, tags, mode, text), await store.note_tags(user)
 
         self.ctx.run(load, on_done=got)
+
+    def _filters(self) -> tuple[list[str], str, str | None]:
+        return self.tag_filter.tags(), self.tag_mode.currentText(), self.filter.text().strip() or None
+
+    def _fetch_more(self) -> None:
+        """The page after the last note listed (the view scrolled to the end of the list)."""
+        if self.ctx.store is None or not self.user or not self.model.notes:
+            self.model.loading = False
+            return
+        store, user, generation = self.ctx.require(), self.user, self._list_generation
+        last = self.model.notes[-1]
+        tags, mode, text = self._filters()
+
+        def got(page: list[Note]) -> None:
+            if generation == self._list_generation:
+                self.model.append_notes(page, exhausted=len(page) < PAGE)
+                self._update_buttons()
+
+        def failed(_exc: Exception) -> bool:
+            self.model.loading = False  # the error's dialog comes from the context; scrolling asks again
+            return False
+
+        self.ctx.run(
+            lambda: store.notes_page(user, (last.updated_at or "", last.sequence), PAGE, tags, mode, text),
+            on_done=got,
+            on_error=failed,
+        )
 
     def refresh(self) -> None:
         self.reload()
