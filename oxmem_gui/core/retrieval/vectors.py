@@ -175,18 +175,21 @@ class SessionMatrix:
         return found
 
 
-def load_session_matrix(conn: apsw.Connection, session_id: str, model: str, dims: int) -> SessionMatrix:
+def load_session_matrix(
+    conn: apsw.Connection, session_id: str, model: str, dims: int, rows: list[tuple] | None = None
+) -> SessionMatrix:
     """Read one session's vectors of ``model``, in ``chunks_vec`` rowid order; a vector that cannot be read is listed
     in ``errors``. (The order matters for exactness: BLAS may round a row's dot product differently by where the row
     lies in the matrix, so a matrix kept up to date must hold its rows where a fresh read would put them.) Rows are
     sorted here rather than by SQLite, whose sorter would copy every blob; vectors of the model's exact size (nearly
     all) are copied straight into the matrix (:meth:`SessionMatrix.load`)."""
     entry = SessionMatrix(model, dims)
-    rows = conn.execute(
-        "SELECT v.rowid, c.chunk_id, c.sequence_start, c.sequence_end, v.embedding_blob FROM chunks c "
-        "JOIN chunks_vec v ON v.chunk_id = c.chunk_id WHERE c.session_id = ? AND v.embedding_model = ?",
-        (session_id, model),
-    ).fetchall()
+    if rows is None:
+        rows = conn.execute(
+            "SELECT v.rowid, c.chunk_id, c.sequence_start, c.sequence_end, v.embedding_blob FROM chunks c "
+            "JOIN chunks_vec v ON v.chunk_id = c.chunk_id WHERE c.session_id = ? AND v.embedding_model = ?",
+            (session_id, model),
+        ).fetchall()
     rows.sort(key=lambda r: r[0])
     size = dims * 4
     good = [r for r in rows if isinstance(r[4], bytes) and len(r[4]) == size]
@@ -217,6 +220,10 @@ class VectorIndex:
         self.max_bytes = max_bytes
         self._entries: OrderedDict[tuple[str, str, int], SessionMatrix] = OrderedDict()
         self._models: dict[str, list[str]] = {}
+        #: the rows :meth:`models` read of a session, by model, and the file's state then: the first :meth:`get`
+        #: of the session takes its model's rows from here instead of reading them again (a second pass over a
+        #: million vectors costs seconds)
+        self._read_ahead: tuple[str, tuple[int | None, int], dict[str, list[tuple]]] | None = None
         #: the newest ``chunks`` and ``chunks_vec`` rows as last seen (steps 1 and 2)
         self._newest: dict[str, tuple[int, str] | None] = {}
         self._data_version: int | None = None
@@ -229,19 +236,23 @@ class VectorIndex:
         self._sync(conn)
         with self._lock:
             models = self._models.get(session_id)
-        if models is None:
-            models = [
-                r[0]
-                for r in conn.execute(
-                    "SELECT DISTINCT v.embedding_model FROM chunks c JOIN chunks_vec v ON v.chunk_id = c.chunk_id "
-                    "WHERE c.session_id = ? ORDER BY 1",
-                    (session_id,),
-                )
-            ]
+        if models is None:  # the session's vectors of every model in one pass: the query that follows wants them
+            by_model: dict[str, list[tuple]] = {}
+            for vrowid, cid, start, end, model, blob in conn.execute(
+                "SELECT v.rowid, c.chunk_id, c.sequence_start, c.sequence_end, v.embedding_model, v.embedding_blob "
+                "FROM chunks c JOIN chunks_vec v ON v.chunk_id = c.chunk_id WHERE c.session_id = ?",
+                (session_id,),
+            ):
+                by_model.setdefault(model, []).append((vrowid, cid, start, end, blob))
+            models = sorted(by_model)
             with self._lock:
                 self._models[session_id] = models
+                self._read_ahead = (session_id, self._state(conn), by_model)
                 self._follow_from_here(conn)
         return models
+
+    def _state(self, conn: apsw.Connection) -> tuple[int | None, int]:
+        return self._data_version, conn.total_changes()
 
     def get(self, conn: apsw.Connection, session_id: str, model: str, dims: int) -> SessionMatrix:
         self._sync(conn)
@@ -251,7 +262,14 @@ class VectorIndex:
             if entry is not None:
                 self._entries.move_to_end(key)
                 return entry
-        entry = load_session_matrix(conn, session_id, model, dims)
+        rows = None
+        with self._lock:
+            ahead = self._read_ahead
+            if ahead is not None and ahead[:2] == (session_id, self._state(conn)):  # the file is as it was read
+                rows = ahead[2].pop(model, None)  # taken once: another size of the same model reads again
+            else:
+                self._read_ahead = None
+        entry = load_session_matrix(conn, session_id, model, dims, rows)
         with self._lock:
             self._entries[key] = entry
             self._follow_from_here(conn)
@@ -305,12 +323,14 @@ class VectorIndex:
 
     def invalidate(self, session_id: str) -> None:
         with self._lock:
+            self._read_ahead = None
             for key in [k for k in self._entries if k[0] == session_id]:
                 del self._entries[key]
             self._models.pop(session_id, None)
 
     def clear(self) -> None:
         with self._lock:
+            self._read_ahead = None
             self._entries.clear()
             self._models.clear()
             self._newest.clear()

@@ -78,3 +78,26 @@ def test_cache_bound_is_configurable(tmp_path, loop):
     s = open_sync(loop, tmp_path / "m.db", vector_cache_bytes=12_345)
     assert s.inner._caches.vectors.max_bytes == 12_345
     s.aclose()
+
+
+def test_the_models_pass_hands_its_rows_to_the_first_load_only_while_the_file_is_unchanged(store, tmp_path, loop):
+    """Listing a session's models reads its vectors of every model once; the first matrix of the session is made
+    from those rows (no second pass: 15% of a first query at 100k chunks) — unless the file changed in between,
+    when they are read again."""
+    store.store("s", 1, user("first"))
+    index, db = store.inner._caches.vectors, store.inner._db
+    backend = store.inner.backend
+    model, dims = backend.model_name, backend.dimensions
+    index.clear()
+    assert db.call(index.models, "s") == [model]
+    queries = []
+    db.call(lambda conn: conn.set_exec_trace(lambda _c, sql, _b: queries.append(sql) or True))
+    assert len(db.call(index.get, "s", model, dims)) == 1
+    db.call(lambda conn: conn.set_exec_trace(None))
+    assert not any("FROM chunks c" in q for q in queries)
+    index.clear()
+    db.call(index.models, "s")
+    other = open_sync(loop, tmp_path / "memory.db")
+    other.store("s", 2, user("written by the agent meanwhile"))
+    other.aclose()
+    assert len(db.call(index.get, "s", model, dims)) == 2  # read again: the file changed since the models pass
