@@ -4,7 +4,8 @@ own search, through the reader oxmem opens each format with.
 Each file starts as the tests' fixture (the agent's own schema, from its migrations copied verbatim) and is then
 filled with synthetic rows the way the agent writes them: an Omega file with ``--omega`` messages in
 ``--conversations`` conversations (its triggers index the user messages), a ZEKE file with ``--zeke`` memories
-(with 1536-value embeddings), an aidaemon file with ``--aidaemon`` events in 500 sessions. Files are kept in
+(with 1536-value embeddings), an aidaemon file with ``--aidaemon`` events in 500 sessions and an episode (with its
+embedding) for every 50 events, which aidaemon's recall searches. Files are kept in
 bench/out/ between runs. Goals (issue "search beside a live agent at quiet speed"): first page ≤ 200 ms, next page
 ≤ 50 ms, search p50 ≤ 100 ms.
 
@@ -86,6 +87,21 @@ def build_aidaemon(path: Path, events: int) -> None:
         data = json.dumps({"content": text(rng)})
         rows.append((session, kind, data, f"2026-02-{1 + i % 28:02d}T10:{i // 60 % 60:02d}:{i % 60:02d}+00:00"))
     conn.executemany("INSERT INTO events (session_id, event_type, data, created_at) VALUES (?, ?, ?, ?)", rows)
+    # aidaemon consolidates a session's events into episodes (with a 384-value embedding each): here one per 50
+    vectors = np.random.default_rng(3).standard_normal((events // 50, 384)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    sessions = ["big-session"] * (events // 200)
+    sessions += [f"session-{i % 500:03d}" for i in range(events // 50 - len(sessions))]
+    episodes = []
+    for i, sid in enumerate(sessions):
+        when = f"2026-02-{1 + i % 28:02d}T11:{i // 60 % 60:02d}:{i % 60:02d}+00:00"
+        episodes.append((sid, text(rng), json.dumps(rng.sample(WORDS, 2)), vectors[i].tobytes(),
+                         round(rng.random(), 2), 50, when, when, when))  # fmt: skip
+    conn.executemany(
+        "INSERT INTO episodes (session_id, summary, topics, embedding, importance, message_count, start_time, "
+        "end_time, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        episodes,
+    )
     conn.execute("COMMIT")
     conn.close()
 
@@ -127,8 +143,9 @@ async def measure(name: str, path: Path, big_session: str | None, big_group: str
             r = retrievers[0]
             scope = big_session if r.scope == "session" else big_group
             options = {}
-            if name == "ZEKE":  # its memories hold 1536-value embeddings: the query's, precomputed, as ZEKE gets it
-                options = {"query_embedding": np.random.default_rng(7).standard_normal(1536).astype(np.float32)}
+            if name in ("ZEKE", "aidaemon"):  # the query's embedding, precomputed (1536 values for ZEKE's OpenAI model)
+                size = 1536 if name == "ZEKE" else 384
+                options = {"query_embedding": np.random.default_rng(7).standard_normal(size).astype(np.float32)}
             for q in (["filler memory", "persona", "memory for"] if name == "ZEKE" else QUERIES) * 3:
                 t = time.perf_counter()
                 found = await store.search(r.name, scope, q, 8, **options)

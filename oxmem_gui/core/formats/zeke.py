@@ -161,8 +161,9 @@ class _ScopeVectors:
 #: the order of memories listed: newest by last access, else creation, as stored (ZEKE writes naive UTC ISO text,
 #: which orders as its time); the rowid breaks ties. In SQL, so a page reads no more than it shows.
 _NEWEST = "coalesce(last_accessed_at, created_at)"
-#: how much of a ZEKE file is read through a memory map: listing a scope reads one page per memory, and through
-#: the page cache that costs 0.25 s at 200,000 memories against 35 ms mapped
+#: how much of a ZEKE file is read through a memory map: listing a scope or matching its keywords reads a page per
+#: memory (each row holds a 6 KB embedding), and through SQLite's page cache that costs 0.25 s at 200,000
+#: memories against 35 ms mapped
 _MMAP_BYTES = 1 << 32
 
 #: how far below the k-th best float32 cosine a memory is still scored again in float64: far more than float32's
@@ -304,12 +305,15 @@ class ZekeReader(ForeignReader):
         where = f"scope = ? AND ({_NEWEST} < ? OR ({_NEWEST} = ? AND rowid < ?))"
         return self._note_rows(conn, where, (group, key, key, after[1]), limit)
 
-    def _note_rows(self, conn: apsw.Connection, where: str, args: tuple, limit: int = -1) -> list[Note]:
-        """The memories ``where`` selects as notes, newest first (:data:`_NEWEST`); the file is read through a
-        memory map, as each memory's row, with its embedding, fills a page or more."""
+    def _map(self, conn: apsw.Connection) -> None:
+        """Read the file through a memory map (:data:`_MMAP_BYTES`) from now on."""
         if not self._mapped:
             conn.execute(f"PRAGMA mmap_size = {_MMAP_BYTES}")
             self._mapped = True
+
+    def _note_rows(self, conn: apsw.Connection, where: str, args: tuple, limit: int = -1) -> list[Note]:
+        """The memories ``where`` selects as notes, newest first (:data:`_NEWEST`)."""
+        self._map(conn)
         now = _utc(self._now())
         notes = []
         for rowid, mid, text, scope, tags, created, accessed, ttl, size in conn.execute(
@@ -420,6 +424,7 @@ class ZekeReader(ForeignReader):
         ]
 
     def _rank_zeke(self, conn: apsw.Connection, scope: str, query: str, top_k: int, **options: Any) -> QueryResult:
+        self._map(conn)
         pattern = like_prefix(scope)
         limit = top_k * 2
         expression = fts_query(query)
