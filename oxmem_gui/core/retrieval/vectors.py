@@ -126,6 +126,16 @@ class SessionMatrix:
         self._inv = np.empty(len(self._matrix), dtype=np.float32)
         self._added(chunk_ids, starts, ends, rowids)
 
+    def load_buffer(self, read: _Read) -> None:
+        """The first rows: ``read``'s buffer, blobs of exactly ``dims`` values in rowid order, becomes the matrix,
+        given an eighth of room to grow (in place, as a large buffer is resized)."""
+        count = len(read.meta)
+        read.buffer += bytes((count // 8 + 64) * self.dims * 4)
+        self._matrix = np.frombuffer(read.buffer, dtype="<f4").reshape(-1, self.dims)
+        self._inv = np.empty(len(self._matrix), dtype=np.float32)
+        rowids, chunk_ids, starts, ends = (list(column) for column in zip(*read.meta, strict=True))
+        self._added(chunk_ids, starts, ends, rowids)
+
     def _added(self, chunk_ids: list[str], starts: list, ends: list, rowids: list | None) -> None:
         """The bookkeeping of rows just written at the end of the matrix, and their inverse norms (one function
         for every row, so a row's norm does not depend on how it arrived)."""
@@ -175,33 +185,88 @@ class SessionMatrix:
         return found
 
 
+class _Read:
+    """One model's vectors of a session as read, in ``chunks_vec`` rowid order: while every blob has one length,
+    each is appended as it arrives to one buffer (so the matrix is made without holding every blob, nor copying
+    them twice); once lengths differ, the blobs are kept as read."""
+
+    def __init__(self) -> None:
+        self.meta: list[tuple] = []  # (vector rowid, chunk id, start, end) of each row
+        self.size: int | None = None  # the length of every blob so far (None: none yet)
+        self.buffer = bytearray()
+        self.blobs: list | None = None  # every blob, once their lengths differ
+
+    def add(self, row: tuple) -> None:
+        """A row ``(vector rowid, chunk id, start, end, model, blob)``."""
+        blob = row[5]
+        self.meta.append(row[:4])
+        if self.blobs is None:
+            if type(blob) is bytes and blob and len(blob) == (self.size or len(blob)):
+                self.size = len(blob)
+                self.buffer += blob
+                return
+            size = self.size or 0
+            self.blobs = [bytes(self.buffer[j * size : (j + 1) * size]) for j in range(len(self.meta) - 1)]
+            self.buffer = bytearray()
+        self.blobs.append(blob)
+
+    def rows(self) -> list[tuple]:
+        """``(vector rowid, chunk id, start, end, blob)`` of every row."""
+        size = self.size or 0
+        blobs = self.blobs or [bytes(self.buffer[j * size : (j + 1) * size]) for j in range(len(self.meta))]
+        return [(*m, b) for m, b in zip(self.meta, blobs, strict=True)]
+
+
+def read_session(conn: apsw.Connection, session_id: str, model: str | None = None) -> dict[str, _Read]:
+    """The session's vectors (of ``model``, else of every model) by model, in ``chunks_vec`` rowid order, in one
+    pass. When the session holds at least half the file's vectors, ``chunks_vec`` is scanned in rowid order and
+    each chunk looked up (sequential reads, blobs copied as they come: a million vectors in 3 s and one copy in
+    memory, against 8–15 s and two through the session's index); a smaller session is read through its index and
+    sorted (SQLite's sorter would copy every blob)."""
+    (count,) = conn.execute("SELECT count(*) FROM chunks WHERE session_id = ?", (session_id,)).fetchone()
+    (total,) = conn.execute("SELECT max(rowid) FROM chunks_vec").fetchone()
+    columns = "v.rowid, c.chunk_id, c.sequence_start, c.sequence_end, v.embedding_model, v.embedding_blob"
+    where, args = ("c.session_id = ?", (session_id,)) if model is None else (
+        "c.session_id = ? AND v.embedding_model = ?", (session_id, model))  # fmt: skip
+    rows: Iterable[tuple] = ()
+    if count and 2 * count >= (total or 0):
+        rows = conn.execute(f"SELECT {columns} FROM chunks_vec v CROSS JOIN chunks c ON c.chunk_id = v.chunk_id "
+                            f"WHERE {where}", args)  # fmt: skip
+    elif count:
+        found = conn.execute(f"SELECT {columns} FROM chunks c JOIN chunks_vec v ON v.chunk_id = c.chunk_id "
+                             f"WHERE {where}", args).fetchall()  # fmt: skip
+        rows = sorted(found, key=lambda r: r[0])
+    by_model: dict[str, _Read] = {}
+    for row in rows:
+        read = by_model.get(row[4])
+        if read is None:
+            read = by_model[row[4]] = _Read()
+        read.add(row)
+    return by_model
+
+
 def load_session_matrix(
-    conn: apsw.Connection, session_id: str, model: str, dims: int, rows: list[tuple] | None = None
+    conn: apsw.Connection, session_id: str, model: str, dims: int, read: _Read | None = None
 ) -> SessionMatrix:
-    """Read one session's vectors of ``model``, in ``chunks_vec`` rowid order; a vector that cannot be read is listed
-    in ``errors``. (The order matters for exactness: BLAS may round a row's dot product differently by where the row
-    lies in the matrix, so a matrix kept up to date must hold its rows where a fresh read would put them.) Rows are
-    sorted here rather than by SQLite, whose sorter would copy every blob; vectors of the model's exact size (nearly
-    all) are copied straight into the matrix (:meth:`SessionMatrix.load`)."""
+    """One session's vectors of ``model`` (``read``, else read now: :func:`read_session`), in ``chunks_vec`` rowid
+    order; a vector that cannot be read is listed in ``errors``. (The order matters for exactness: BLAS may round
+    a row's dot product differently by where the row lies in the matrix, so a matrix kept up to date must hold its
+    rows where a fresh read would put them.) When every blob has the model's exact size (nearly always) the buffer
+    they were read into becomes the matrix."""
     entry = SessionMatrix(model, dims)
-    if rows is None:
-        rows = conn.execute(
-            "SELECT v.rowid, c.chunk_id, c.sequence_start, c.sequence_end, v.embedding_blob FROM chunks c "
-            "JOIN chunks_vec v ON v.chunk_id = c.chunk_id WHERE c.session_id = ? AND v.embedding_model = ?",
-            (session_id, model),
-        ).fetchall()
-    rows.sort(key=lambda r: r[0])
-    size = dims * 4
-    good = [r for r in rows if isinstance(r[4], bytes) and len(r[4]) == size]
-    if len(good) < len(rows):  # padded, damaged or of another size: one at a time
-        good = []
-        for r in rows:
-            try:
-                vector = from_blob(r[4], dims)
-            except EmbeddingError as exc:
-                entry.errors.append((r[1], str(exc)))
-                continue
-            good.append((*r[:4], vector.astype("<f4").tobytes()))
+    if read is None:
+        read = read_session(conn, session_id, model).get(model, _Read())
+    if read.blobs is None and read.size == dims * 4:
+        entry.load_buffer(read)
+        return entry
+    good = []
+    for r in read.rows():  # padded, damaged or of another size: one at a time
+        try:
+            vector = from_blob(r[4], dims)
+        except EmbeddingError as exc:
+            entry.errors.append((r[1], str(exc)))
+            continue
+        good.append((*r[:4], vector.astype("<f4").tobytes()))
     if good:
         entry.load([r[1] for r in good], [r[2] for r in good], [r[3] for r in good], [r[4] for r in good],
                    [r[0] for r in good])  # fmt: skip
@@ -223,7 +288,7 @@ class VectorIndex:
         #: the rows :meth:`models` read of a session, by model, and the file's state then: the first :meth:`get`
         #: of the session takes its model's rows from here instead of reading them again (a second pass over a
         #: million vectors costs seconds)
-        self._read_ahead: tuple[str, tuple[int | None, int], dict[str, list[tuple]]] | None = None
+        self._read_ahead: tuple[str, tuple[int | None, int], dict[str, _Read]] | None = None
         #: the newest ``chunks`` and ``chunks_vec`` rows as last seen (steps 1 and 2)
         self._newest: dict[str, tuple[int, str] | None] = {}
         self._data_version: int | None = None
@@ -237,13 +302,7 @@ class VectorIndex:
         with self._lock:
             models = self._models.get(session_id)
         if models is None:  # the session's vectors of every model in one pass: the query that follows wants them
-            by_model: dict[str, list[tuple]] = {}
-            for vrowid, cid, start, end, model, blob in conn.execute(
-                "SELECT v.rowid, c.chunk_id, c.sequence_start, c.sequence_end, v.embedding_model, v.embedding_blob "
-                "FROM chunks c JOIN chunks_vec v ON v.chunk_id = c.chunk_id WHERE c.session_id = ?",
-                (session_id,),
-            ):
-                by_model.setdefault(model, []).append((vrowid, cid, start, end, blob))
+            by_model = read_session(conn, session_id)
             models = sorted(by_model)
             with self._lock:
                 self._models[session_id] = models
@@ -262,14 +321,14 @@ class VectorIndex:
             if entry is not None:
                 self._entries.move_to_end(key)
                 return entry
-        rows = None
+        read = None
         with self._lock:
             ahead = self._read_ahead
             if ahead is not None and ahead[:2] == (session_id, self._state(conn)):  # the file is as it was read
-                rows = ahead[2].pop(model, None)  # taken once: another size of the same model reads again
+                read = ahead[2].pop(model, None)  # taken once: another size of the same model reads again
             else:
                 self._read_ahead = None
-        entry = load_session_matrix(conn, session_id, model, dims, rows)
+        entry = load_session_matrix(conn, session_id, model, dims, read)
         with self._lock:
             self._entries[key] = entry
             self._follow_from_here(conn)

@@ -101,3 +101,28 @@ def test_the_models_pass_hands_its_rows_to_the_first_load_only_while_the_file_is
     other.store("s", 2, user("written by the agent meanwhile"))
     other.aclose()
     assert len(db.call(index.get, "s", model, dims)) == 2  # read again: the file changed since the models pass
+
+
+def test_a_session_reads_in_rowid_order_by_either_plan_and_an_odd_blob_is_listed(store):
+    """A session holding most of the file's vectors is read by scanning chunks_vec in rowid order, a smaller one
+    through its index and sorted: both give rows in vector-rowid order, the same matrix a fresh read gives. A blob
+    of another length turns that model's read into one blob at a time: it is listed as an error, the rest load."""
+    for i in range(6):
+        store.store("big", i + 1, user(f"big turn {i}"))
+    for i in range(2):
+        store.store("small", i + 1, user(f"small turn {i}"))
+    db, model, dims = store.inner._db, store.inner.backend.model_name, store.inner.backend.dimensions
+    big, small = db.call(vectors.read_session, "big")[model], db.call(vectors.read_session, "small")[model]
+    big_rowids, small_rowids = [m[0] for m in big.meta], [m[0] for m in small.meta]
+    assert len(big_rowids) == 6 and big_rowids == sorted(big_rowids) and big.blobs is None
+    assert len(small_rowids) == 2 and small_rowids == sorted(small_rowids) and small.size == dims * 4
+    expected = store.sql("SELECT v.embedding_blob FROM chunks_vec v JOIN chunks c USING (chunk_id) "
+                         "WHERE c.session_id = 'big' ORDER BY v.rowid")  # fmt: skip
+    matrix = db.call(vectors.load_session_matrix, "big", model, dims)
+    assert np.array_equal(matrix._matrix[:6], np.frombuffer(b"".join(b for (b,) in expected), "<f4").reshape(6, dims))
+    odd = big.meta[2][1]
+    store.exec_sql("UPDATE chunks_vec SET embedding_blob = x'00000000' WHERE chunk_id = ?", (odd,))
+    read = db.call(vectors.read_session, "big")[model]
+    assert read.blobs is not None and [len(b) for b in read.blobs] == [dims * 4] * 2 + [4] + [dims * 4] * 3
+    matrix = db.call(vectors.load_session_matrix, "big", model, dims)
+    assert [cid for cid, _ in matrix.errors] == [odd] and matrix.chunk_ids == [m[1] for m in big.meta if m[1] != odd]
