@@ -520,4 +520,14 @@ def test_a_large_zeke_scope_is_listed_a_page_at_a_time(make_window, qloop, tmp_p
     assert notes.model.canFetchMore() is False and notes.count_label.text() == "450 memories"
     whole = qloop.run_until_complete(ctx.store.list_notes("persona"))
     assert [n.note_id for n in notes.model.notes] == [n.note_id for n in whole]
+    # a note selected further down than the list reaches (an edit moved it there) is read up to and selected
+    notes.set_user("notes")
+    settle(qloop, ctx)
+    notes.set_user("persona")
+    settle(qloop, ctx)
+    assert len(notes.model.notes) == 200
+    notes.reload(select=whole[350].note_id)
+    settle(qloop, ctx)
+    assert len(notes.model.notes) == 400 and notes.current.note_id == whole[350].note_id
+    assert notes.view.currentIndex().row() == 350 and notes.content.toPlainText() == whole[350].content
     assert dialogs.errors == []

@@ -464,10 +464,14 @@ class ForeignReader:
             return await self._db.read(self._notes_after, user, after, limit)
         return page_after(await self.list_notes(user, tags, tag_mode, contains), after, limit)
 
+    def _note_of(self, conn: apsw.Connection, group: str, note_id: str) -> Note | None:
+        """One note of the group, None when there is none; a format that can read one note alone overrides this."""
+        return next((n for n in self._notes(conn, group) if n.note_id == note_id), None)
+
     async def get_note(self, user: str, note_id: str) -> Note:
-        for note in await self._db.read(self._notes, user):
-            if note.note_id == note_id:
-                return note
+        note = await self._db.read(self._note_of, user, note_id)
+        if note is not None:
+            return note
         raise NotFoundError(f"no entry {note_id!r} among the {self.capabilities.notes_label.lower()} of {user!r}")
 
     async def search_notes(self, user: str, query: str, top_k: int = 8, **options: Any) -> list[NoteHit]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from PySide6.QtCore import QItemSelectionModel, QModelIndex
 from PySide6.QtWidgets import QPushButton, QWidget
 
+from ...core.errors import NotFoundError
 from ...core.store.browse import PAGE
 from ...core.store.notes import Note
 from ..context import StoreContext
@@ -257,13 +258,13 @@ class NotesPanel(NoteEdits, QWidget):
         generation = self._list_generation
         limit = max(PAGE, len(self.model.notes))  # as many as were listed: the selection stays listed
 
-        def got(result: tuple[list[Note], list[tuple[str, int]]]) -> None:
-            notes, used = result
+        def got(result: tuple[list[Note], bool, list[tuple[str, int]]]) -> None:
+            notes, exhausted, used = result
             if generation != self._list_generation:
                 return  # the filters or the user changed meanwhile: a newer list is on its way
             scroll = self.view.verticalScrollBar().value()
             self.view.selectionModel().blockSignals(True)
-            self.model.set_notes(notes, exhausted=len(notes) < limit)
+            self.model.set_notes(notes, exhausted=exhausted)
             self.view.selectionModel().blockSignals(False)
             completions = [t for t, _ in used]
             self.tags.set_completions(completions)
@@ -292,10 +293,28 @@ class NotesPanel(NoteEdits, QWidget):
             self.view.verticalScrollBar().setValue(scroll)
             self._update_buttons()
 
-        async def load() -> tuple[list[Note], list[tuple[str, int]]]:
-            return await store.notes_page(user, None, limit, tags, mode, text), await store.note_tags(user)
+        async def load() -> tuple[list[Note], bool, list[tuple[str, int]]]:
+            notes = await store.notes_page(user, None, limit, tags, mode, text)
+            exhausted = len(notes) < limit
+            if keep and not exhausted and all(n.note_id != keep for n in notes) and await self._exists(user, keep):
+                # the note kept is further down (an edit moved it): read on until it is listed (a filtered list is
+                # read whole for each page anyway: all of it at once)
+                if tags or text:
+                    notes, exhausted = await store.notes_page(user, None, 2**62, tags, mode, text), True
+                while not exhausted and all(n.note_id != keep for n in notes[-PAGE:]):
+                    page = await store.notes_page(user, (notes[-1].updated_at or "", notes[-1].sequence), PAGE,
+                                                  tags, mode, text)  # fmt: skip
+                    notes, exhausted = notes + page, len(page) < PAGE
+            return notes, exhausted, await store.note_tags(user)
 
         self.ctx.run(load, on_done=got)
+
+    async def _exists(self, user: str, note_id: str) -> bool:
+        try:
+            await self.ctx.require().get_note(user, note_id)
+        except NotFoundError:
+            return False
+        return True
 
     def _filters(self) -> tuple[list[str], str, str | None]:
         return self.tag_filter.tags(), self.tag_mode.currentText(), self.filter.text().strip() or None
