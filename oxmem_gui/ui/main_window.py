@@ -11,6 +11,7 @@ from PySide6.QtGui import (
     QAction,
     QCloseEvent,
     QFontMetrics,
+    QGuiApplication,
     QKeySequence,
 )
 from PySide6.QtWidgets import (
@@ -42,6 +43,10 @@ from .tables import TablesPanel
 
 PANELS = ("sessions", "notes", "search", "schedules", "tables")
 MAX_RECENT = 8
+#: the size of the first window, before the screen's available area is taken into account (:meth:`_fit_screen`)
+FIRST_SIZE = QSize(1200, 720)
+#: the title bar and borders a window manager adds, allowed for before the window is shown and framed
+FRAME_ALLOWANCE = 32
 #: the status bar's path label is elided to this width (the full path is its tooltip)
 PATH_WIDTH = 340
 #: keys that are not menu shortcuts, for Help ▸ Keyboard Shortcuts
@@ -373,7 +378,8 @@ class MainWindow(FileOperations, QMainWindow):
         if geometry is not None:
             self.restoreGeometry(geometry)
         else:
-            self.resize(1200, 720)
+            self.resize(FIRST_SIZE)
+        self._fit_screen()
         for key, splitter in (
             ("sessions/splitter", self.sessions.splitter),
             ("notes/splitter", self.notes.splitter),
@@ -388,6 +394,20 @@ class MainWindow(FileOperations, QMainWindow):
         self.search.weight.setValue(int(self.settings.value("search/weight", 70)))
         panel = self.settings.value("window/panel", "sessions")
         self.show_panel(panel if panel in PANELS else "sessions")
+
+    def _fit_screen(self) -> None:
+        """Keep the window, with its frame, inside the screen's available area: a first launch on a 1024×640
+        laptop, or a size saved on a larger screen, must not put the right side and the status bar off-screen."""
+        screen = self.screen() or QGuiApplication.primaryScreen()
+        if screen is None:
+            return
+        area = screen.availableGeometry()
+        frame = self.frameGeometry().height() - self.height() if self.isVisible() else FRAME_ALLOWANCE
+        width, height = min(self.width(), area.width()), min(self.height(), area.height() - frame)
+        self.resize(width, height)
+        x = min(max(self.x(), area.left()), area.left() + area.width() - width)
+        y = min(max(self.y(), area.top()), area.top() + area.height() - height - frame)
+        self.move(x, y)
 
     def save_settings(self) -> None:
         self.settings.setValue("window/geometry", self.saveGeometry())

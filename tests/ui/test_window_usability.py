@@ -305,3 +305,20 @@ def test_escape_closes_the_backups_dialog_with_nothing_chosen(qtbot, tmp_path):
     assert dialog.open_button.isEnabled()
     QTest.keyClick(dialog.table, Qt.Key.Key_Escape)
     assert dialog.result() == QDialog.DialogCode.Rejected and not dialog.isVisible() and dialog.action is None
+
+
+def test_the_first_window_and_a_size_saved_on_a_larger_screen_fit_a_laptop_screen(make_window, qloop, monkeypatch):
+    """On a 1024×640 screen the first window used to open at 1200×720, its right side and status bar off-screen:
+    it now fits the screen's available area with room for the window manager's frame, and so does a size saved
+    on a larger screen."""
+    from PySide6.QtCore import QRect
+    from PySide6.QtGui import QScreen
+
+    monkeypatch.setattr(QScreen, "availableGeometry", lambda self: QRect(0, 0, 1024, 640))
+    window, ctx, _ = make_window()
+    assert window.minimumSizeHint().height() <= 640 - 32
+    assert (window.width(), window.height()) == (1024, 640 - 32) and (window.x(), window.y()) == (0, 0)
+    window.resize(1600, 1000)  # as saved on a larger screen (restoreGeometry itself keeps it on the real screen)
+    window.move(300, 200)
+    window._fit_screen()
+    assert (window.width(), window.height()) == (1024, 608) and (window.x(), window.y()) == (0, 0)
