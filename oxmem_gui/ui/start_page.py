@@ -4,9 +4,52 @@ on — open a file, a recent one, or a fresh demo store."""
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QLabel, QListWidget, QListWidgetItem, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtGui import QResizeEvent, QTextOption
+from PySide6.QtWidgets import (
+    QFrame,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QPushButton,
+    QSizePolicy,
+    QTextEdit,
+    QVBoxLayout,
+    QWidget,
+)
 
 from .widgets import tab_leaves
+
+
+class Reason(QTextEdit):
+    """Why no store is open, whole: as wide as the page, as tall as its text, wrapped at words and, in a long
+    path, anywhere (a label clipped it to one line, and could not break a path without changing what is copied);
+    selectable, never editable, with no frame or background of its own."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.setReadOnly(True)
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.viewport().setAutoFillBackground(False)
+        self.setWordWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        self.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+
+    def text(self) -> str:
+        return self.toPlainText()
+
+    def setPlainText(self, text: str) -> None:  # noqa: N802
+        super().setPlainText(text)
+        self._fit()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802
+        super().resizeEvent(event)
+        self._fit()
+
+    def _fit(self) -> None:
+        self.document().setTextWidth(self.viewport().width())
+        self.setFixedHeight(int(self.document().size().height()) + 2 * self.frameWidth())
 
 
 class StartPage(QWidget):
@@ -19,9 +62,7 @@ class StartPage(QWidget):
     def __init__(self) -> None:
         super().__init__()
         self.heading = QLabel("<h2>No memory store is open</h2>")
-        self.message = QLabel()
-        self.message.setWordWrap(True)
-        self.message.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.message = Reason()
         self.open_button = QPushButton("&Open a File…")
         self.open_button.setToolTip("Choose an agent's memory file (Ctrl+O); it opens read-only")
         self.open_button.clicked.connect(self.open_file)
@@ -33,13 +74,16 @@ class StartPage(QWidget):
         self.recent.itemActivated.connect(lambda item: self.open_recent.emit(item.text()))
         layout = QVBoxLayout(self)
         layout.setContentsMargins(48, 32, 48, 32)
-        for widget in (self.heading, self.message, self.open_button, self.demo_button, self.recent_label):
+        layout.addWidget(self.heading)
+        layout.addWidget(self.message)
+        for widget in (self.open_button, self.demo_button, self.recent_label):
             layout.addWidget(widget, 0, Qt.AlignmentFlag.AlignLeft)
-        layout.addWidget(self.recent, 1)
+        layout.addWidget(self.recent, 100)
+        layout.addStretch(1)  # keeps everything at the top when there are no recent files to list
 
     def show_message(self, message: str, recent: list[str]) -> None:
         """Say why no store is open (``message``) and list the ``recent`` files to pick from."""
-        self.message.setText(message)
+        self.message.setPlainText(message)
         self.recent.clear()
         for path in recent:
             QListWidgetItem(path, self.recent).setToolTip(path)

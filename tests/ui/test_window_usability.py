@@ -12,6 +12,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
 from PySide6.QtGui import QDropEvent, QImage
+from PySide6.QtWidgets import QApplication
 
 from oxmem_gui.core import MemoryStore
 from oxmem_gui.ui.app import start
@@ -322,3 +323,28 @@ def test_the_first_window_and_a_size_saved_on_a_larger_screen_fit_a_laptop_scree
     window.move(300, 200)
     window._fit_screen()
     assert (window.width(), window.height()) == (1024, 608) and (window.x(), window.y()) == (0, 0)
+
+
+def test_the_start_page_shows_the_whole_reason_a_file_did_not_open(make_window, qloop, tmp_path):
+    """The reason was clipped to one line in a ~160 px label, and stayed clipped when the window grew: it now
+    takes the page's width and as many lines as it needs, a long path broken anywhere (the text, as copied, is
+    unchanged), at 1024×640 and wider."""
+    window, ctx, dialogs = make_window(read_only=True)
+    qloop.run_until_complete(ctx.close())
+    deep = tmp_path / ("a-rather-long-folder-name-" * 6) / "agent-memory-file-with-a-long-name.txt"
+    deep.parent.mkdir(parents=True)
+    deep.write_text("not a database")
+    args = argparse.Namespace(db=str(deep), demo=False, embedding="deterministic")
+    assert qloop.run_until_complete(start(args, ctx, window)) is False
+    reason = window.start.message
+    for width in (1024, 1400):
+        window.resize(width, 640)
+        window.show()
+        QApplication.processEvents()
+        assert str(deep) in reason.text()
+        assert reason.width() >= window.start.width() - 2 * 48 - 2  # the page's width, less its margins
+        assert reason.document().size().height() <= reason.height()  # every line shown
+        assert reason.document().size().width() <= reason.viewport().width() + 1  # nothing runs off the side
+        assert window.minimumSizeHint().width() <= 1024
+    assert reason.height() >= 2 * reason.fontMetrics().lineSpacing()  # the path took more than one line
+    assert dialogs.errors == []
