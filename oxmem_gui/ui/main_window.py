@@ -33,6 +33,7 @@ from ..core.retrieval.judgments import JudgmentStore
 from .context import StoreContext
 from .dialogs import Dialogs
 from .file_ops import FileOperations
+from .focus_style import FocusFrameStyle
 from .notes import NotesPanel
 from .resources import icon
 from .schedules import SchedulesPanel
@@ -75,6 +76,7 @@ class MainWindow(FileOperations, QMainWindow):
         self.dialogs = dialogs or Dialogs(self)
         self.setWindowIcon(icon("oxmem"))
         self.setWindowTitle("oxmem")
+        FocusFrameStyle.install()
 
         self.sessions = SessionsPanel(ctx, self.dialogs)
         self.notes = NotesPanel(ctx, self.dialogs)

@@ -11,7 +11,7 @@ import tempfile
 from pathlib import Path
 
 from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
-from PySide6.QtGui import QDropEvent, QImage
+from PySide6.QtGui import QDropEvent, QImage, QPalette
 from PySide6.QtWidgets import QApplication
 
 from oxmem_gui.core import MemoryStore
@@ -348,3 +348,26 @@ def test_the_start_page_shows_the_whole_reason_a_file_did_not_open(make_window, 
         assert window.minimumSizeHint().width() <= 1024
     assert reason.height() >= 2 * reason.fontMetrics().lineSpacing()  # the path took more than one line
     assert dialogs.errors == []
+
+
+def test_the_list_or_table_with_the_keyboard_focus_is_framed(make_window, qloop):
+    """Focused and unfocused tables looked the same: the one with the focus is now framed in the highlight colour
+    (drawn over its own frame, so nothing moves), the others keep the style's quiet frame."""
+    window, ctx, _ = make_window()
+    window.resize(1024, 640)
+    window.show()
+    window.activateWindow()
+    settle(qloop, ctx)
+    view = window.sessions.sessions_view
+    highlight = view.palette().color(QPalette.ColorRole.Highlight)
+
+    def edge(widget):
+        return widget.grab().toImage().pixelColor(widget.width() // 2, 0)
+
+    window.nav.setFocus()
+    QApplication.processEvents()
+    unfocused = edge(view)
+    view.setFocus()
+    QApplication.processEvents()
+    assert view.hasFocus() and edge(view) == highlight and unfocused != highlight
+    assert edge(window.nav) != highlight
