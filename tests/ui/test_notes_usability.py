@@ -5,7 +5,7 @@ what cells cut and counts are singular or plural."""
 from __future__ import annotations
 
 from PySide6.QtCore import QItemSelectionModel, Qt
-from PySide6.QtGui import QKeySequence
+from PySide6.QtGui import QKeySequence, QPalette
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QLabel, QSizePolicy, QToolButton
 
@@ -177,6 +177,10 @@ def test_read_only_editors_and_disabled_controls_say_why(make_window, qloop, tmp
         "travel",
     ]
     assert notes.export_button.isEnabled()
+    # read-only looks it: the window's colour, not an input box's white; no caret; the heading says so
+    palette = notes.content.palette()
+    assert palette.color(QPalette.ColorRole.Base) == palette.color(QPalette.ColorRole.Window)
+    assert notes.content.cursorWidth() == 0 and notes.heading.text().endswith("— read-only")
     show(window, qloop, ctx)
     notes.content.setFocus()
     QTest.keyClicks(notes.content, "typed")
@@ -199,6 +203,9 @@ def test_read_only_editors_and_disabled_controls_say_why(make_window, qloop, tmp
     )
     assert not notes.save_button.isEnabled() and notes.save_button.toolTip() == "Save the note (Ctrl+S)"
     assert notes.current.content == AISLE and notes.content.toPlainText() == AISLE
+    palette = notes.content.palette()
+    assert palette.color(QPalette.ColorRole.Base) != palette.color(QPalette.ColorRole.Window)
+    assert notes.content.cursorWidth() == 1 and not notes.heading.text().endswith("read-only")
     assert notes.view.currentIndex().row() == row_of(notes, AISLE)
     assert len(notes.tags.findChildren(QToolButton)) == 2
     notes.content.setFocus()

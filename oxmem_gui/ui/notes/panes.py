@@ -4,9 +4,10 @@ one note (:class:`NoteEditor`). They hold widgets and show what they are given; 
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtGui import QKeySequence, QPalette, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QApplication,
     QComboBox,
     QHBoxLayout,
     QLabel,
@@ -160,11 +161,18 @@ class NoteEditor(QWidget):
 
     def set_read_only(self, refusal: str | None) -> None:
         """Read-only, with the refusal as tooltip, while notes cannot be edited; editable again once they can."""
-        self.content.setReadOnly(refusal is not None)
-        if refusal is not None:
+        read_only = refusal is not None
+        self.content.setReadOnly(read_only)
+        if read_only:
             self.content.setTextInteractionFlags(
                 Qt.TextInteractionFlag.TextSelectableByMouse | Qt.TextInteractionFlag.TextSelectableByKeyboard
             )
+        # read-only looks it: the window's colour instead of an input box's white, and no blinking caret
+        palette = QApplication.palette(self.content)
+        if read_only:
+            palette.setColor(QPalette.ColorRole.Base, palette.color(QPalette.ColorRole.Window))
+        self.content.setPalette(palette)
+        self.content.setCursorWidth(0 if read_only else 1)
         self.content.setToolTip(refusal or "")
         self.content.setPlaceholderText("" if refusal else "What should the agent remember?")
         self.tags.set_read_only(refusal)
@@ -195,4 +203,6 @@ class NoteEditor(QWidget):
             text = f"{noun.capitalize()} “{title}”"
             if unlisted:
                 text += f" — not in the list: {unlisted}"
+            elif refused:
+                text += " — read-only"
         self.heading.setText(text)
