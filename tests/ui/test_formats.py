@@ -531,3 +531,32 @@ def test_a_large_zeke_scope_is_listed_a_page_at_a_time(make_window, qloop, tmp_p
     assert len(notes.model.notes) == 400 and notes.current.note_id == whole[350].note_id
     assert notes.view.currentIndex().row() == 350 and notes.content.toPlainText() == whole[350].content
     assert dialogs.errors == []
+
+
+def test_facts_are_listed_in_the_formats_words_without_an_always_empty_tags_column(make_window, qloop, files, tmp_path):
+    """aidaemon's facts have no tags: no Tags column, tag filter or tag editor (they were always empty), the filter
+    speaks of facts, and a detail with no value reads "—" rather than "None" (last recalled at: never)."""
+    open_as_demo(files, "aidaemon", tmp_path)
+    window, ctx, dialogs = make_window(read_only=True)
+    settle(qloop, ctx)
+    window.show_panel("notes")
+    notes = window.notes
+    notes.set_user("preference")
+    settle(qloop, ctx)
+    assert notes.filter.placeholderText() == "Filter facts by text…"
+    assert notes.view.isColumnHidden(1) and not notes.view.isColumnHidden(0)
+    assert notes.model.headerData(0, Qt.Orientation.Horizontal) == "Fact"
+    hidden = (notes.tag_filter, notes.tag_mode, notes.tags, notes.editor.tags_label, notes.bulk_add, notes.bulk_remove)
+    assert [w.isVisibleTo(window) for w in hidden] == [False] * len(hidden)
+    fact = next(i for i, n in enumerate(notes.model.notes) if n.details.get("last_recalled_at") is None)
+    notes.view.setCurrentIndex(notes.model.index(fact, 0))
+    settle(qloop, ctx)
+    assert "last recalled at: —" in notes.details.text() and "None" not in notes.details.text()
+    assert notes.count_label.text().endswith("facts") and dialogs.errors == []
+    # a format whose notes have tags shows them all again
+    open_as_demo(files, "zeke", tmp_path)
+    qloop.run_until_complete(ctx.open(tmp_path / "demo.db", read_only=True, embedding="deterministic"))
+    settle(qloop, ctx)
+    assert not notes.view.isColumnHidden(1) and notes.filter.placeholderText() == "Filter memories by text…"
+    assert notes.model.headerData(0, Qt.Orientation.Horizontal) == "Memory"
+    assert [w.isVisibleTo(window) for w in hidden] == [True] * len(hidden)

@@ -55,6 +55,11 @@ class NotesModel(RowsModel):
         #: loads the page after the last note and hands it to :meth:`append_notes`
         self.fetcher: Callable[[], None] | None = None
 
+    def set_noun(self, noun: str) -> None:
+        """Head the first column with what the format calls a note (``Fact``, ``Memory``)."""
+        self.COLUMNS = (noun, *NotesModel.COLUMNS[1:])
+        self.headerDataChanged.emit(Qt.Orientation.Horizontal, 0, 0)
+
     @property
     def notes(self) -> list[Note]:
         return self.rows
@@ -112,7 +117,7 @@ def detail_lines(details: dict[str, Any]) -> list[str]:
     for key, value in details.items():
         if key == "history":
             continue
-        lines.append(f"{key.replace('_', ' ')}: {value}")
+        lines.append(f"{key.replace('_', ' ')}: {'—' if value is None else value}")  # None: never, or no such
     history = details.get("history") or []
     if history:
         lines.append(f"{plural(len(history), 'earlier version')}:")

@@ -140,6 +140,14 @@ class NotesPanel(NoteEdits, QWidget):
             self.tags.set_read_only(refusal or no_tags)
         self.tag_filter.set_read_only(no_tags)
         self.tag_mode.setEnabled(no_tags is None)
+        # in the format's words, and without tags where its notes have none (an always-empty column and filter)
+        noun, many = self.nouns()
+        self.filter.setPlaceholderText(f"Filter {many} by text…")
+        self.model.set_noun(noun.capitalize())
+        self.view.setColumnHidden(1, no_tags is not None)
+        for widget in (self.tag_filter, self.tag_mode, self.tags, self.editor.tags_label, self.bulk_add,
+                       self.bulk_remove):  # fmt: skip
+            widget.setVisible(no_tags is None)
         self._update_buttons()
 
     def _update_buttons(self) -> None:
