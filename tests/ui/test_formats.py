@@ -560,3 +560,20 @@ def test_facts_are_listed_in_the_formats_words_without_an_always_empty_tags_colu
     assert not notes.view.isColumnHidden(1) and notes.filter.placeholderText() == "Filter memories by text…"
     assert notes.model.headerData(0, Qt.Orientation.Horizontal) == "Memory"
     assert [w.isVisibleTo(window) for w in hidden] == [True] * len(hidden)
+
+
+def test_omega_conversations_can_be_told_apart_by_a_label_first(make_window, qloop, files, tmp_path):
+    """Every Omega row showed the same cut-off uuid prefix: a row now starts with what a person tells
+    conversations apart by (status · channel · sender · started), then the id shortened to its first and last 8
+    characters; the whole id is in the tooltip and what the row is selected by."""
+    open_as_demo(files, "omega", tmp_path)
+    window, ctx, dialogs = make_window(read_only=True)
+    settle(qloop, ctx)
+    model = window.sessions.sessions
+    shown = [model.data(model.index(r, 0)) for r in range(model.rowCount())]
+    ids = [model.rows[r].session_id for r in range(model.rowCount())]
+    started = model.rows[0].created_at[:16].replace("T", " ")
+    assert shown[0] == f"active · telegram · 4242 · {started}  ·  0b7e2a10…00000003" and ids[0].endswith("00000003")
+    assert len({s[:45] for s in shown}) == len(shown)  # apart even when the column shows only the label
+    assert all(ids[r] in model.data(model.index(r, 0), Qt.ItemDataRole.ToolTipRole) for r in range(len(ids)))
+    assert dialogs.errors == []

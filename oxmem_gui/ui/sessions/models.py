@@ -23,6 +23,12 @@ def preview(text: str, width: int = 160) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
+def short_id(session_id: str, keep: int = 8) -> str:
+    """An id of more than 20 characters as its first and last ``keep``, so ids that share a prefix (the uuids of
+    one agent's conversations) stay apart; the whole id is in the tooltip and what is copied."""
+    return session_id if len(session_id) <= 20 else f"{session_id[:keep]}…{session_id[-keep:]}"
+
+
 class SessionsModel(PagedTableModel):
     COLUMNS = ("Session", "Updated", "Events", "Chunks", "Last seq", "Created")
 
@@ -41,9 +47,12 @@ class SessionsModel(PagedTableModel):
         return row.session_id  # its time moves when the agent writes to it
 
     def display(self, row: SessionRow, column: int) -> Any:
-        if column == 0:
+        if column == 0:  # what a person tells rows apart by first (channel · sender · started), then the id, short
             short = [str(v) for v in row.details.values() if v not in (None, "") and len(str(v)) <= 24]
-            return row.session_id + (f"  · {' · '.join(short)}" if short else "")
+            if not short:
+                return row.session_id
+            started = row.created_at[:16].replace("T", " ")
+            return f"{' · '.join([*short, started] if started else short)}  ·  {short_id(row.session_id)}"
         if column in (1, 5):
             return {1: row.updated_at[:16], 5: row.created_at[:16]}[column]
         stats = self.stats.get(row.session_id)
@@ -52,6 +61,8 @@ class SessionsModel(PagedTableModel):
         return {2: f"{stats.event_count:,}", 3: f"{stats.chunk_count:,}", 4: stats.last_sequence}[column]
 
     def full(self, row: SessionRow, column: int) -> str:
+        if column == 0:
+            return row.session_id
         if column in (1, 5):
             return row.updated_at if column == 1 else row.created_at
         return super().full(row, column)
