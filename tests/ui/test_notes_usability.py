@@ -259,6 +259,7 @@ def test_deleting_clears_the_editor(make_window, qloop):
     settle(qloop, ctx)
     assert notes.current is None and notes.content.toPlainText() == "" and notes.model.rowCount() == 5
     assert notes.undo_record.description == "delete 1 note"
+    assert dialogs.confirms[-1] == f"Delete the note “{AISLE}”? Its search index entries go too. Undo puts it back."
     # deleted by another program: gone from the list and from the editor at the next refresh
     select(notes, 0)
     gone = notes.current

@@ -190,14 +190,13 @@ class NoteEdits:
         if store is None:
             return
         user = self.user
-        what = (
-            f"the note “{(notes[0].content.splitlines() or [''])[0][:60]}”"
-            if len(notes) == 1
-            else f"{len(notes)} notes"
-        )
-        if not self.dialogs.confirm(
-            "Delete notes", f"Delete {what}? Their chunks, vectors and full-text rows go too. Undo puts them back."
-        ):
+        noun, many = self.nouns()
+        if len(notes) == 1:
+            what, its, it = f"the {noun} “{(notes[0].content.splitlines() or [''])[0][:60]}”", "Its", "it"
+        else:
+            what, its, it = f"{len(notes)} {many}", "Their", "them"
+        title = f"Delete {noun if len(notes) == 1 else many}"
+        if not self.dialogs.confirm(title, f"Delete {what}? {its} search index entries go too. Undo puts {it} back."):
             return
 
         def deleted(_: int) -> None:
