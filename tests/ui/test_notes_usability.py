@@ -4,12 +4,15 @@ what cells cut and counts are singular or plural."""
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from PySide6.QtCore import QItemSelectionModel, Qt
 from PySide6.QtGui import QKeySequence, QPalette
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QLabel, QSizePolicy, QToolButton
 
 from oxmem_gui.core.store.tags import MAX_TAGS
+from oxmem_gui.ui.notes.model import readable
 from oxmem_gui.ui.widgets.json_view import JsonView
 from tests.ui.conftest import settle
 from tests.ui.layout import unreachable
@@ -383,7 +386,8 @@ def test_cells_tooltips_carry_the_full_text_and_counts_are_plural_right(make_win
     assert notes.model.index(row, 0).data() == "First line of a long note"
     assert notes.model.index(row, 0).data(tip) == long_text
     assert notes.model.index(row, 1).data(tip) == "zeta, alpha, mid"
-    assert notes.model.index(row, 2).data(tip) == f"created {note.created_at}\nupdated {note.updated_at}"
+    when = datetime.fromisoformat(note.created_at).strftime("%Y-%m-%d %H:%M:%S UTC")  # to the second, no offset
+    assert notes.model.index(row, 2).data(tip) == f"created {when}\nupdated {readable(note.updated_at)}"
     assert notes.count_label.text() == "7 notes"
     notes.view.selectAll()
     assert notes.count_label.text() == "7 notes · 7 selected"

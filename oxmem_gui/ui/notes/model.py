@@ -19,6 +19,20 @@ NOTE_ROLE = Qt.ItemDataRole.UserRole + 2
 TOOLTIP_CHARS = 2000
 
 
+def readable(stamp: str | None) -> str:
+    """An RFC 3339 time as a person reads it, to the second, in UTC (``2026-02-27 16:03:30 UTC``); text that is
+    no time as it is, and "—" for none."""
+    if not stamp:
+        return "—"
+    try:
+        when = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+    except ValueError:
+        return stamp
+    if when.tzinfo is not None:
+        when = when.astimezone(timezone.utc)
+    return when.strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
 def age(stamp: str | None, now: datetime | None = None) -> tuple[str, float]:
     """``("3 d", days)`` for an RFC 3339 time."""
     if not stamp:
@@ -146,4 +160,4 @@ def note_tooltip(note: Note, column: int) -> str:
         return text
     if column == 1:
         return ", ".join(note.tags) if note.tags else "no tags"
-    return f"created {note.created_at or '—'}\nupdated {note.updated_at or '—'}"
+    return f"created {readable(note.created_at)}\nupdated {readable(note.updated_at)}"

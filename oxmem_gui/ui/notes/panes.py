@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 from ...core.store.notes import Note
 from ..widgets import escape_clears, fit_columns, tab_leaves
 from ..widgets.tags import FlowLayout, TagChipDelegate, TagEditor
-from .model import NotesModel, age, detail_lines
+from .model import NotesModel, age, detail_lines, readable
 
 
 def data_label() -> QLabel:
@@ -184,9 +184,8 @@ class NoteEditor(QWidget):
         self.content.blockSignals(False)
         self.tags.set_tags(note.tags if note else [])
         if note:
-            self.dates.setText(
-                f"created {note.created_at or '—'}\nupdated {note.updated_at or '—'} ({age(note.updated_at)[0]} ago)"
-            )
+            ago = age(note.updated_at)[0]
+            self.dates.setText(f"created {readable(note.created_at)}\nupdated {readable(note.updated_at)} ({ago} ago)")
         else:
             self.dates.setText("")
         self.details.setText("\n".join(detail_lines(note.details)) if note else "")
