@@ -48,6 +48,11 @@ class RowsModel(QAbstractTableModel):
         self.rows = list(rows)
         self.endResetModel()
 
+    def set_heading(self, column: int, text: str) -> None:
+        """Rename a column (the first, to what the open format calls its rows: ``Fact``, ``Conversation``)."""
+        self.COLUMNS = (*self.COLUMNS[:column], text, *self.COLUMNS[column + 1 :])
+        self.headerDataChanged.emit(Qt.Orientation.Horizontal, column, column)
+
     def row(self, i: int) -> Any:
         return self.rows[i] if 0 <= i < len(self.rows) else None
 

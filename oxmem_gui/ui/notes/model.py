@@ -69,11 +69,6 @@ class NotesModel(RowsModel):
         #: loads the page after the last note and hands it to :meth:`append_notes`
         self.fetcher: Callable[[], None] | None = None
 
-    def set_noun(self, noun: str) -> None:
-        """Head the first column with what the format calls a note (``Fact``, ``Memory``)."""
-        self.COLUMNS = (noun, *NotesModel.COLUMNS[1:])
-        self.headerDataChanged.emit(Qt.Orientation.Horizontal, 0, 0)
-
     @property
     def notes(self) -> list[Note]:
         return self.rows

@@ -143,7 +143,7 @@ class NotesPanel(NoteEdits, QWidget):
         # in the format's words, and without tags where its notes have none (an always-empty column and filter)
         noun, many = self.nouns()
         self.filter.setPlaceholderText(f"Filter {many} by text…")
-        self.model.set_noun(noun.capitalize())
+        self.model.set_heading(0, noun.capitalize())
         self.view.setColumnHidden(1, no_tags is not None)
         for widget in (self.tag_filter, self.tag_mode, self.tags, self.editor.tags_label, self.bulk_add,
                        self.bulk_remove):  # fmt: skip

@@ -349,7 +349,8 @@ class SessionsPanel(QWidget):
             return
         stats = self.sessions.stats.get(self._shown)
         counts = f" · {plural(stats.event_count, 'event')} · {plural(stats.chunk_count, 'chunk')}" if stats else ""
-        self.header.setText(f"Session {self._shown}{counts}")
+        noun = self.ctx.store.capabilities.session_noun if self.ctx.store is not None else "session"
+        self.header.setText(f"{noun.capitalize()} {self._shown}{counts}")
 
     def _update_actions(self) -> None:
         refusal = self.ctx.edit_refusal("sessions")
@@ -357,10 +358,12 @@ class SessionsPanel(QWidget):
             refusal = "Select a session to delete it."
         show_editable([self.delete_button], refusal, DELETE_TIP)
         caps = self.ctx.store.capabilities if self.ctx.store is not None else None
-        self.delete_button.setText(f"Delete {caps.session_noun if caps else 'session'}…")
+        noun = caps.session_noun if caps else "session"
+        self.delete_button.setText(f"Delete {noun}…")
+        self.filter.setPlaceholderText(f"Filter {caps.sessions_label.lower() if caps else 'sessions'} by id…")
+        self.sessions.set_heading(0, noun.capitalize())
         self.open_button.setVisible(bool(caps and caps.session_lifecycle))
         if caps and caps.session_lifecycle:
-            noun = caps.session_noun
             reopen = self._state == "closed"
             self.open_button.setText("Reopen" if reopen else "Close")  # short: the filter keeps its room at 1024 px
             self.open_button.setAccessibleName(f"Reopen {noun}" if reopen else f"Close {noun}")
