@@ -26,6 +26,7 @@ import argparse
 import contextlib
 import difflib
 import io
+import logging
 import os
 import random
 import re
@@ -147,8 +148,11 @@ def _settle(folder: Path, since: datetime, until: datetime, clock: _Clock) -> No
 
 @contextlib.contextmanager
 def _tour_environment(folder: Path) -> Iterator[None]:
-    """The process's environment and working folder for the tour; both restored afterwards."""
+    """The process's environment, working folder and log handlers for the tour; all restored afterwards (a handler
+    the tour's ``oxmem`` runs add writes into the tour's folder, which is deleted after it)."""
     saved_env, saved_cwd = dict(os.environ), os.getcwd()
+    root = logging.getLogger()
+    saved_handlers, saved_level = list(root.handlers), root.level
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OXMEM_", "XDG_"))}
     env.update(HOME=str(folder / "home"), TZ="UTC", COLUMNS="100")
     os.environ.clear()
@@ -162,6 +166,11 @@ def _tour_environment(folder: Path) -> Iterator[None]:
         os.environ.clear()
         os.environ.update(saved_env)
         time.tzset()
+        for handler in [h for h in root.handlers if h not in saved_handlers]:
+            root.removeHandler(handler)
+            handler.close()
+        root.handlers[:] = saved_handlers
+        root.setLevel(saved_level)
 
 
 # -- running one command --------------------------------------------------------------------------------------
