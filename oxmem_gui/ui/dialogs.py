@@ -130,8 +130,9 @@ class Dialogs:
         dialog.exec()
         return (dialog.action, dialog.chosen) if dialog.action else None
 
-    def open_file(self, title: str, filters: str) -> Path | None:
-        path, _ = QFileDialog.getOpenFileName(self.parent, title, "", filters)
+    def open_file(self, title: str, filters: str, folder: str = "") -> Path | None:
+        """A file to open, the dialog starting in ``folder`` (the open file's; empty: the working folder)."""
+        path, _ = QFileDialog.getOpenFileName(self.parent, title, folder, filters)
         return Path(path) if path else None
 
     def save_file(self, title: str, filters: str, suggested: str = "") -> Path | None:

@@ -8,6 +8,7 @@ Lines and re-embed chunks with a model, both with progress and cancel.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -31,10 +32,19 @@ class FileOperations:
     ctx: StoreContext
     dialogs: Dialogs
     notes: NotesPanel
+    recent_files: Callable[[], list[str]]
+
+    def _folder(self) -> str:
+        """Where a file dialog starts: the open file's folder, else the most recent file's (the dialog itself
+        falls back to the working folder when that is gone)."""
+        if self.ctx.store is not None:
+            return str(Path(self.ctx.store.path).parent)
+        recent = self.recent_files()
+        return str(Path(recent[0]).parent) if recent else ""
 
     def open_dialog(self) -> None:
         path = self.dialogs.open_file(
-            "Open a memory store", "SQLite databases (*.db *.sqlite *.sqlite3);;All files (*)"
+            "Open a memory store", "SQLite databases (*.db *.sqlite *.sqlite3);;All files (*)", self._folder()
         )
         if path:
             self.open_path(str(path))
@@ -140,7 +150,7 @@ class FileOperations:
         store = self.ctx.writable()
         if store is None:
             return
-        path = self.dialogs.open_file("Import events", "JSON Lines (*.jsonl *.ndjson);;All files (*)")
+        path = self.dialogs.open_file("Import events", "JSON Lines (*.jsonl *.ndjson);;All files (*)", self._folder())
         if path is None:
             return
 

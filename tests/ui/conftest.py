@@ -29,6 +29,7 @@ class FakeDialogs:
         self.unsaved_answers: list[str] = []
         self.texts: list[str | None] = []
         self.files: list = []
+        self.folders: list[str] = []  # where each open dialog started
         self.conflicts: list[dict] = []
         self.conflict_answers: list[str] = []
         self.secrets: list[str | None] = []
@@ -72,7 +73,8 @@ class FakeDialogs:
         self.backup_lists.append([b.path.name for b in backups])
         return self.backup_answers.pop(0) if self.backup_answers else None
 
-    def open_file(self, title: str, filters: str):
+    def open_file(self, title: str, filters: str, folder: str = ""):
+        self.folders.append(folder)
         return self.files.pop(0)
 
     def save_file(self, title: str, filters: str, suggested: str = ""):

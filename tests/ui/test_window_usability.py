@@ -371,3 +371,20 @@ def test_the_list_or_table_with_the_keyboard_focus_is_framed(make_window, qloop)
     QApplication.processEvents()
     assert view.hasFocus() and edge(view) == highlight and unfocused != highlight
     assert edge(window.nav) != highlight
+
+
+def test_the_open_dialog_starts_in_the_open_files_folder(make_window, qloop, tmp_path):
+    """File ▸ Open… started in the working folder: it starts in the open file's folder (with nothing open, the
+    most recent file's), and so does Import Events."""
+    window, ctx, dialogs = make_window()
+    dialogs.files += [None, None]
+    window.open_dialog()
+    window.import_events()
+    assert dialogs.folders == [str(tmp_path), str(tmp_path)]
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "elsewhere" / "agent.db").write_bytes(b"")
+    window.settings.setValue("recent", [str(tmp_path / "elsewhere" / "agent.db")])
+    qloop.run_until_complete(ctx.close())
+    dialogs.files.append(None)
+    window.open_dialog()
+    assert dialogs.folders[-1] == str(tmp_path / "elsewhere")
