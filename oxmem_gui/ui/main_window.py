@@ -156,8 +156,8 @@ class MainWindow(FileOperations, QMainWindow):
         self._action(file, "&Back Up To…", self.back_up)
         self._action(file, "Bac&kups…", self.show_backups)
         file.addSeparator()
-        self._action(file, "&Import Events (JSON Lines)…", self.import_events, "Ctrl+I")
-        self._action(file, "Re-&index With the Semantic Model", lambda: self.reindex("semantic"))
+        self.import_action = self._action(file, "&Import Events (JSON Lines)…", self.import_events, "Ctrl+I")
+        self.reindex_action = self._action(file, "Re-&index With the Semantic Model", lambda: self.reindex("semantic"))
         file.addSeparator()
         self._action(file, "&Quit", self.close, QKeySequence.StandardKey.Quit)
         edit = bar.addMenu("&Edit")
@@ -348,6 +348,11 @@ class MainWindow(FileOperations, QMainWindow):
         can_edit = read_only and editable and not snapshot
         self.enable_button.setVisible(can_edit)
         self.enable_action.setEnabled(can_edit)
+        # what the open format never allows is not offered (read-only for now still is: it says how to edit)
+        refusal = store.capabilities.refusal("events") if store is not None else "no store is open"
+        for action in (self.import_action, self.reindex_action):
+            action.setEnabled(refusal is None)
+            action.setStatusTip(f"{store.capabilities.label}: {refusal}" if refusal and store else "")
         self._show_path()
 
     def _busy(self, label: str) -> None:

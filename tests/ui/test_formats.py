@@ -580,3 +580,17 @@ def test_omega_conversations_can_be_told_apart_by_a_label_first(make_window, qlo
     assert len({s[:45] for s in shown}) == len(shown)  # apart even when the column shows only the label
     assert all(ids[r] in model.data(model.index(r, 0), Qt.ItemDataRole.ToolTipRole) for r in range(len(ids)))
     assert dialogs.errors == []
+
+
+def test_import_and_reindex_are_not_offered_where_the_format_never_allows_them(make_window, qloop, files, tmp_path):
+    """Import Events and Re-index were enabled on another agent's file (an encrypted aidaemon snapshot among
+    them) and then refused: they are disabled there, saying why in the status tip; on oxmem's own store they
+    stay offered even read-only (they then say how to enable editing)."""
+    window, ctx, dialogs = make_window(read_only=True)
+    assert window.import_action.isEnabled() and window.reindex_action.isEnabled()
+    shutil.copy(files["aidaemon"], tmp_path / "aidaemon.db")
+    qloop.run_until_complete(ctx.open(tmp_path / "aidaemon.db", read_only=True, embedding="deterministic"))
+    settle(qloop, ctx)
+    assert not window.import_action.isEnabled() and not window.reindex_action.isEnabled()
+    assert window.import_action.statusTip().startswith("aidaemon memory: aidaemon appends its events")
+    assert dialogs.errors == []
