@@ -32,8 +32,8 @@ def open_session(window, qloop, ctx, session_id, event_row=None):
     return panel
 
 
-def assert_empty(panel, refusal="Select a session to delete it."):
-    assert panel.header.text() == NO_SESSION and panel.selected_session() is None
+def assert_empty(panel, refusal="Select a session to delete it.", header=NO_SESSION):
+    assert panel.header.text() == header and panel.selected_session() is None
     assert panel.events.rowCount() == 0 and panel.chunks.rowCount() == 0
     assert panel.json_view.toPlainText() == "" and panel.event_label.text() == ""
     assert (panel.summary_epoch.text(), panel.summary_upper.text(), panel.summary_text.toPlainText()) == ("—", "—", "")
@@ -73,13 +73,17 @@ def test_filtering_the_selected_session_out_empties_the_panes_and_a_filter_keepi
     assert_empty(panel)
 
 
-def test_a_session_deleted_by_the_agent_empties_the_panes(make_window, qloop):
+def test_a_session_deleted_by_the_agent_empties_the_panes_and_says_why(make_window, qloop):
+    """The panes empty, and the heading says the session was deleted (it used to say only "No session
+    selected"); choosing another session shows it as usual."""
     window, ctx, _ = make_window()
     panel = open_session(window, qloop, ctx, LISBON, event_row=2)
     qloop.run_until_complete(ctx.store.forget(LISBON))
     panel.refresh()
     settle(qloop, ctx)
-    assert_empty(panel)
+    assert_empty(panel, header=f"Session {LISBON} is no longer in the file: it was deleted since it was shown")
+    open_session(window, qloop, ctx, "telegram:alice:tomatoes")
+    assert panel.header.text().startswith("Session telegram:alice:tomatoes · ")
 
 
 def test_enabling_editing_keeps_the_session_and_event_and_enables_delete(make_window, qloop, tmp_path, monkeypatch):

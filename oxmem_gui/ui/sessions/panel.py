@@ -74,6 +74,10 @@ class SessionsPanel(QWidget):
         self.chunks = ChunksModel(ctx, self)
         #: the session whose details the right side shows
         self._shown: str | None = None
+        #: the session shown until it was deleted (by the agent, as a rule), for the heading to say so
+        self._gone: str | None = None
+        #: the session this panel was last asked to delete
+        self._deleting: str | None = None
         #: the pending ``show_event`` request (a later one replaces it)
         self._request: object | None = None
 
@@ -218,8 +222,10 @@ class SessionsPanel(QWidget):
         def restore(row: int | None) -> None:
             if current is None or self._shown != current:
                 return
-            if row is None:
+            if row is None:  # deleted since it was shown (by the agent, as a rule): say so, not just empty the pane
                 self._show_session(None)
+                self._gone = current if current != self._deleting else None
+                self._update_header()
                 return
             self._select_row(row)
             self.sessions_view.verticalScrollBar().setValue(scroll)
@@ -330,6 +336,7 @@ class SessionsPanel(QWidget):
     def _show_session(self, session_id: str | None) -> None:
         """Show ``session_id`` on the right (None: empty it, and select no session)."""
         self._shown = session_id
+        self._gone = None
         self._state = None
         if session_id is None and self.sessions_view.currentIndex().isValid():
             self.sessions_view.selectionModel().clear()
@@ -345,7 +352,9 @@ class SessionsPanel(QWidget):
 
     def _update_header(self) -> None:
         if self._shown is None:
-            self.header.setText(NO_SESSION)
+            noun = self.ctx.store.capabilities.session_noun if self.ctx.store is not None else "session"
+            gone = f"{noun.capitalize()} {self._gone} is no longer in the file: it was deleted since it was shown"
+            self.header.setText(gone if self._gone else NO_SESSION)
             return
         stats = self.sessions.stats.get(self._shown)
         counts = f" · {plural(stats.event_count, 'event')} · {plural(stats.chunk_count, 'chunk')}" if stats else ""
@@ -469,6 +478,7 @@ class SessionsPanel(QWidget):
             if self.ctx.backup_path:
                 text += f"\n\nA backup was taken when editing was enabled: {self.ctx.backup_path}"
             if self.dialogs.confirm("Delete session", text):
+                self._deleting = session_id  # gone by our own hand: the heading need not say it went
                 self.ctx.run(lambda: store.forget(session_id), label=f"Deleting {session_id}", changes="sessions")
 
         self.ctx.run(impact, on_done=ask)
