@@ -22,7 +22,9 @@ import sqlite3
 import statistics
 import sys
 import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -30,6 +32,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # the fixtures of tests/core/formats
 
 from oxmem_gui.core.memory import open_memory  # noqa: E402
+from oxmem_gui.core.store.notes import note_cursor  # noqa: E402
 from tests.core.formats import fixtures as fx  # noqa: E402
 
 OUT = ROOT / "bench" / "out"
@@ -110,32 +113,33 @@ def ms(seconds: float) -> str:
     return f"{seconds * 1000:,.1f} ms"
 
 
+async def two_pages(first: Callable[[], Awaitable[list]], after: Callable[[Any], Awaitable[list]]) -> tuple:
+    """Seconds to read the first page, and the page after its last row (nan when the first is empty)."""
+    t = time.perf_counter()
+    page = await first()
+    took = time.perf_counter() - t
+    if not page:
+        return took, float("nan")
+    t = time.perf_counter()
+    await after(page[-1])
+    return took, time.perf_counter() - t
+
+
 async def measure(name: str, path: Path, big_session: str | None, big_group: str | None) -> tuple:
     store = await open_memory(path, read_only=True, embedding="deterministic")
     try:
-        t = time.perf_counter()
-        first = await store.sessions_page()
-        first_sessions = time.perf_counter() - t
-        t = time.perf_counter()
-        if first:
-            await store.sessions_page(after=(first[-1].updated_at, first[-1].session_id))
-        next_sessions = time.perf_counter() - t
-        first_events = next_events = float("nan")
+        first_sessions, next_sessions = await two_pages(
+            store.sessions_page, lambda last: store.sessions_page(after=(last.updated_at, last.session_id))
+        )
+        first_events = next_events = first_notes = next_notes = float("nan")
         if big_session is not None:
-            t = time.perf_counter()
-            page = await store.events_page(big_session)
-            first_events = time.perf_counter() - t
-            t = time.perf_counter()
-            await store.events_page(big_session, page[-1].sequence)
-            next_events = time.perf_counter() - t
-        first_notes = next_notes = float("nan")
+            first_events, next_events = await two_pages(
+                lambda: store.events_page(big_session), lambda last: store.events_page(big_session, last.sequence)
+            )
         if big_group is not None:
-            t = time.perf_counter()
-            page = await store.notes_page(big_group)
-            first_notes = time.perf_counter() - t
-            t = time.perf_counter()
-            await store.notes_page(big_group, (page[-1].updated_at, page[-1].sequence))
-            next_notes = time.perf_counter() - t
+            first_notes, next_notes = await two_pages(
+                lambda: store.notes_page(big_group), lambda last: store.notes_page(big_group, note_cursor(last))
+            )
         times: list[float] = []
         hits = 0
         retrievers = store.retrievers()

@@ -469,7 +469,7 @@ class MemoryStore:
         contains: str | None = None,
     ) -> list[notes.Note]:
         """A page of :meth:`list_notes`: the ``limit`` notes after ``after``, the last shown note's
-        ``(updated_at or "", sequence)``."""
+        :func:`.store.notes.note_cursor`."""
         return notes.page_after(await self.list_notes(user, tags, tag_mode, contains), after, limit)
 
     async def search_notes(self, user: str, query: str, top_k: int = 8, **options: Any) -> list[note_hits.NoteHit]:

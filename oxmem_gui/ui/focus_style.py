@@ -5,8 +5,6 @@ their scroll bars, and panels that fit 1024 px stopped fitting."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from PySide6.QtGui import QPainter, QPalette, QPen
 from PySide6.QtWidgets import QAbstractItemView, QApplication, QProxyStyle, QStyle, QStyleOption, QWidget
 
@@ -26,14 +24,10 @@ class FocusFrameStyle(QProxyStyle):
         self, element: QStyle.ControlElement, option: QStyleOption, painter: QPainter, widget: QWidget | None = None
     ) -> None:
         super().drawControl(element, option, painter, widget)
-        if element == QStyle.ControlElement.CE_ShapedFrame and has_focus_frame(widget):
+        framed = isinstance(widget, QAbstractItemView) and widget.hasFocus()  # a list or table with the focus
+        if element == QStyle.ControlElement.CE_ShapedFrame and framed:
             painter.save()
             painter.setPen(QPen(option.palette.color(QPalette.ColorRole.Highlight), FOCUS_WIDTH))
             half = FOCUS_WIDTH // 2
             painter.drawRect(option.rect.adjusted(half, half, -half, -half))
             painter.restore()
-
-
-def has_focus_frame(widget: Any) -> bool:
-    """Whether ``widget`` is drawn with the focus frame: a list or table that has the keyboard focus."""
-    return isinstance(widget, QAbstractItemView) and widget.hasFocus()

@@ -376,15 +376,20 @@ def test_zeke_memories_are_edited_after_enable_editing(make_window, qloop, files
     assert "embedding dims: none" in notes.details.text() and dialogs.errors == []
 
 
-def zeke_memories(make_window, qloop, files, tmp_path):
-    """The inspector, read-only, on a copy of the ZEKE fixture, showing the scope ``notes``."""
-    open_as_demo(files, "zeke", tmp_path)
+def notes_of(make_window, qloop, user):
+    """The inspector, read-only, on the file ``make_window`` opens, showing the notes of ``user``."""
     window, ctx, dialogs = make_window(read_only=True)
     settle(qloop, ctx)
     window.show_panel("notes")
-    window.notes.set_user("notes")
+    window.notes.set_user(user)
     settle(qloop, ctx)
     return window, ctx, dialogs, window.notes
+
+
+def zeke_memories(make_window, qloop, files, tmp_path):
+    """The inspector, read-only, on a copy of the ZEKE fixture, showing the scope ``notes``."""
+    open_as_demo(files, "zeke", tmp_path)
+    return notes_of(make_window, qloop, "notes")
 
 
 def test_zekes_eviction_is_applied_from_its_preview_after_confirming_the_count(make_window, qloop, files, tmp_path):
@@ -496,12 +501,7 @@ def test_a_large_zeke_scope_is_listed_a_page_at_a_time(make_window, qloop, tmp_p
     the next page (and the next), until every memory is listed once, in the order the whole list has; an
     export without a selection writes every memory, also those not yet scrolled to."""
     fixtures.make_zeke(tmp_path / "demo.db", "384", extra_per_scope={"persona": 450})
-    window, ctx, dialogs = make_window(read_only=True)
-    settle(qloop, ctx)
-    window.show_panel("notes")
-    notes = window.notes
-    notes.set_user("persona")
-    settle(qloop, ctx)
+    window, ctx, dialogs, notes = notes_of(make_window, qloop, "persona")
     assert len(notes.model.notes) == 200 and notes.count_label.text() == "200 memories so far · scroll for more"
     target = tmp_path / "export.json"
     dialogs.files.append(target)
@@ -537,12 +537,7 @@ def test_facts_are_listed_in_the_formats_words_without_an_always_empty_tags_colu
     """aidaemon's facts have no tags: no Tags column, tag filter or tag editor (they were always empty), the filter
     speaks of facts, and a detail with no value reads "—" rather than "None" (last recalled at: never)."""
     open_as_demo(files, "aidaemon", tmp_path)
-    window, ctx, dialogs = make_window(read_only=True)
-    settle(qloop, ctx)
-    window.show_panel("notes")
-    notes = window.notes
-    notes.set_user("preference")
-    settle(qloop, ctx)
+    window, ctx, dialogs, notes = notes_of(make_window, qloop, "preference")
     assert notes.filter.placeholderText() == "Filter facts by text…"
     assert notes.view.isColumnHidden(1) and not notes.view.isColumnHidden(0)
     assert notes.model.headerData(0, Qt.Orientation.Horizontal) == "Fact"

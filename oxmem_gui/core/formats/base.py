@@ -170,6 +170,10 @@ class ForeignReader:
         self.migration_report = MigrationReport()
         self.schedules = ForeignSchedules(self)
         self._semantic: EmbeddingBackend | None = None
+        #: what :meth:`_per_state` keeps: by name, (the file's state and the key it was made for, the value)
+        self._kept: dict[str, tuple[tuple[Any, Any], Any]] = {}
+        #: how many times an encrypted file's snapshot was read again after an edit
+        self._reloads = 0
 
     # -- the file -----------------------------------------------------------------------------------
 
@@ -326,26 +330,27 @@ class ForeignReader:
     def _summary(self, conn: apsw.Connection, session_id: str) -> dict[str, Any] | None:
         return None
 
-    #: (the file's state, the filter, every session it lists): paging on reads the list only when the file changed
-    _sessions_cache: tuple[tuple[int, int, int], str | None, list[browse.SessionRow]] | None = None
-    #: how many times an encrypted file's snapshot was read again after an edit
-    _reloads = 0
-
     def _file_state(self, conn: apsw.Connection) -> tuple[int, int, int]:
         """What changes when the file does: another connection's commits (``data_version``), this one's own
         writes (``total_changes``) and an encrypted file's snapshot read again after an edit. Read first in a read
         transaction, it is the state of that snapshot."""
         return data_version(conn), conn.total_changes(), self._reloads
 
+    def _per_state(self, conn: apsw.Connection, name: str, key: Any, make: Callable[[], T]) -> T:
+        """``make()``, kept under ``name`` until the file changes (:meth:`_file_state`) or another ``key`` is
+        asked for (one value per name)."""
+        wanted = (self._file_state(conn), key)
+        kept = self._kept.get(name)
+        if kept is None or kept[0] != wanted:
+            kept = self._kept[name] = (wanted, make())
+        return kept[1]
+
     def _session_page(
         self, conn: apsw.Connection, after: tuple[str, str] | None, limit: int, contains: str | None
     ) -> list[browse.SessionRow]:
         """A page of :meth:`_sessions` (computed once per state of the file and filter: a format's sessions are
         aggregates over all its events, and their order is known only once all are read)."""
-        state = self._file_state(conn)
-        if self._sessions_cache is None or self._sessions_cache[:2] != (state, contains):
-            self._sessions_cache = (state, contains, self._sessions(conn, contains))
-        rows = self._sessions_cache[2]
+        rows = self._per_state(conn, "sessions", contains, lambda: self._sessions(conn, contains))
         if after is not None:
             rows = [
                 r for r in rows if (r.updated_at < after[0]) or (r.updated_at == after[0] and r.session_id > after[1])

@@ -205,29 +205,24 @@ class ZekeReader(ForeignReader):
         """The current UTC time (``expired`` in a memory's details; replaceable in tests)."""
         return datetime.now(timezone.utc)
 
-    #: (the file's state, scope pattern, its vectors), and (the file's state, the most common embedding length)
-    _vectors_cache: tuple[tuple[int, int, int], str, _ScopeVectors] | None = None
     _mapped = False
-    _size_cache: tuple[tuple[int, int, int], int | None] | None = None
 
     def _scope_vectors(self, conn: apsw.Connection, pattern: str) -> _ScopeVectors:
         """:class:`_ScopeVectors` of ``pattern``, read again only after the file changed (one scope kept: the one
         being searched)."""
-        state = self._file_state(conn)
-        if self._vectors_cache is None or self._vectors_cache[:2] != (state, pattern):
-            self._vectors_cache = (state, pattern, _read_scope_vectors(conn, pattern))
-        return self._vectors_cache[2]
+        return self._per_state(conn, "scope vectors", pattern, lambda: _read_scope_vectors(conn, pattern))
 
     def _common_size(self, conn: apsw.Connection) -> int | None:
         """The length in values of most stored embeddings (the longer on a tie), None when none has one."""
-        version = self._file_state(conn)
-        if self._size_cache is None or self._size_cache[0] != version:
+
+        def read() -> int | None:
             sizes = conn.execute(
                 "SELECT length(embedding) AS n, count(*) FROM memories WHERE embedding IS NOT NULL "
                 "AND length(embedding) % 4 = 0 AND length(embedding) > 0 GROUP BY n ORDER BY 2 DESC, 1 DESC LIMIT 1"
             ).fetchall()
-            self._size_cache = (version, sizes[0][0] // 4 if sizes else None)
-        return self._size_cache[1]
+            return sizes[0][0] // 4 if sizes else None
+
+        return self._per_state(conn, "common size", None, read)
 
     @property
     def capabilities(self) -> Capabilities:

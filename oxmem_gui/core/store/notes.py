@@ -186,14 +186,20 @@ def list_notes(
     if contains:
         needle = contains.casefold()
         notes = [n for n in notes if needle in n.content.casefold()]
-    notes.sort(key=lambda n: (n.updated_at or "", n.sequence), reverse=True)
+    notes.sort(key=note_cursor, reverse=True)
     return notes
 
 
+def note_cursor(note: Note) -> tuple[str, int]:
+    """Where a note stands in a list of notes (newest first): ``(updated_at or "", sequence)``; a page after it
+    starts with the next (:func:`page_after`)."""
+    return note.updated_at or "", note.sequence
+
+
 def page_after(notes: Sequence[Note], after: tuple[str, int] | None, limit: int) -> list[Note]:
-    """The ``limit`` notes after the cursor ``after`` (the last shown note's ``(updated_at or "", sequence)``) in
-    a list ordered as :func:`list_notes` orders it."""
-    return [n for n in notes if after is None or (n.updated_at or "", n.sequence) < tuple(after)][:limit]
+    """The ``limit`` notes after the cursor ``after`` (the last shown note's :func:`note_cursor`) in a list ordered
+    as :func:`list_notes` orders it."""
+    return [n for n in notes if after is None or note_cursor(n) < tuple(after)][:limit]
 
 
 def _expected_by_id(note_ids: Sequence[str], expected: Sequence[Note] | None) -> dict[str, Note] | None:

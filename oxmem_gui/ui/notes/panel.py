@@ -8,7 +8,7 @@ from PySide6.QtWidgets import QPushButton, QWidget
 
 from ...core.errors import NotFoundError
 from ...core.store.browse import PAGE
-from ...core.store.notes import Note
+from ...core.store.notes import Note, note_cursor
 from ..context import StoreContext
 from ..dialogs import Dialogs
 from ..widgets import fill_with_panes, plural
@@ -310,8 +310,7 @@ class NotesPanel(NoteEdits, QWidget):
                 if tags or text:
                     notes, exhausted = await store.notes_page(user, None, 2**62, tags, mode, text), True
                 while not exhausted and all(n.note_id != keep for n in notes[-PAGE:]):
-                    page = await store.notes_page(user, (notes[-1].updated_at or "", notes[-1].sequence), PAGE,
-                                                  tags, mode, text)  # fmt: skip
+                    page = await store.notes_page(user, note_cursor(notes[-1]), PAGE, tags, mode, text)
                     notes, exhausted = notes + page, len(page) < PAGE
             return notes, exhausted, await store.note_tags(user)
 
@@ -346,7 +345,7 @@ class NotesPanel(NoteEdits, QWidget):
             return False
 
         self.ctx.run(
-            lambda: store.notes_page(user, (last.updated_at or "", last.sequence), PAGE, tags, mode, text),
+            lambda: store.notes_page(user, note_cursor(last), PAGE, tags, mode, text),
             on_done=got,
             on_error=failed,
         )

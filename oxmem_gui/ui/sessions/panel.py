@@ -350,16 +350,19 @@ class SessionsPanel(QWidget):
         if session_id is not None:
             self._load_details(session_id)
 
+    def _noun(self) -> str:
+        """What the open format calls a session (``conversation``)."""
+        return self.ctx.store.capabilities.session_noun if self.ctx.store is not None else "session"
+
     def _update_header(self) -> None:
+        noun = self._noun().capitalize()
         if self._shown is None:
-            noun = self.ctx.store.capabilities.session_noun if self.ctx.store is not None else "session"
-            gone = f"{noun.capitalize()} {self._gone} is no longer in the file: it was deleted since it was shown"
+            gone = f"{noun} {self._gone} is no longer in the file: it was deleted since it was shown"
             self.header.setText(gone if self._gone else NO_SESSION)
             return
         stats = self.sessions.stats.get(self._shown)
         counts = f" · {plural(stats.event_count, 'event')} · {plural(stats.chunk_count, 'chunk')}" if stats else ""
-        noun = self.ctx.store.capabilities.session_noun if self.ctx.store is not None else "session"
-        self.header.setText(f"{noun.capitalize()} {self._shown}{counts}")
+        self.header.setText(f"{noun} {self._shown}{counts}")
 
     def _update_actions(self) -> None:
         refusal = self.ctx.edit_refusal("sessions")
@@ -367,7 +370,7 @@ class SessionsPanel(QWidget):
             refusal = "Select a session to delete it."
         show_editable([self.delete_button], refusal, DELETE_TIP)
         caps = self.ctx.store.capabilities if self.ctx.store is not None else None
-        noun = caps.session_noun if caps else "session"
+        noun = self._noun()
         self.delete_button.setText(f"Delete {noun}…")
         self.filter.setPlaceholderText(f"Filter {caps.sessions_label.lower() if caps else 'sessions'} by id…")
         self.sessions.set_heading(0, noun.capitalize())
