@@ -4,6 +4,7 @@ keyboard, tooltips and counts are right."""
 
 from __future__ import annotations
 
+import re
 from datetime import date, datetime, timedelta, timezone
 
 import pytest
@@ -14,6 +15,7 @@ from PySide6.QtWidgets import QApplication, QDialogButtonBox
 from oxmem_gui.core import InvalidInputError
 from oxmem_gui.core.schedules.cadence import parse_cadence
 from oxmem_gui.core.schedules.calendar import by_day
+from oxmem_gui.ui.schedules.model import countdown, full_countdown
 from tests.ui.conftest import settle
 from tests.ui.layout import unreachable
 
@@ -70,6 +72,69 @@ def test_the_panel_fits_840_by_520_in_every_view_and_switching_never_grows_the_w
         assert window.size() == QSize(1024, 640), name
         assert unreachable(window) == [], name
     assert len(set(sizes.values())) == 1, sizes  # the same minimum whatever the view shows
+
+
+def test_at_1024_by_640_titles_month_lines_the_list_and_the_agenda_show_what_matters_uncut(make_window, qloop):
+    window, ctx, _, panel = open_panel(make_window, qloop)
+    on_screen(window, qloop, ctx)
+    panel.go_to(date.today())  # the demo's runs lead up to now
+    settle(qloop, ctx)
+    for index, view in enumerate((panel.month, panel.week, panel.agenda)):
+        panel.show_view(index)
+        settle(qloop, ctx)
+        shown = panel.title.shown()  # the whole title, else a shorter form: never one cut short
+        assert shown in (view.title(), *view.shorter_titles()) and "…" not in shown, shown
+        assert panel.title.toolTip() == view.title()
+    panel.week.anchor = date(2026, 11, 25)
+    assert panel.week.shorter_titles() == ["23–29 Nov 2026", "23–29 Nov"]
+    panel.week.step(1)
+    assert panel.week.shorter_titles() == ["30 Nov – 06 Dec 2026", "30 Nov – 06 Dec"]
+    panel.go_to(date.today())
+
+    panel.show_view(0)
+    settle(qloop, ctx)
+    panel.month.grab()
+    # a narrow cell drops the name (the colour bar says which schedule), never the time or the count
+    assert panel.month.painted and not [text for text in panel.month.painted if "…" in text]
+    shapes = re.compile(r"(?:[✓✗⊘] )?(?:\d\d:\d\d|×\d+)|\+\d+(?: more)?")
+    assert [text for text in panel.month.painted if not shapes.fullmatch(text)] == []
+    assert {"✓", "✗"} <= {text[0] for text in panel.month.painted}
+
+    header, viewport = panel.list_view.horizontalHeader(), panel.list_view.viewport().width()
+    assert [panel.list_model.COLUMNS[header.logicalIndex(v)] for v in range(4)] == [
+        "Name",
+        "Status",
+        "Next run",
+        "Fails",
+    ]
+    for column in (0, 3, 4, 6):  # in view without scrolling sideways
+        assert header.sectionViewportPosition(column) + header.sectionSize(column) <= viewport, column
+
+    panel.show_view(2)
+    settle(qloop, ctx)
+    rows = [panel.agenda.topLevelItem(i) for i in range(panel.agenda.topLevelItemCount())]
+    days = [row for row in rows if not row.data(0, Qt.ItemDataRole.UserRole)]
+    assert days and all(day.isFirstColumnSpanned() for day in days)
+    what = panel.agenda.header()
+    metrics = panel.agenda.fontMetrics()
+    widest = max(metrics.horizontalAdvance(row.text(2)) for row in rows)
+    assert what.sectionViewportPosition(2) + widest <= panel.agenda.viewport().width()
+
+
+@pytest.mark.parametrize(
+    ("stamp", "short", "full"),
+    [
+        ("2026-11-23T15:20:00Z", "15:20 (in 3 h 20 min)", "2026-11-23 15:20 UTC (in 3 h 20 min)"),
+        ("2026-11-24T07:30:00Z", "07:30 (in 19 h 30 min)", "2026-11-24 07:30 UTC (in 19 h 30 min)"),
+        ("2026-11-30T08:00:00Z", "30 Nov 08:00 (in 6 d)", "2026-11-30 08:00 UTC (in 6 d 20 h)"),
+        ("2026-11-23T11:00:00Z", "23 Nov 11:00 (due)", "2026-11-23 11:00 UTC (due)"),
+        ("next tuesday", "⚠ next tuesday", "⚠ next tuesday"),
+        (None, "—", "—"),
+    ],
+)
+def test_the_next_run_cell_is_short_and_its_tooltip_whole(stamp, short, full):
+    now = utc(2026, 11, 23, 12)
+    assert (countdown(stamp, now), full_countdown(stamp, now)) == (short, full)
 
 
 def test_long_names_elide_instead_of_widening_the_panel(make_window, qloop):
@@ -322,7 +387,8 @@ def test_tab_leaves_tables_and_tooltips_hold_the_full_text(make_window, qloop):
     row = row_of(panel, lisbon.schedule_id)
     goal_tip = panel.list_model.index(row, 1).data(Qt.ItemDataRole.ToolTipRole)
     assert goal_tip.startswith("Alert if the EZY7Q2K fare class drops below €150\n\n")
-    assert panel.list_model.index(row, 4).data(Qt.ItemDataRole.ToolTipRole) == panel.list_model.index(row, 4).data()
+    status = panel.list_model.index(row, 3)
+    assert status.data(Qt.ItemDataRole.ToolTipRole) == status.data() == "disabled"
     panel.select(lisbon.schedule_id)
     settle(qloop, ctx)
     summary = panel.runs.item(0, 3)

@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from ...core.schedules.calendar import CalendarItem, CellLine, by_day, by_hour, cell_lines
-from ..widgets import plural, tab_leaves
+from ..widgets import fitted, plural, tab_leaves
 
 SCHEDULE_COLORS = [
     "#3b82c4",
@@ -50,12 +50,18 @@ def schedule_color(schedule_id: str) -> QColor:
     return QColor(SCHEDULE_COLORS[int.from_bytes(digest, "big") % len(SCHEDULE_COLORS)])
 
 
-def line_text(line: CellLine, name: str, with_time: bool = True) -> str:
-    when = line.first.shown.strftime("%H:%M ") if with_time and line.count == 1 else ""
-    count = f" ×{line.count}" if line.count > 1 else ""
-    if line.kind == "run":
-        return f"{STATUS.get(line.first.status or '', ('?', ''))[0]} {when}{name}{count}"
-    return f"{when}{name}{count}"
+def line_texts(line: CellLine, name: str, with_time: bool = True) -> list[str]:
+    """A calendar line's text, longest first: ``✓ 07:30 Inbox watch``, then without the name (the colour bar
+    beside it says which schedule), then without the run's mark (its colour says how the run went). A line
+    with no time or count to show (a week cell's) keeps its name: the only shorter form is the name cut."""
+    when = line.first.shown.strftime("%H:%M") if with_time and line.count == 1 else ""
+    count = f"×{line.count}" if line.count > 1 else ""
+    mark = STATUS.get(line.first.status or "", ("?", ""))[0] if line.kind == "run" else ""
+    full = " ".join(part for part in (mark, when, name, count) if part)
+    if not (when or count):
+        return [full]
+    shorter = (" ".join(part for part in (mark, when, count) if part), " ".join(part for part in (when, count) if part))
+    return list(dict.fromkeys((full, *shorter)))
 
 
 def item_text(item: CalendarItem, name: str) -> str:
@@ -93,6 +99,8 @@ class _GridView(QWidget):
         self.movable: set[str] = set()  # one-shot schedules (their fire can be dragged)
         self.anchor = date.today()
         self.hits: list[tuple[QRect, CellLine]] = []
+        #: the text painted on each line, in painting order (a narrow cell paints a shorter form)
+        self.painted: list[str] = []
         #: where each "+N more" was painted, with its day and how many lines it stands for
         self.more_hits: list[tuple[QRect, date, int]] = []
         #: whether a one-shot's fire may be dragged to another time (False while the store refuses edits)
@@ -132,23 +140,22 @@ class _GridView(QWidget):
                 painter.setPen(QColor(STATUS.get(line.first.status or "", ("", "#7f8c8d"))[1]))
             else:
                 painter.setPen(self.palette().color(QPalette.ColorRole.WindowText))
-            text = line_text(line, self.names.get(line.schedule_id, "?"), with_time)
-            painter.drawText(
-                box.adjusted(7, 0, 0, 0),
-                Qt.AlignmentFlag.AlignVCenter,
-                metrics.elidedText(text, Qt.TextElideMode.ElideRight, max(box.width() - 8, 0)),
-            )
+            text = fitted(metrics, box.width() - 8, line_texts(line, self.names.get(line.schedule_id, "?"), with_time))
+            painter.drawText(box.adjusted(7, 0, 0, 0), Qt.AlignmentFlag.AlignVCenter, text)
             self.hits.append((box, line))
+            self.painted.append(text)
             y += height
         if not hidden:
             return
-        label = f"+{hidden}" if inline else f"+{hidden} more"
+        forms = [f"+{hidden}"] if inline else [f"+{hidden} more", f"+{hidden}"]
+        label = fitted(metrics, more.width() - (0 if inline else 8), forms)
         painter.setPen(self.palette().color(QPalette.ColorRole.Link))
         painter.drawText(
             more.adjusted(0 if inline else 7, 0, 0, 0),
             Qt.AlignmentFlag.AlignVCenter | (Qt.AlignmentFlag.AlignHCenter if inline else Qt.AlignmentFlag.AlignLeft),
-            metrics.elidedText(label, Qt.TextElideMode.ElideRight, more.width() - (0 if inline else 8)),
+            label,
         )
+        self.painted.append(label)
         self.more_hits.append((more, day, hidden))
 
     def line_at(self, pos: QPoint) -> CellLine | None:
@@ -224,6 +231,9 @@ class MonthView(_GridView):
     def title(self) -> str:
         return self.anchor.strftime("%B %Y")
 
+    def shorter_titles(self) -> list[str]:
+        return [self.anchor.strftime("%b %Y")]
+
     def step(self, direction: int) -> None:
         month = self.anchor.month - 1 + direction
         self.anchor = date(self.anchor.year + month // 12, month % 12 + 1, 1)
@@ -240,7 +250,7 @@ class MonthView(_GridView):
     def paintEvent(self, event: Any) -> None:  # noqa: N802
         painter = QPainter(self)
         palette = self.palette()
-        self.hits, self.more_hits = [], []
+        self.hits, self.more_hits, self.painted = [], [], []
         days = by_day(self.items)
         width = self.width() / 7
         for i, name in enumerate(WEEKDAYS):
@@ -288,6 +298,13 @@ class WeekView(_GridView):
         start = self.first_day()
         return f"Week of {start.strftime('%d %B %Y')}"
 
+    def shorter_titles(self) -> list[str]:
+        """``23–29 Nov 2026`` (a week across months: ``30 Nov – 06 Dec 2026``), then without the year."""
+        start = self.first_day()
+        end = start + timedelta(days=6)
+        days = f"{start:%d}–{end:%d %b}" if start.month == end.month else f"{start:%d %b} – {end:%d %b}"
+        return [f"{days} {end.year}", days]
+
     def step(self, direction: int) -> None:
         self.anchor += timedelta(days=7 * direction)
 
@@ -306,7 +323,7 @@ class WeekView(_GridView):
     def paintEvent(self, event: Any) -> None:  # noqa: N802
         painter = QPainter(self)
         palette = self.palette()
-        self.hits, self.more_hits = [], []
+        self.hits, self.more_hits, self.painted = [], [], []
         cells = by_hour(self.items)
         start = self.first_day()
         left, top, height = self._geometry()
@@ -375,6 +392,10 @@ class AgendaView(QTreeWidget):
         start, end = self.range()
         return f"{start.strftime('%d %b')} – {(end - timedelta(days=1)).strftime('%d %b %Y')}"
 
+    def shorter_titles(self) -> list[str]:
+        start, end = self.range()
+        return [f"{start.strftime('%d %b')} – {(end - timedelta(days=1)).strftime('%d %b')}"]
+
     def step(self, direction: int) -> None:
         self.anchor += timedelta(days=14 * direction)
 
@@ -396,6 +417,7 @@ class AgendaView(QTreeWidget):
             font.setBold(True)
             header.setFont(0, font)
             self.addTopLevelItem(header)
+            header.setFirstColumnSpanned(True)  # the day across the row: the When column stays narrow
             for line in cell_lines(day_items):
                 when = line.first.shown.strftime("%H:%M") if line.count == 1 else f"×{line.count}"
                 if line.kind == "run":

@@ -16,20 +16,36 @@ from .calendar_views import STATUS, schedule_color
 
 
 def countdown(stamp: str | None, now: datetime) -> str:
+    """When ``stamp`` (UTC) comes, short: ``08:00 (in 3 h 20 min)`` within a day, ``30 Nov 08:00 (in 5 d)``
+    later, ``30 Nov 08:00 (due)`` once passed (:func:`full_countdown` gives the year and the rest)."""
+    return _countdown(stamp, now, short=True)
+
+
+def full_countdown(stamp: str | None, now: datetime) -> str:
+    """``2026-11-30 08:00 UTC (in 5 d 23 h)``: a cell's tooltip."""
+    return _countdown(stamp, now, short=False)
+
+
+def _countdown(stamp: str | None, now: datetime, short: bool) -> str:
     if not stamp:
         return "—"
     when = time_or_none(stamp)
     if when is None:
         return f"⚠ {stamp[:40]}"
     seconds = (when - now).total_seconds()
+    if not short:
+        shown = when.strftime("%Y-%m-%d %H:%M UTC")
+    else:
+        shown = when.strftime("%H:%M" if 0 <= seconds < 86400 else "%d %b %H:%M")
     if seconds < 0:
-        return f"{stamp[:16].replace('T', ' ')} (due)"
+        return f"{shown} (due)"
     parts = []
     for size, unit in ((86400, "d"), (3600, "h"), (60, "min")):
         if seconds >= size:
             parts.append(f"{int(seconds // size)} {unit}")
             seconds %= size
-    return f"{stamp[:16].replace('T', ' ')} (in {' '.join(parts[:2]) or '<1 min'})"
+    kept = parts[:1] if short and (when - now).days else parts[:2]
+    return f"{shown} (in {' '.join(kept) or '<1 min'})"
 
 
 def words(schedule: Schedule) -> str:
@@ -50,6 +66,8 @@ def schedule_text(s: Schedule) -> str:
 
 class ScheduleListModel(RowsModel):
     COLUMNS = ("Name", "Goal", "Cadence", "Status", "Next run", "Last run", "Fails")
+    #: the order the list shows them in: what a narrow pane must show first, the long goal last
+    SHOWN = (0, 3, 4, 6, 2, 5, 1)
 
     def __init__(self, now: Any, parent: Any = None) -> None:
         super().__init__(parent)
@@ -80,6 +98,8 @@ class ScheduleListModel(RowsModel):
                 return QBrush("#c0392b")
         if role == Qt.ItemDataRole.ToolTipRole:
             text = self.cell_text(s, col)
+            if col == 4:
+                text = f"next run {full_countdown(s.next_run_at, self.now())}"
             if col == 5 and s.last_run_at:
                 text = f"last run {s.last_run_at} {s.last_run_status or ''}".strip()
             if col not in (0, 1, 2):

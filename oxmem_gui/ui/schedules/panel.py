@@ -264,8 +264,7 @@ class SchedulesPanel(ScheduleEdits, QWidget):
     def reload_calendar(self) -> None:
         store = self.ctx.store
         view = self.current_view()
-        self.title.setText(view.title())
-        self.title.setToolTip(view.title())
+        self.title.setText(view.title(), view.shorter_titles())
         if store is None:
             return
         self._calendar_generation += 1

@@ -31,11 +31,14 @@ from PySide6.QtWidgets import (
 
 from ...core.schedules.cadence import CADENCE_TYPES, cadence_dict, format_in_timezone, next_runs
 from ...core.schedules.store import STATUSES, Schedule, ScheduleRun
-from ..widgets import escape_clears, fit_columns, tab_leaves
+from ..widgets import ElidedLabel, escape_clears, fit_columns, tab_leaves
 from ..widgets.json_view import JsonView
 from .calendar_views import STATUS, AgendaView, MonthView, WeekView
 from .model import ScheduleListModel
 
+#: the widest a schedule list column gets (a long name or cadence is cut, whole in its tooltip), so that a
+#: laptop-wide pane shows name, status, next run and failures without scrolling
+LIST_COLUMN_WIDEST = 150
 ZONE_LABELS = {"local": "Local time", "utc": "UTC", "schedule": "Each schedule's zone"}
 
 
@@ -64,14 +67,12 @@ class CalendarPane(QWidget):
         self.next_button.setToolTip("Later")
         for b in (self.prev_button, self.today_button, self.next_button):
             b.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
-        self.title = QLabel()
+        # the title changes with the view and the date: a narrow panel shows a shorter form, never widens
+        self.title = ElidedLabel()
         font = self.title.font()
         font.setPointSizeF(font.pointSizeF() * 1.25)
         font.setBold(True)
         self.title.setFont(font)
-        # the title changes with the view and the date: it may be cut short, never widen the panel
-        self.title.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
-        self.title.setMinimumWidth(0)
         self.zone_mode = QComboBox()
         for mode, label in ZONE_LABELS.items():
             self.zone_mode.addItem(label, mode)
@@ -118,7 +119,10 @@ class ScheduleListPane(QWidget):
         self.list_view.verticalHeader().setVisible(False)
         self.list_view.horizontalHeader().setStretchLastSection(True)
         tab_leaves(self.list_view)
-        fit_columns(self.list_view, range(7))
+        header = self.list_view.horizontalHeader()
+        for visual, logical in enumerate(model.SHOWN):
+            header.moveSection(header.visualIndex(logical), visual)
+        fit_columns(self.list_view, range(7), widest=LIST_COLUMN_WIDEST)
 
         self.new_button = QPushButton("New…")
         self.edit_button = QPushButton("Edit…")

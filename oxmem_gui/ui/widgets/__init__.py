@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from PySide6.QtCore import QEvent, QItemSelectionModel, QObject, QSize, Qt
-from PySide6.QtGui import QKeySequence, QPainter, QPaintEvent, QShortcut
+from PySide6.QtGui import QFontMetrics, QKeySequence, QPainter, QPaintEvent, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QLabel,
@@ -85,19 +86,36 @@ def fill_with_panes(
     return split
 
 
+def fitted(metrics: QFontMetrics, width: int, texts: Sequence[str]) -> str:
+    """The first of ``texts`` (longest and most telling first) that fits in ``width`` pixels; when none does,
+    the last cut with "…"."""
+    for text in texts:
+        if metrics.horizontalAdvance(text) <= width:
+            return text
+    return metrics.elidedText(texts[-1] if texts else "", Qt.TextElideMode.ElideRight, max(width, 0))
+
+
 class ElidedLabel(QLabel):
-    """One line of text cut with "…" to the width the layout gives it; the whole text is its tooltip. Its
-    minimum width does not depend on the text, so long content never widens the panel holding it."""
+    """One line of text fitted to the width the layout gives it: the text, else the first of its shorter forms
+    that fits, else the shortest cut with "…"; the whole text is its tooltip. Its minimum width does not depend
+    on the text, so long content never widens the panel holding it."""
 
     def __init__(self, text: str = "", parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setTextFormat(Qt.TextFormat.PlainText)
         self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
+        self.shorter: tuple[str, ...] = ()
         self.setText(text)
 
-    def setText(self, text: str) -> None:  # noqa: N802 - Qt's name
+    def setText(self, text: str, shorter: Sequence[str] = ()) -> None:  # noqa: N802 - Qt's name
+        """Show ``text``, or where it does not fit the first of ``shorter`` that does."""
+        self.shorter = tuple(shorter)
         super().setText(text)
         self.setToolTip(text)
+
+    def shown(self) -> str:
+        """What is painted at the current width."""
+        return fitted(self.fontMetrics(), self.contentsRect().width(), (self.text(), *self.shorter))
 
     def minimumSizeHint(self) -> QSize:  # noqa: N802 - Qt's name
         return QSize(0, super().minimumSizeHint().height())
@@ -107,19 +125,22 @@ class ElidedLabel(QLabel):
 
     def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 - Qt's name
         painter = QPainter(self)
-        rect = self.contentsRect()
-        shown = self.fontMetrics().elidedText(self.text(), Qt.TextElideMode.ElideRight, rect.width())
-        painter.drawText(rect, int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter), shown)
+        painter.drawText(
+            self.contentsRect(), int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter), self.shown()
+        )
 
 
-def fit_columns(view: QTableView, columns: range | tuple[int, ...]) -> None:
-    """Size ``columns`` to their content whenever a model's first rows arrive (the last column stretches)."""
+def fit_columns(view: QTableView, columns: range | tuple[int, ...], widest: int | None = None) -> None:
+    """Size ``columns`` to their content, at most ``widest`` pixels (a cut cell's tooltip holds it whole),
+    whenever a model's first rows arrive (the last column stretches)."""
     model = view.model()
 
     def fit(*_: Any) -> None:
         if model.rowCount() <= 250:
             for column in columns:
                 view.resizeColumnToContents(column)
+                if widest is not None and view.columnWidth(column) > widest:
+                    view.setColumnWidth(column, widest)
 
     model.rowsInserted.connect(fit)
     model.modelReset.connect(fit)
