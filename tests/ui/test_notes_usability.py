@@ -7,13 +7,14 @@ from __future__ import annotations
 from datetime import datetime
 
 from PySide6.QtCore import QItemSelectionModel, Qt
-from PySide6.QtGui import QKeySequence, QPalette
+from PySide6.QtGui import QFontMetrics, QKeySequence, QPalette
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QLabel, QSizePolicy, QToolButton
 
 from oxmem_gui.core.store.tags import MAX_TAGS
 from oxmem_gui.ui.notes.model import readable
 from oxmem_gui.ui.widgets.json_view import JsonView
+from oxmem_gui.ui.widgets.tags import chip_height, chip_lines
 from tests.ui.conftest import settle
 from tests.ui.layout import unreachable
 
@@ -414,3 +415,38 @@ def test_json_view_is_read_only_and_tab_leaves_it(qtbot):
     assert view.toPlainText() == '{\n  "a": "x",\n  "b": [\n    1,\n    2.5,\n    null\n  ]\n}'
     assert view.isReadOnly() and view.tabChangesFocus()
     assert view.textInteractionFlags() & Qt.TextInteractionFlag.TextSelectableByKeyboard
+
+
+def test_chip_lines_wrap_at_the_width_and_cut_only_a_tag_wider_than_a_line():
+    metrics = QFontMetrics(QApplication.font())
+    tags = ["travel", "food", "preferences"]
+    one_line = sum(metrics.horizontalAdvance(t) + 12 for t in tags) + 4 * len(tags) + 8
+    assert [[text for text, _ in line] for line in chip_lines(tags, metrics, one_line)] == [tags]
+    assert [[text for text, _ in line] for line in chip_lines(tags, metrics, one_line - 30)] == [
+        ["travel", "food"],
+        ["preferences"],
+    ]
+    (only,) = chip_lines([LONG_TAGS[0]], metrics, 120)
+    assert only[0][0].endswith("…") and only[0][1] <= 120 - 8
+    assert chip_lines([], metrics, 120) == []
+
+
+def test_a_notes_tags_wrap_onto_lines_and_its_row_grows_with_them(make_window, qloop):
+    window, ctx, _ = make_window()
+    notes = open_notes(window, ctx, qloop)
+    show(window, qloop, ctx)
+    view, plain = notes.view, notes.view.verticalHeader().defaultSectionSize()
+    row = row_of(notes, AISLE)  # two short tags: one line, the plain height
+    assert view.rowHeight(row) == plain
+    note = qloop.run_until_complete(ctx.store.save_note("alice", "Packing list", ["travel", "food", "preferences"]))
+    notes.reload(select=note.note_id)
+    settle(qloop, ctx)
+    row = row_of(notes, "Packing list")
+    view.setColumnWidth(1, 110)  # too narrow for the three on one line
+    QApplication.processEvents()
+    lines = chip_lines(["travel", "food", "preferences"], view.fontMetrics(), 110)
+    assert len(lines) >= 2
+    assert view.rowHeight(row) == chip_height(view.fontMetrics(), len(lines)) > plain
+    view.setColumnWidth(1, 400)  # wide again: back to one line
+    QApplication.processEvents()
+    assert view.rowHeight(row) == plain

@@ -7,10 +7,10 @@ from __future__ import annotations
 import json
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QAbstractItemView
+from PySide6.QtWidgets import QAbstractItemView, QApplication
 
 from oxmem_gui.ui.sessions.models import describe_event
-from oxmem_gui.ui.sessions.panel import CONTEXT_TAB, DELETE_TIP, EVENTS_TAB, NO_SESSION
+from oxmem_gui.ui.sessions.panel import CONTEXT_TAB, DELETE_TIP, EVENT_COLUMN_WIDEST, EVENTS_TAB, NO_SESSION
 from oxmem_gui.ui.table_model import tip
 from tests.ui.conftest import settle
 from tests.ui.layout import unreachable
@@ -389,3 +389,19 @@ def test_both_panels_fit_and_long_content_does_not_widen_them(make_window, qloop
     assert long_text in tables.cell.toPlainText()
     assert unreachable(window) == []
     assert (fits(sessions), fits(tables)) == before
+
+
+def test_at_1024_by_640_an_events_text_gets_the_room_and_a_long_source_is_cut_with_its_tooltip(make_window, qloop):
+    window, ctx, _ = make_window()
+    window.resize(1024, 640)
+    window.show()
+    window.show_panel("sessions")
+    panel = open_session(window, qloop, ctx, LISBON, event_row=0)
+    QApplication.processEvents()
+    view, model = panel.events_view, panel.events
+    assert view.columnWidth(4) >= 180, [view.columnWidth(c) for c in range(5)]
+    assert view.columnWidth(2) <= EVENT_COLUMN_WIDEST  # 'assistant_tool_call' is cut…
+    call = next(r for r in range(model.rowCount()) if model.index(r, 2).data() == "assistant_tool_call")
+    assert model.index(call, 2).data(TIP) == "assistant_tool_call"  # …and whole in its tooltip
+    time = model.index(0, 3)
+    assert view.columnWidth(3) >= view.fontMetrics().horizontalAdvance(time.data())  # the time is never cut

@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
 
 from ...core.store.notes import Note
 from ..widgets import escape_clears, fit_columns, tab_leaves
-from ..widgets.tags import FlowLayout, TagChipDelegate, TagEditor
+from ..widgets.tags import FlowLayout, TagChipDelegate, TagEditor, wrap_chip_rows
 from .model import NotesModel, age, detail_lines, readable
 
 
@@ -62,6 +62,7 @@ class NotesList(QWidget):
         self.view.verticalHeader().setVisible(False)
         self.view.verticalHeader().setDefaultSectionSize(self.view.fontMetrics().height() + 10)
         self.view.setItemDelegateForColumn(1, TagChipDelegate(self.view))
+        wrap_chip_rows(self.view, 1)
         self.view.horizontalHeader().resizeSection(0, 190)
         self.view.horizontalHeader().resizeSection(1, 160)
         fit_columns(self.view, (2, 3))

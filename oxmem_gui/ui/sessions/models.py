@@ -163,6 +163,8 @@ class EventsModel(PagedTableModel):
         return super().full(row, column)
 
     def extra(self, row: Event, column: int, role: int) -> Any:
+        if role == Qt.ItemDataRole.ToolTipRole and column in (1, 2):  # the column may be too narrow for them
+            return describe_event(row)[column - 1]
         if role == Qt.ItemDataRole.ForegroundRole and column == 4:
             kind = describe_event(row)[1]
             if kind == "not indexed":

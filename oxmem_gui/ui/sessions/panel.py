@@ -38,6 +38,10 @@ NO_EVENT = "Select an event to see it in full"
 DELETE_TIP = "Delete the selected session: its events, chunks, vectors and summary (asks first)"
 
 
+#: the widest an event's role or source gets (a long one is cut, whole in its tooltip)
+EVENT_COLUMN_WIDEST = 100
+
+
 def _table(model: Any) -> QTableView:
     view = QTableView()
     view.setModel(model)
@@ -98,7 +102,7 @@ class SessionsPanel(QWidget):
 
         self.sessions_view = _table(self.sessions)
         self.sessions_view.horizontalHeader().setMinimumSectionSize(40)
-        self.sessions_view.horizontalHeader().resizeSection(0, 210)
+        self.sessions_view.horizontalHeader().resizeSection(0, 190)
         fit_columns(self.sessions_view, (1, 2, 3, 4))
         self.sessions_view.selectionModel().currentRowChanged.connect(self._session_changed)
         self.sessions.dataChanged.connect(lambda *_: self._update_header())
@@ -109,7 +113,8 @@ class SessionsPanel(QWidget):
         self.header.setFont(bold)
 
         self.events_view = _table(self.events)
-        fit_columns(self.events_view, range(4))
+        fit_columns(self.events_view, (0, 3))
+        fit_columns(self.events_view, (1, 2), widest=EVENT_COLUMN_WIDEST)
         self.events_view.selectionModel().currentRowChanged.connect(self._event_changed)
         self.events.modelReset.connect(lambda: self._show_event(None))
         self.event_label = ElidedLabel("")
@@ -153,7 +158,7 @@ class SessionsPanel(QWidget):
         split.addWidget(left)
         split.addWidget(_pane(self.header, self.tabs))
         split.setChildrenCollapsible(False)
-        split.setSizes([520, 640])
+        split.setSizes([320, 530])  # the list is skimmed, the events read: their Text gets the room (kept in ratio)
         self.splitter = split
         layout = QVBoxLayout(self)
         layout.addWidget(split)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from PySide6.QtCore import QModelIndex, QPoint, QRect, QSize, QStringListModel, Qt, Signal
-from PySide6.QtGui import QPainter, QPalette
+from PySide6.QtGui import QFontMetrics, QPainter, QPalette
 from PySide6.QtWidgets import (
     QCompleter,
     QLabel,
@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QSizePolicy,
     QStyledItemDelegate,
     QStyleOptionViewItem,
+    QTableView,
     QToolButton,
     QWidget,
     QWidgetItem,
@@ -280,9 +281,35 @@ class TagEditor(QWidget):
         self.updateGeometry()
 
 
+#: the room around and between chips in a cell, in pixels
+CHIP_GAP = 4
+
+
+def chip_lines(tags: list[str], metrics: QFontMetrics, width: int) -> list[list[tuple[str, int]]]:
+    """``tags`` as chips laid out on lines ``width`` pixels wide: each chip as (its text, its width); a tag
+    wider than a whole line is cut with "…". No tags: no lines."""
+    lines: list[list[tuple[str, int]]] = []
+    room = max(width - 2 * CHIP_GAP, 24)
+    x = room  # the first chip starts a line
+    for tag in tags:
+        text = metrics.elidedText(tag, Qt.TextElideMode.ElideRight, room - 12)
+        chip = metrics.horizontalAdvance(text) + 12
+        if x + chip > room:
+            lines.append([])
+            x = 0
+        lines[-1].append((text, chip))
+        x += chip + CHIP_GAP
+    return lines
+
+
+def chip_height(metrics: QFontMetrics, lines: int) -> int:
+    """The height of a cell holding ``lines`` lines of chips."""
+    return lines * (metrics.height() + 2 + CHIP_GAP) + CHIP_GAP
+
+
 class TagChipDelegate(QStyledItemDelegate):
-    """Paints the list in ``TAGS_ROLE`` as rounded chips (“…” where the cell runs out; the tooltip has them
-    all)."""
+    """Paints the list in ``TAGS_ROLE`` as rounded chips, wrapped onto as many lines as the cell's width needs
+    (:func:`wrap_chip_rows` makes the rows that tall)."""
 
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex) -> None:
         tags = index.data(TAGS_ROLE) or []
@@ -294,26 +321,48 @@ class TagChipDelegate(QStyledItemDelegate):
         painter.save()
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         metrics = option.fontMetrics
-        x = option.rect.x() + 4
         height = metrics.height() + 2
-        y = option.rect.y() + (option.rect.height() - height) // 2
+        lines = chip_lines(tags, metrics, option.rect.width())
+        # one line sits in the middle of a plain row; more start at the top of the row grown for them
+        y = option.rect.y() + max(CHIP_GAP, (option.rect.height() - chip_height(metrics, len(lines))) // 2 + CHIP_GAP)
         palette = option.palette
-        for tag in tags:
-            width = metrics.horizontalAdvance(tag) + 12
-            if x + width > option.rect.right():
+        for line in lines:
+            x = option.rect.x() + CHIP_GAP
+            for text, width in line:
+                rect = QRect(x, y, width, height)
+                painter.setPen(Qt.PenStyle.NoPen)
+                painter.setBrush(palette.color(QPalette.ColorRole.AlternateBase).darker(112))
+                painter.drawRoundedRect(rect, height / 2, height / 2)
                 painter.setPen(palette.color(QPalette.ColorRole.Text))
-                painter.drawText(QRect(x, y, 20, height), Qt.AlignmentFlag.AlignVCenter, "…")
-                break
-            rect = QRect(x, y, width, height)
-            painter.setPen(Qt.PenStyle.NoPen)
-            painter.setBrush(palette.color(QPalette.ColorRole.AlternateBase).darker(112))
-            painter.drawRoundedRect(rect, height / 2, height / 2)
-            painter.setPen(palette.color(QPalette.ColorRole.Text))
-            painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, tag)
-            x += width + 4
+                painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, text)
+                x += width + CHIP_GAP
+            y += height + CHIP_GAP
         painter.restore()
 
     def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex) -> QSize:  # noqa: N802 - Qt's name
         tags = index.data(TAGS_ROLE) or []
         metrics = option.fontMetrics
         return QSize(sum(metrics.horizontalAdvance(t) + 16 for t in tags) + 8, metrics.height() + 8)
+
+
+def wrap_chip_rows(view: QTableView, column: int) -> None:
+    """Keep each row of ``view`` tall enough for ``column``'s chips at that column's width: when rows arrive or
+    change, and when the column is resized. A row with one line of chips keeps the default height."""
+    model = view.model()
+
+    def fit(first: int = 0, last: int | None = None) -> None:
+        if view.isColumnHidden(column):
+            return
+        metrics, width = view.fontMetrics(), view.columnWidth(column)
+        plain = view.verticalHeader().defaultSectionSize()
+        for row in range(first, model.rowCount() if last is None else last + 1):
+            lines = len(chip_lines(model.index(row, column).data(TAGS_ROLE) or [], metrics, width))
+            height = max(plain, chip_height(metrics, lines))
+            if view.rowHeight(row) != height:
+                view.setRowHeight(row, height)
+
+    model.rowsInserted.connect(lambda _parent, first, last: fit(first, last))
+    model.modelReset.connect(lambda: fit())
+    model.layoutChanged.connect(lambda *_: fit())
+    model.dataChanged.connect(lambda top, bottom, *_: fit(top.row(), bottom.row()))
+    view.horizontalHeader().sectionResized.connect(lambda section, *_: section == column and fit())
