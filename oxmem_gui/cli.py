@@ -42,7 +42,7 @@ from .core.formats.encrypted import KEY_ENV
 from .core.formats.info import DatabaseInfo, info_lines
 from .core.formats.tables import MAX_PAGE as TABLE_MAX_PAGE
 from .core.formats.tables import shown_value
-from .core.memory import Memory, choose_ranking, default_ranking, inspect_database, open_memory
+from .core.memory import Memory, choose_ranking, default_search, inspect_database, open_memory
 from .core.retrieval.hybrid import FTS_MODES, MAX_TOP_K, TAG_MODES, LegStats, QueryResult
 from .core.schedules.cadence import (
     CADENCE_TYPES,
@@ -587,7 +587,8 @@ def _tuning_flags(args: argparse.Namespace) -> list[str]:
 
 async def _ranking(store: Memory, args: argparse.Namespace, scope: str, session: str | None = None) -> Retriever:
     """The ranking asked for; else, over sessions, the tunable hybrid when tuning options are given, or the
-    default chosen for the session or file (``oxmem rankings --use``); else the first over ``scope``."""
+    default chosen for the session or file (``oxmem rankings --use``, or the GUI's *Make default*, which keeps the
+    tunable hybrid's weight and mode too: they go into ``args``); else the first over ``scope``."""
     found = store.retrievers()
     if not found:
         raise OxmemError(f"{store.path.name} ({store.capabilities.label}) has no ranking to search with")
@@ -595,7 +596,10 @@ async def _ranking(store: Memory, args: argparse.Namespace, scope: str, session:
         tunable = next((r for r in found if r.scope == scope and r.tunable), None)
         if tunable is not None and _tuning_flags(args):
             return tunable
-        return (await default_ranking(store, session))[0]
+        ranking, _, tuning = await default_search(store, session)
+        if tuning:  # the weights and mode chosen with it (no tuning flag was given)
+            args.vector_weight, args.fts_mode = tuning["vector_weight"], tuning["fts_mode"]
+        return ranking
     if args.ranking is None:
         return next((r for r in found if r.scope == scope), found[0])
     for r in found:
@@ -1006,9 +1010,9 @@ async def _dispatch(store: Memory, args: argparse.Namespace) -> int:
         if args.use or args.reset:
             await choose_ranking(store, None if args.reset else args.use, args.session)
         found = store.retrievers()
-        default = None
+        default, tuning = None, {}
         if any(r.scope == "session" for r in found):
-            default, why = await default_ranking(store, args.session)
+            default, why, tuning = await default_search(store, args.session)
         if out_json:
             _print_json([dict(dataclasses.asdict(r), default=r == default) for r in found])
         else:
@@ -1024,7 +1028,9 @@ async def _dispatch(store: Memory, args: argparse.Namespace) -> int:
             if default is not None:
                 whose = f"session {args.session!r}" if args.session else "this file's sessions"
                 how = {"session": "chosen for the session", "file": "chosen for the file", "built-in": "built in"}
-                print(safe(f"* the default for {whose} ({how[why]}; change it with oxmem rankings --use NAME)"))
+                w = tuning.get("vector_weight")
+                tuned = f", vector {w:g} / FTS {1 - w:g}, {tuning['fts_mode']} mode" if tuning else ""
+                print(safe(f"* the default for {whose} ({how[why]}{tuned}; change it with oxmem rankings --use NAME)"))
     elif cmd == "evictions":
         at = parse_time(args.at) if args.at else None
         preview = await store.eviction_preview(at)

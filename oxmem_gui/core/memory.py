@@ -161,20 +161,36 @@ async def default_ranking(store: Memory, session_id: str | None = None) -> tuple
     """``(ranking, why)``: what a search of ``session_id`` runs when none is named — the ranking chosen for that
     session (``why`` = ``"session"``) or for the file (``"file"``) in :mod:`.ranking_choice`, else the first over
     sessions (``"built-in"``: the tuned profile for the store's own files, the agent's own for another agent's)."""
+    ranking, why, _ = await default_search(store, session_id)
+    return ranking, why
+
+
+async def default_search(store: Memory, session_id: str | None = None) -> tuple[Retriever, str, dict[str, Any]]:
+    """:func:`default_ranking` with the tuning chosen with it (``vector_weight``, ``fts_mode``; empty when none
+    was, or the ranking is not tunable)."""
     found = [r for r in store.retrievers() if r.scope == "session"]
     if not found:
         raise InvalidInputError(f"{store.path.name} ({store.capabilities.label}) has no search over sessions")
     choice = await asyncio.to_thread(ranking_choice.chosen, store.path, session_id)
     for r in found:
-        if choice and r.name == choice[0]:
-            return r, choice[1]
-    return found[0], "built-in"
+        if choice and r.name == choice.name:
+            return r, choice.where, choice.tuning if r.tunable else {}
+    return found[0], "built-in", {}
 
 
-async def choose_ranking(store: Memory, name: str | None, session_id: str | None = None) -> None:
-    """Make ``name`` the default ranking of ``session_id`` (None: of every session of the file); None forgets it.
-    Only oxmem's configuration is written, never the file."""
-    known = [r.name for r in store.retrievers() if r.scope == "session"]
-    if name is not None and name not in known:
-        raise InvalidInputError(f"no ranking {name!r} for this file (known: {', '.join(known) or 'none'})")
-    await asyncio.to_thread(ranking_choice.choose, store.path, name, session_id)
+async def choose_ranking(
+    store: Memory, name: str | None, session_id: str | None = None, tuning: dict[str, Any] | None = None
+) -> None:
+    """Make ``name`` the default ranking of ``session_id`` (None: of every session of the file), with ``tuning``
+    (``vector_weight`` in [0, 1] and ``fts_mode``: only for a tunable ranking); None forgets it. Only oxmem's
+    configuration is written, never the file."""
+    found = {r.name: r for r in store.retrievers() if r.scope == "session"}
+    if name is not None and name not in found:
+        raise InvalidInputError(f"no ranking {name!r} for this file (known: {', '.join(found) or 'none'})")
+    if tuning:
+        if name is None or not found[name].tunable:
+            raise InvalidInputError(f"ranking {name!r} is fixed: it is chosen without weights or mode")
+        if ranking_choice.tuning_of(tuning) != tuning:
+            modes = ", ".join(ranking_choice.FTS_MODES)
+            raise InvalidInputError(f"tuning {tuning!r} is not a vector weight in [0, 1] and an FTS mode ({modes})")
+    await asyncio.to_thread(ranking_choice.choose, store.path, name, session_id, tuning)

@@ -7,6 +7,7 @@ import apsw
 import pytest
 
 from oxmem_gui.cli import main
+from oxmem_gui.core.retrieval import ranking_choice
 
 
 @pytest.fixture
@@ -108,6 +109,26 @@ def test_search_defaults_to_the_tuned_profile_and_a_chosen_ranking(capsys, db):
     )
     code, _, err = run(capsys, "--db", db, "rankings", "--use", "best")
     assert code == 2 and err.strip() == "oxmem: error: no ranking 'best' for this file (known: tuned, oxmem, oxydra)"
+
+
+def test_a_default_chosen_with_its_tuning_in_the_gui_is_what_the_cli_searches_with(capsys, db):
+    run(capsys, "--db", db, "demo")
+    session = "cli:alice:invoice-rounding"
+    ranking_choice.choose(Path(db), "oxmem", session, {"vector_weight": 0.25, "fts_mode": "phrase"})
+    doc = run_json(capsys, "--db", db, "search", session, "half up rounding")
+    assert (doc["retriever"], doc["vector_weight"], doc["fts_weight"], doc["fts_mode"]) == (
+        "oxmem",
+        0.25,
+        0.75,
+        "phrase",
+    )
+    doc = run_json(capsys, "--db", db, "search", session, "half up rounding", "--vector-weight", "0.9")
+    assert (doc["vector_weight"], doc["fts_mode"]) == (0.9, "terms")  # flags given: the chosen tuning is not used
+    code, out, _ = run(capsys, "--db", db, "rankings", "--session", session)
+    assert out.splitlines()[-1] == (
+        f"* the default for session '{session}' (chosen for the session, vector 0.25 / FTS 0.75, phrase mode; "
+        "change it with oxmem rankings --use NAME)"
+    )
 
 
 def test_search_human_output_shows_breakdown(capsys, db):

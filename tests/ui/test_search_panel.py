@@ -6,12 +6,16 @@ import json
 
 import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QDialogButtonBox, QTextBrowser
 
-from oxmem_gui.core.memory import default_ranking
+from oxmem_gui.core.memory import default_search
 from oxmem_gui.core.retrieval.metrics import evaluate
+from oxmem_gui.ui.context import StoreContext
+from oxmem_gui.ui.main_window import MainWindow
 from oxmem_gui.ui.search.metrics import MetricsDialog
+from oxmem_gui.ui.search.panel import DEMO_DEFAULT_TIP
 from oxmem_gui.ui.search.results import GRADE_COLUMN, VALUE_ROLE, highlight
-from tests.ui.conftest import settle
+from tests.ui.conftest import FakeDialogs, settle
 
 
 def use_ranking(panel, name):
@@ -162,6 +166,13 @@ def test_compare_a_and_b_and_export(make_window, qloop, tmp_path):
     assert text.splitlines()[0].startswith("A: vector 0.7 / FTS 0.3, terms mode, top 8")
     assert text.splitlines()[1].startswith("B: vector 0 / FTS 1, terms mode, top 8")
     assert any(line.strip().startswith(("↑", "↓", "new", "dropped", "=")) for line in text.splitlines()[3:])
+    panel.compare()
+    dialog = panel.last_dialog
+    assert dialog.isVisible() and dialog.findChild(QTextBrowser).toPlainText() == text
+    (close,) = dialog.findChild(QDialogButtonBox).buttons()
+    assert close.text() == "Close"
+    close.click()
+    assert not dialog.isVisible()
     dialogs.files = [tmp_path / "r.csv", tmp_path / "r.json"]
     panel.export()
     panel.export()
@@ -219,27 +230,59 @@ def test_the_panel_opens_on_the_tuned_default_and_explains_its_steps(make_window
     assert panel.model.rowCount() == 0 and panel.result.retriever == "tuned"
 
 
-def test_make_default_per_session_and_per_file(make_window, qloop):
+def test_make_default_per_session_and_per_file_keeps_the_hybrids_tuning(make_window, qloop):
     window, ctx, _ = make_window()
-    panel = search(window, ctx, qloop, "telegram:alice:lisbon-trip", "hotel")  # the contract's hybrid
+    lisbon = "telegram:alice:lisbon-trip"
+    panel = search(window, ctx, qloop, lisbon, "hotel")  # the contract's hybrid
+    panel.weight.setValue(55)
+    panel.mode.setCurrentText("phrase")
+    settle(qloop, ctx)
     panel.make_default(for_session=True)
     settle(qloop, ctx)
     assert panel.default_choice == ("oxmem", "session")
-    assert panel.ranking.itemText(1) == "oxmem hybrid (default for this session)"
-    found = qloop.run_until_complete(default_ranking(ctx.store, "telegram:alice:lisbon-trip"))
-    assert (found[0].name, found[1]) == ("oxmem", "session")
+    assert panel.ranking.itemText(1) == "oxmem hybrid (session default)"
+    assert panel.ranking.toolTip().startswith("oxmem hybrid (session default)\n")
+    found = qloop.run_until_complete(default_search(ctx.store, lisbon))
+    assert (found[0].name, found[1], found[2]) == ("oxmem", "session", {"vector_weight": 0.55, "fts_mode": "phrase"})
+    # another session keeps the ranking and the tuning in use; only the default's mark follows
     panel.session.setCurrentText("memory:alice")
+    panel.session.activated.emit(panel.session.currentIndex())
+    settle(qloop, ctx)
+    assert panel.default_choice == ("tuned", "built-in")
+    assert (panel.current_ranking().name, panel.weight.value(), panel.mode.currentText()) == ("oxmem", 55, "phrase")
+    assert [panel.ranking.itemText(i) for i in (0, 1)] == ["oxmem tuned (default)", "oxmem hybrid"]
+    # opening the file starts the session's searches with its default, tuning included
+    panel.weight.setValue(70)
+    panel.mode.setCurrentText("terms")
+    use_ranking(panel, "tuned")
+    panel.session.setCurrentText(lisbon)
     panel._look_up_default(select=True)
     settle(qloop, ctx)
-    assert panel.current_ranking().name == "tuned" and panel.default_choice == ("tuned", "built-in")
+    assert (panel.current_ranking().name, panel.weight.value(), panel.mode.currentText()) == ("oxmem", 55, "phrase")
     use_ranking(panel, "oxydra")
     panel.make_default(for_session=False)
     settle(qloop, ctx)
+    assert panel.default_choice == ("oxmem", "session")  # the session's own choice wins over the file's
+    panel.session.setCurrentText("memory:alice")
+    panel._look_up_default(select=False)
+    settle(qloop, ctx)
     assert panel.default_choice == ("oxydra", "file")
+    assert qloop.run_until_complete(default_search(ctx.store, "memory:alice"))[2] == {}  # a fixed ranking: no tuning
     panel.forget_default()
     settle(qloop, ctx)
     assert panel.default_choice == ("tuned", "built-in")
     assert panel.ranking.itemText(0) == "oxmem tuned (default)"
+
+
+def test_make_default_is_off_on_the_demo_that_is_forgotten_when_it_closes(qloop, qtbot):
+    ctx = StoreContext()
+    window = MainWindow(ctx, dialogs=FakeDialogs())
+    qtbot.addWidget(window)
+    qloop.run_until_complete(ctx.open_demo("deterministic"))
+    settle(qloop, ctx)
+    assert not window.search.default_button.isEnabled()
+    assert window.search.default_button.toolTip() == DEMO_DEFAULT_TIP
+    qloop.run_until_complete(ctx.close())
 
 
 def test_the_slider_shows_a_fixed_profile_and_gives_the_hybrid_its_setting_back(make_window, qloop):

@@ -159,10 +159,15 @@ def test_reset_to_agent_defaults_and_the_note_when_they_differ(make_window, qloo
     window, ctx, _ = make_window()
     panel = search(window, ctx, qloop, LISBON, "hotel")
     assert panel.defaults_note.isHidden() and not panel.reset_button.isEnabled()
+    window.resize(1024, 640)
+    window.show()
+    settle(qloop, ctx)
+    results_top = panel.view.mapTo(panel, panel.view.rect().topLeft()).y()
     panel.weight.setValue(40)
     panel.mode.setCurrentText("phrase")
     settle(qloop, ctx)
     assert not panel.defaults_note.isHidden()
+    assert panel.view.mapTo(panel, panel.view.rect().topLeft()).y() == results_top  # nothing jumps
     assert panel.defaults_note.text() == (
         "Not the agent's defaults: vector 0.40 / FTS 0.60 (default 0.70 / 0.30); phrase mode (default terms)"
     )
@@ -221,14 +226,26 @@ def test_tooltips_grade_names_and_apply_best(make_window, qloop, monkeypatch):
         GRADE_COLUMN, Qt.Orientation.Horizontal, Qt.ItemDataRole.ToolTipRole
     )
     # the sweep's best point, applied
+    panel.weight.setValue(0)  # all on FTS: not the best here
+    settle(qloop, ctx)
     panel.metrics()
     settle(qloop, ctx)
     dialog = panel.last_dialog
     best = dialog.evaluation.best()
     assert dialog.summary.text().startswith("<b>rounding</b>: 1 judged query<br>")
     assert dialog.apply_button.text() == f"Apply best (vector {best.vector_weight:g}, {best.fts_mode})"
+    assert "Current settings (vector 0 / FTS 1, terms mode): recall@5" in dialog.summary.text()
+    assert (best.vector_weight, best.fts_mode) == (0.2, "terms")  # of the points tied best, the nearest to 0
+    dialog.resize(900, 420)
+    dialog.show()
+    dialog.chart.grab()  # the legend above the plot: no line crosses it, even at nDCG 1.0
+    assert len(dialog.chart.legend) == 2 and len(dialog.chart.points) == 22
+    assert all(p.y() > entry.bottom() for entry in dialog.chart.legend for p in dialog.chart.points)
     dialog.apply_button.click()
     settle(qloop, ctx)
+    # the header follows: the settings now in use, with their metrics (the best point's)
+    now = f"vector {best.vector_weight:g} / FTS {round(1 - best.vector_weight, 10):g}, {best.fts_mode} mode"
+    assert f"Current settings ({now}): recall@5 <b>{best.metrics.recall:.3f}</b>" in dialog.summary.text()
     assert panel.weight.value() == round(best.vector_weight * 100)
     assert panel.mode.currentText() == best.fts_mode
     assert panel.result.vector_weight == pytest.approx(best.vector_weight) and panel.result.fts_mode == best.fts_mode

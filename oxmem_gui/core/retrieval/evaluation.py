@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import csv
+import inspect
 import io
 import json
 from collections.abc import Callable, Sequence
@@ -15,11 +16,16 @@ from dataclasses import asdict, dataclass
 
 from ..errors import OxmemError
 from .explain import explain, hit_flags
-from .hybrid import FTS_MODES, QueryResult, rerank
+from .hybrid import FTS_MODES, LegStats, QueryResult, hybrid_query, rerank
 from .judgments import JudgedQuery
 from .metrics import Metrics, evaluate
 
 SWEEP_WEIGHTS = tuple(round(i / 10, 1) for i in range(11))
+
+
+#: the hybrid's own settings (``hybrid_query``'s defaults): the last word between equally good sweep points
+_PARAMETERS = inspect.signature(hybrid_query).parameters
+DEFAULT_SETTING = (_PARAMETERS["vector_weight"].default, _PARAMETERS["fts_mode"].default)
 
 
 @dataclass
@@ -27,6 +33,8 @@ class SweepPoint:
     fts_mode: str
     vector_weight: float
     metrics: Metrics
+    #: the legs this point weighs (weight > 0) that found no candidate for any judged query in its mode
+    empty_legs: tuple[str, ...] = ()
 
 
 @dataclass
@@ -34,10 +42,28 @@ class Evaluation:
     current: Metrics
     sweep: list[SweepPoint]
     failed: list[str]  # queries that could not run (a session deleted since they were judged…)
+    #: the (vector weight, FTS mode) in use when measured; None when a fixed ranking was measured
+    near: tuple[float, str] | None = None
 
     def best(self) -> SweepPoint:
-        """The sweep point with the highest nDCG (then MRR, recall; then the lower vector weight)."""
-        return max(self.sweep, key=lambda p: (p.metrics.ndcg, p.metrics.mrr, p.metrics.recall, -p.vector_weight))
+        """The sweep point with the highest nDCG, then MRR, then recall. Among equals: one that weighs no leg
+        that found nothing, then the one nearest the settings in use (:attr:`near`), then nearest the hybrid's
+        defaults, then the lower vector weight — so a tie never moves the settings for nothing."""
+
+        def distance(p: SweepPoint, to: tuple[float, str] | None) -> float:
+            return 0.0 if to is None else abs(p.vector_weight - to[0]) + (p.fts_mode != to[1])
+
+        top = max((p.metrics.ndcg, p.metrics.mrr, p.metrics.recall) for p in self.sweep)
+        tied = [p for p in self.sweep if (p.metrics.ndcg, p.metrics.mrr, p.metrics.recall) == top]
+        return min(
+            tied,
+            key=lambda p: (
+                bool(p.empty_legs),
+                round(distance(p, self.near), 9),
+                round(distance(p, DEFAULT_SETTING), 9),
+                p.vector_weight,
+            ),
+        )
 
 
 async def evaluate_settings(
@@ -84,14 +110,22 @@ async def evaluate_settings(
         }
         return evaluate(rankings, grades, k)
 
+    def empty(mode: str, leg: str) -> bool:
+        return all(not r.legs.get(leg, LegStats()).candidates for r in base[mode].values())
+
+    def point(mode: str, w: float) -> SweepPoint:
+        weighed = {"vector": w > 0, "fts": w < 1}
+        empty_legs = tuple(leg for leg in ("vector", "fts") if weighed[leg] and empty(mode, leg))
+        return SweepPoint(mode, w, measure(mode, w), empty_legs)
+
     def all_points() -> tuple[Metrics, list[SweepPoint]]:
-        sweep = [SweepPoint(mode, w, measure(mode, w)) for mode in FTS_MODES for w in SWEEP_WEIGHTS]
+        sweep = [point(mode, w) for mode in FTS_MODES for w in SWEEP_WEIGHTS]
         if ranking is not None:
             return evaluate(fixed, {i: g for i, g in grades.items() if i in fixed}, k), sweep
         return measure(fts_mode, vector_weight), sweep
 
     current, sweep = await asyncio.to_thread(all_points)  # re-ranking and arithmetic: off the caller's loop
-    return Evaluation(current, sweep, failed)
+    return Evaluation(current, sweep, failed, None if ranking is not None else (vector_weight, fts_mode))
 
 
 # -- export -------------------------------------------------------------------------------------------------

@@ -11,10 +11,10 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtWidgets import QDialog, QTextBrowser, QVBoxLayout
+from PySide6.QtWidgets import QDialog, QDialogButtonBox, QTextBrowser, QVBoxLayout
 
 from ...core.formats.base import Retriever
-from ...core.memory import choose_ranking, default_ranking
+from ...core.memory import choose_ranking, default_search
 from ...core.retrieval.evaluation import Evaluation, evaluate_settings, result_rows, results_json, to_csv
 from ...core.retrieval.hybrid import QueryResult
 from ...core.retrieval.judgments import JudgmentStore
@@ -22,9 +22,12 @@ from ..context import StoreContext
 from ..dialogs import Dialogs
 from .controls import SearchControls
 from .explanation import compare_text
-from .metrics import MetricsDialog
+from .metrics import MetricsDialog, setting_text
 from .results import ResultsModel
 from .tools import ResultTools
+
+#: what the ranking list adds to the default's label: chosen for the session, for the file, or built in
+DEFAULT_MARKS = {"session": "session default", "file": "file default"}
 
 
 class ResultActions:
@@ -53,22 +56,27 @@ class ResultActions:
         self._lookups += 1
         lookup = self._lookups
 
-        def got(found: tuple[Retriever, str]) -> None:
+        def got(found: tuple[Retriever, str, dict[str, Any]]) -> None:
             if lookup != self._lookups or store is not self.ctx.store:
                 return  # another session or file since
-            ranking, why = found
+            ranking, why, tuning = found
             self.default_choice = (ranking.name, why)
-            why_text = {"session": "default for this session", "file": "default for this file"}.get(why, "default")
+            why_text = DEFAULT_MARKS.get(why, "default")
             for i in range(self.ranking.count()):
                 r = self.ranking.itemData(i)
                 self.ranking.setItemText(i, r.label + (f" ({why_text})" if r.name == ranking.name else ""))
                 if select and r.name == ranking.name:
                     self.ranking.setCurrentIndex(i)
+            if select and tuning:
+                self.weight.setValue(round(tuning["vector_weight"] * 100))
+                self.mode.setCurrentText(tuning["fts_mode"])
+            self.controls.show_ranking_tip()
 
-        self.ctx.run(lambda: default_ranking(store, session), on_done=got)
+        self.ctx.run(lambda: default_search(store, session), on_done=got)
 
     def make_default(self, for_session: bool) -> None:
-        """Make the current ranking the default for the session in the field (``for_session``) or the file."""
+        """Make the current ranking the default for the session in the field (``for_session``) or the file; the
+        tunable hybrid's weight and FTS mode are kept with it."""
         store, ranking = self.ctx.store, self.current_ranking()
         session = self.session.currentText().strip()
         if store is None or ranking is None or ranking.scope != "session":
@@ -77,8 +85,11 @@ class ResultActions:
         if for_session and not session:
             self.controls.say("Choose a session to make this ranking its default.")
             return
+        tuning = None
+        if ranking.tunable:
+            tuning = {"vector_weight": self.vector_weight(), "fts_mode": self.mode.currentText()}
         self.ctx.run(
-            lambda: choose_ranking(store, ranking.name, session if for_session else None),
+            lambda: choose_ranking(store, ranking.name, session if for_session else None, tuning),
             on_done=lambda _: self._look_up_default(select=False),
         )
 
@@ -110,7 +121,11 @@ class ResultActions:
         dialog.setWindowTitle("Compare A and B")
         view = QTextBrowser()
         view.setPlainText(self.compare_text())
-        QVBoxLayout(dialog).addWidget(view)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        buttons.rejected.connect(dialog.reject)
+        layout = QVBoxLayout(dialog)
+        layout.addWidget(view)
+        layout.addWidget(buttons)
         dialog.resize(780, 420)
         self.last_dialog = dialog
         dialog.show()
@@ -168,7 +183,7 @@ class ResultActions:
             if evaluation is None:
                 self.dialogs.info(f"The query set “{name}” has no judged queries yet: grade some hits (0–3) first.")
                 return
-            current = ranking.label if fixed else f"vector {w:g} / FTS {1 - w:g}, {mode} mode"
+            current = ranking.label if fixed else setting_text(w, mode)
             self.last_dialog = MetricsDialog(evaluation, name, current, self.dialogs, self)
             self.last_dialog.apply_best.connect(self.apply_best)
             self.last_dialog.show()

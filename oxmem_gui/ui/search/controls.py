@@ -30,6 +30,7 @@ from ...core.formats.base import Retriever
 from ...core.retrieval.hybrid import FTS_MODES, hybrid_query
 from ...core.retrieval.ranking import PROFILES
 from ...core.store.tags import TAG_MODES
+from ..widgets import ElidedLabel
 from ..widgets.tags import TagEditor
 
 ALL_MODELS = "all models"
@@ -48,6 +49,7 @@ def _hybrid_defaults() -> dict[str, Any]:
 DEFAULTS = _hybrid_defaults()
 
 TIPS = {
+    "ranking": "Which ranking to run: the store's hybrid, or the agent's own reproduced exactly",
     "session": "The session to search: pick one or type its id",
     "query": "What to search for — Enter searches",
     "top_k": "How many hits to show (changing it searches again)",
@@ -95,7 +97,8 @@ class SearchControls(QWidget):
         self.saved_weight: int | None = None
 
         self.ranking = QComboBox()
-        self.ranking.setToolTip("Which ranking to run: the store's hybrid, or the agent's own reproduced exactly")
+        self.ranking.setToolTip(TIPS["ranking"])
+        self.ranking.currentIndexChanged.connect(lambda _: self.show_ranking_tip())
         self.ranking.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.ranking.setMinimumContentsLength(20)
         self.session = QComboBox(editable=True)
@@ -126,7 +129,15 @@ class SearchControls(QWidget):
         self.go = QPushButton("Search")
         self.go.setToolTip(TIPS["go"])
         self.query_note = data_label(ERROR_STYLE)  # why the search did not run
-        self.defaults_note = data_label(WARN_STYLE)  # the settings that are not the defaults
+        # the settings that are not the defaults: one line (whole in its tooltip), its room kept while hidden so
+        # that the results do not jump when it appears
+        self.defaults_note = ElidedLabel()
+        self.defaults_note.setStyleSheet(WARN_STYLE)
+        keep = self.defaults_note.sizePolicy()
+        keep.setRetainSizeWhenHidden(True)
+        self.defaults_note.setSizePolicy(keep)
+        self.defaults_note.setMinimumHeight(self.defaults_note.fontMetrics().height())
+        self.defaults_note.setVisible(False)
 
         row1 = QHBoxLayout()
         row1.addWidget(self.ranking)
@@ -152,6 +163,13 @@ class SearchControls(QWidget):
 
     def current_ranking(self) -> Retriever | None:
         return self.ranking.currentData()
+
+    def show_ranking_tip(self) -> None:
+        """The ranking list's tooltip: the chosen ranking's whole label (the list may cut it) and what it does."""
+        ranking = self.current_ranking()
+        self.ranking.setToolTip(
+            f"{self.ranking.currentText()}\n{ranking.description}" if ranking is not None else TIPS["ranking"]
+        )
 
     def tunable(self) -> bool:
         ranking = self.current_ranking()

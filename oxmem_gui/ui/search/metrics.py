@@ -25,19 +25,31 @@ from ..widgets import plural
 from .results import FTS_COLOR, VECTOR_COLOR
 
 
+def setting_text(vector_weight: float, fts_mode: str) -> str:
+    """``vector 0.4 / FTS 0.6, terms mode``"""
+    return f"vector {vector_weight:g} / FTS {round(1 - vector_weight, 10):g}, {fts_mode} mode"
+
+
 class SweepChart(QWidget):
-    """nDCG@k against the vector weight, one line per FTS mode; the best point is ringed."""
+    """nDCG@k against the vector weight, one line per FTS mode; the best point is ringed. The legend sits above
+    the plot, where no line can cross it."""
+
+    #: the strip above the plot that holds the legend
+    LEGEND = 20
 
     def __init__(self, evaluation: Evaluation, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.evaluation = evaluation
         self.setMinimumSize(420, 220)
+        #: as last painted: where each line's points and each legend entry are
+        self.points: list[QPointF] = []
+        self.legend: list[QRectF] = []
 
     def paintEvent(self, event: Any) -> None:  # noqa: N802
         painter = QPainter(self)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         palette = self.palette()
-        area = QRectF(48, 12, self.width() - 60, self.height() - 44)
+        area = QRectF(48, self.LEGEND + 6, self.width() - 60, self.height() - 38 - self.LEGEND)
         painter.setPen(palette.color(QPalette.ColorRole.Mid))
         painter.drawRect(area)
         text = palette.color(QPalette.ColorRole.WindowText)
@@ -57,20 +69,29 @@ class SweepChart(QWidget):
         def point(p: Any) -> QPointF:
             return QPointF(area.left() + area.width() * p.vector_weight, area.bottom() - area.height() * p.metrics.ndcg)
 
-        for mode, color in (("terms", VECTOR_COLOR), ("phrase", FTS_COLOR)):
+        metrics = painter.fontMetrics()
+        self.points, self.legend = [], []
+        x = area.right()
+        for mode, color in reversed((("terms", VECTOR_COLOR), ("phrase", FTS_COLOR))):  # right to left
             pts = [point(p) for p in self.evaluation.sweep if p.fts_mode == mode]
             if not pts:
                 continue
+            self.points += pts
             path = QPainterPath(pts[0])
             for p in pts[1:]:
                 path.lineTo(p)
             painter.setPen(QPen(color, 2))
             painter.drawPath(path)
-            painter.drawText(
-                QRectF(area.right() - 90, area.top() + (4 if mode == "terms" else 20), 86, 14),
-                Qt.AlignmentFlag.AlignRight,
-                f"— {mode}",
-            )
+            label = f"{mode} mode"
+            x -= metrics.horizontalAdvance(label)
+            painter.setPen(text)
+            entry = QRectF(x - 24, 2, metrics.horizontalAdvance(label) + 24, self.LEGEND - 4)
+            self.legend.append(entry)
+            painter.drawText(entry.adjusted(24, 0, 0, 0), Qt.AlignmentFlag.AlignVCenter, label)
+            painter.setPen(QPen(color, 2))
+            y = 2 + (self.LEGEND - 4) / 2
+            painter.drawLine(QPointF(x - 24, y), QPointF(x - 6, y))
+            x -= 36
         best = self.evaluation.best()
         painter.setPen(QPen(text, 2))
         painter.drawEllipse(point(best), 6, 6)
@@ -90,18 +111,11 @@ class MetricsDialog(QDialog):
         self.evaluation = evaluation
         self.dialogs = dialogs
         self.setWindowTitle(f"Metrics — {set_name}")
+        self.set_name = set_name
         c, best = evaluation.current, evaluation.best()
-        summary = QLabel(
-            f"<b>{html.escape(set_name)}</b>: {plural(c.queries, 'judged query', 'judged queries')}"
-            + (f" ({c.skipped} without a relevant chunk left out)" if c.skipped else "")
-            + f"<br>Current settings ({current}): recall@{c.k} <b>{c.recall:.3f}</b>, MRR <b>{c.mrr:.3f}</b>, "
-            f"nDCG@{c.k} <b>{c.ndcg:.3f}</b><br>Best in the sweep: vector {best.vector_weight:g} / FTS "
-            f"{1 - best.vector_weight:g}, {best.fts_mode} mode — nDCG@{c.k} {best.metrics.ndcg:.3f}, "
-            f"MRR {best.metrics.mrr:.3f}, recall@{c.k} {best.metrics.recall:.3f}"
-            + ("<br>Not run: " + "; ".join(html.escape(f) for f in evaluation.failed) if evaluation.failed else "")
-        )
-        summary.setWordWrap(True)
-        self.summary = summary
+        self.summary = QLabel()
+        self.summary.setWordWrap(True)
+        self.show_summary(current, c)
         self.table = QTableWidget(len(evaluation.sweep), 5)
         self.table.setHorizontalHeaderLabels(["FTS mode", "vector weight", f"recall@{c.k}", "MRR", f"nDCG@{c.k}"])
         self.table.verticalHeader().setVisible(False)
@@ -142,7 +156,7 @@ class MetricsDialog(QDialog):
         buttons.addWidget(export_json)
         buttons.addWidget(export_csv)
         layout = QVBoxLayout(self)
-        layout.addWidget(summary)
+        layout.addWidget(self.summary)
         split = QHBoxLayout()
         split.addWidget(self.table, 1)
         split.addWidget(self.chart, 1)
@@ -150,9 +164,24 @@ class MetricsDialog(QDialog):
         layout.addLayout(buttons)
         self.resize(900, 420)
 
+    def show_summary(self, current: str, metrics: Any) -> None:
+        """The header: the set, the metrics of the settings in use (``current`` in words), and the sweep's best."""
+        c, best, name = self.evaluation.current, self.evaluation.best(), html.escape(self.set_name)
+        failed = self.evaluation.failed
+        self.summary.setText(
+            f"<b>{name}</b>: {plural(c.queries, 'judged query', 'judged queries')}"
+            + (f" ({c.skipped} without a relevant chunk left out)" if c.skipped else "")
+            + f"<br>Current settings ({html.escape(current)}): recall@{c.k} <b>{metrics.recall:.3f}</b>, "
+            f"MRR <b>{metrics.mrr:.3f}</b>, nDCG@{c.k} <b>{metrics.ndcg:.3f}</b><br>Best in the sweep: "
+            f"{setting_text(best.vector_weight, best.fts_mode)} — nDCG@{c.k} {best.metrics.ndcg:.3f}, "
+            f"MRR {best.metrics.mrr:.3f}, recall@{c.k} {best.metrics.recall:.3f}"
+            + ("<br>Not run: " + "; ".join(html.escape(f) for f in failed) if failed else "")
+        )
+
     def _apply(self) -> None:
         best = self.evaluation.best()
         self.apply_best.emit(best.vector_weight, best.fts_mode)
+        self.show_summary(setting_text(best.vector_weight, best.fts_mode), best.metrics)  # what is in use now
         self.apply_button.setText("Applied")
         self.apply_button.setEnabled(False)
 

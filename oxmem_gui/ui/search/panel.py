@@ -24,6 +24,8 @@ from .explanation import ExplanationView, where
 from .results import GRADE_COLUMN, ResultsModel, ResultsView
 from .tools import ResultTools
 
+DEMO_DEFAULT_TIP = "The demo is a temporary file: a default chosen for it would be forgotten when it closes"
+
 #: the widgets of the controls and of the result tools that the panel shows as its own attributes
 CONTROLS = ("ranking", "session", "query", "top_k", "weight", "weight_label", "mode", "model_box", "tags", "tag_mode",
             "reset_button", "go", "query_note", "defaults_note")  # fmt: skip
@@ -67,7 +69,8 @@ class SearchPanel(ResultActions, QWidget):
             setattr(self, name, getattr(c, name))
         c.ranking.currentIndexChanged.connect(self._ranking_changed)
         c.session.currentTextChanged.connect(lambda *_: self._update_status())
-        c.session.activated.connect(lambda *_: self._look_up_default(select=True))
+        # another session keeps the ranking and tuning in use; only which ranking is its default is marked
+        c.session.activated.connect(lambda *_: self._look_up_default(select=False))
         c.query.returnPressed.connect(self.search)
         c.query.textChanged.connect(self._query_edited)
         c.top_k.valueChanged.connect(self._controls_changed)
@@ -213,6 +216,9 @@ class SearchPanel(ResultActions, QWidget):
         self.ranking.blockSignals(False)
         self._apply_ranking()
         self._look_up_default(select=not keep)
+        demo = self.ctx.is_demo(store.path)
+        self.default_button.setEnabled(not demo)
+        self.default_button.setToolTip(DEMO_DEFAULT_TIP if demo else self.tools.default_tip)
         self._update_buttons()
         self.controls.show_differences()
         self._update_status()

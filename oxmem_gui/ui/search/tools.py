@@ -31,10 +31,11 @@ class ResultTools(QWidget):
         )
         self.default_button = QToolButton()
         self.default_button.setText("Make default")
-        self.default_button.setToolTip(
-            "Make the chosen ranking the one this file's searches start with — for this session, or for every "
-            "session (kept in oxmem's settings; the file is not written)"
+        self.default_tip = (
+            "Make the chosen ranking (the hybrid: with its weight and FTS mode) the one this file's searches start "
+            "with — for this session, or for every session (kept in oxmem's settings; the file is not written)"
         )
+        self.default_button.setToolTip(self.default_tip)
         self.default_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         menu = QMenu(self.default_button)
         self.default_session_action = menu.addAction("For this session")
