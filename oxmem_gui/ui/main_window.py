@@ -40,6 +40,7 @@ from .schedules import SchedulesPanel
 from .search import SearchPanel
 from .sessions import SessionsPanel
 from .start_page import StartPage
+from .status_bar import StatusBar
 from .tables import TablesPanel
 
 PANELS = ("sessions", "notes", "search", "schedules", "tables")
@@ -119,7 +120,9 @@ class MainWindow(FileOperations, QMainWindow):
         self.cancel_button = QPushButton("Cancel")
         self.cancel_button.setVisible(False)
         self.cancel_button.clicked.connect(self.cancel_work)
-        bar = self.statusBar()
+        bar = StatusBar()
+        self.setStatusBar(bar)
+        bar.messageChanged.connect(bar.setToolTip)  # a message cut short is whole in the tooltip
         bar.addPermanentWidget(self.path_label)
         bar.addPermanentWidget(self.progress)
         bar.addPermanentWidget(self.cancel_button)

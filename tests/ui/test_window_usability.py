@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QApplication
 from oxmem_gui.core import MemoryStore
 from oxmem_gui.ui.app import start
 from oxmem_gui.ui.main_window import PANELS
+from oxmem_gui.ui.status_bar import GAP
 from tests.ui.conftest import settle
 from tests.ui.layout import unreachable
 
@@ -90,6 +91,24 @@ def test_status_bar_keeps_path_and_model_beside_messages(make_window, qloop):
     settle(qloop, ctx)
     assert f"Backup taken before editing: {ctx.backup_path}" in window.path_label.toolTip()
     assert str(ctx.backup_path) in window.mode_label.toolTip()
+
+
+def test_a_long_status_message_is_cut_short_of_the_file_label_and_whole_in_the_tooltip(make_window, qloop):
+    window, ctx, _ = make_window(read_only=True)
+    window.resize(1024, 640)
+    window.show()
+    settle(qloop, ctx)
+    bar = window.statusBar()
+    message = "Imported 1,234 events from conversation-export-2026-11-24-final.jsonl — 3 lines skipped (not JSON)"
+    bar.showMessage(message)
+    bar.grab()
+    shown, rect = bar.painted
+    assert shown.endswith("…") and message.startswith(shown[:-1]) and len(shown) > 20
+    assert rect.right() + GAP <= window.path_label.x()  # a gap before the file label: never run into it
+    assert bar.toolTip() == message
+    bar.showMessage("Imported 3 events")
+    bar.grab()
+    assert bar.painted[0] == "Imported 3 events"
 
 
 def test_one_backup_per_editing_session(make_window, qloop, backups_in_tmp):
