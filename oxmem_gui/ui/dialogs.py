@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 
 from ..core.store.backups import Backup
 from .backups_dialog import BackupsDialog
+from .table_dialog import TableDialog
 
 
 class ConflictDialog(QDialog):
@@ -120,6 +121,21 @@ class Dialogs:
         layout.addWidget(view)
         layout.addWidget(buttons)
         dialog.resize(760, 480)
+        return dialog.exec() == QDialog.DialogCode.Accepted
+
+    def table(
+        self,
+        title: str,
+        heading: str,
+        columns: Sequence[str],
+        rows: Sequence[Sequence[str]],
+        action: str | None = None,
+    ) -> bool:
+        """Rows to read under ``heading``, cut to the window's width (each cell whole in its tooltip); with
+        ``action``, a button of that name beside Close: True when the user chose it."""
+        dialog = TableDialog(title, heading, columns, rows, action, self.parent)
+        if self.parent is not None:  # never wider than the window it belongs to
+            dialog.resize(min(dialog.width(), max(self.parent.width() - 40, 400)), dialog.height())
         return dialog.exec() == QDialog.DialogCode.Accepted
 
     def backups(

@@ -259,8 +259,7 @@ class MainWindow(FileOperations, QMainWindow):
                     where = f"{menu_action.text()} ▸ {action.text()}".replace("&", "")
                     rows.append((action.shortcut().toString(QKeySequence.SequenceFormat.NativeText), where))
         rows += KEYS
-        width = max(len(key) for key, _ in rows) + 2
-        self.dialogs.report("Keyboard shortcuts", "\n".join(f"{key:<{width}}{what}" for key, what in rows))
+        self.dialogs.table("Keyboard shortcuts", "", ("Keys", "What they do"), rows)
 
     # -- status -------------------------------------------------------------------------------------
 

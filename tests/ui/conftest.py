@@ -36,6 +36,7 @@ class FakeDialogs:
         self.reports: list[tuple[str, str]] = []
         self.report_actions: list[str | None] = []
         self.report_answer = False
+        self.tables: list[tuple[str, str, tuple, list[tuple]]] = []
         self.backup_lists: list[list] = []
         self.backup_answers: list = []
 
@@ -66,6 +67,11 @@ class FakeDialogs:
 
     def report(self, title: str, text: str, action: str | None = None) -> bool:
         self.reports.append((title, text))
+        self.report_actions.append(action)
+        return bool(action) and self.report_answer
+
+    def table(self, title: str, heading: str, columns, rows, action: str | None = None) -> bool:
+        self.tables.append((title, heading, tuple(columns), [tuple(r) for r in rows]))
         self.report_actions.append(action)
         return bool(action) and self.report_answer
 

@@ -403,9 +403,11 @@ def test_zekes_eviction_is_applied_from_its_preview_after_confirming_the_count(m
     dialogs.report_answer = True
     notes.eviction_preview()
     settle(qloop, ctx)
-    (_, text), action = dialogs.reports[-1], dialogs.report_actions[-1]
+    (title, text, columns, listed_rows), action = dialogs.tables[-1], dialogs.report_actions[-1]
     listed = int(text.split("would delete ")[1].split()[0])
-    assert listed >= len(fixtures.ZEKE_EXPIRED)
+    assert listed >= len(fixtures.ZEKE_EXPIRED) and len(listed_rows) == listed
+    assert (title, columns) == ("Eviction preview", ("Id", "Group", "Rule", "Last used", "Text"))
+    assert {fixtures.ZEKE_IDS["t-invoice-old"]} <= {row[0] for row in listed_rows}
     assert action is None and "Not deleted from here: enable editing (Edit ▸ Enable Editing)" in text
     assert count() == 26 and dialogs.confirms == []
 

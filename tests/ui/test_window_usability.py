@@ -18,6 +18,7 @@ from oxmem_gui.core import MemoryStore
 from oxmem_gui.ui.app import start
 from oxmem_gui.ui.main_window import PANELS
 from oxmem_gui.ui.status_bar import GAP
+from oxmem_gui.ui.table_dialog import WIDEST, TableDialog
 from tests.ui.conftest import settle
 from tests.ui.layout import unreachable
 
@@ -212,12 +213,22 @@ def test_f1_lists_the_shortcuts(make_window, qloop):
     help_action = next(a for a in window.findChildren(type(window.enable_action)) if "Keyboard" in a.text())
     assert help_action.shortcut().toString() == "F1"
     help_action.trigger()
-    title, text = dialogs.reports[-1]
-    assert title == "Keyboard shortcuts"
-    lines = text.splitlines()
-    assert any(line.startswith("Ctrl+O") and "File ▸ Open…" in line for line in lines)
-    assert any(line.startswith("Ctrl+E") and "Edit ▸ Enable Editing" in line for line in lines)
-    assert any(line.startswith("Escape") for line in lines)
+    title, _, columns, rows = dialogs.tables[-1]
+    assert (title, columns) == ("Keyboard shortcuts", ("Keys", "What they do"))
+    assert ("Ctrl+O", "File ▸ Open…") in rows and ("Ctrl+E", "Edit ▸ Enable Editing") in rows
+    assert any(key.startswith("Escape") for key, _ in rows)
+
+
+def test_a_table_dialog_fits_a_laptop_window_and_cuts_cells_with_their_tooltips(qtbot):
+    long = "x" * 400
+    dialog = TableDialog("Keyboard shortcuts", "heading", ("Keys", "What they do"), [("Ctrl+" + long, long)])
+    qtbot.addWidget(dialog)
+    dialog.show()
+    table = dialog.table
+    assert table.horizontalScrollBarPolicy() == Qt.ScrollBarPolicy.ScrollBarAlwaysOff
+    assert table.columnWidth(0) == WIDEST  # cut, not widened
+    assert table.columnWidth(0) + table.columnWidth(1) <= table.viewport().width()  # all in view
+    assert table.item(0, 0).toolTip() == "Ctrl+" + long and table.item(0, 1).toolTip() == long
 
 
 def test_a_failed_open_at_start_shows_the_start_page(make_window, qloop, tmp_path):

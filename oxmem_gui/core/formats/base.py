@@ -133,15 +133,19 @@ class EvictionPreview:
     rules: list[str]
     items: list[Eviction]
 
-    def lines(self) -> list[str]:
-        """As text: the rules, then each row with the rule that deletes it."""
+    COLUMNS = ("Id", "Group", "Rule", "Last used", "Text")
+
+    def heading(self) -> list[str]:
+        """What it is, as lines: the count and the time, then the rules."""
         count = f"{len(self.items):,} rows"
         out = [f"As of {self.now}, the agent's clean-up would delete {count} (this preview deletes nothing)."]
-        out += [f"rule: {r}" for r in self.rules]
-        for e in self.items:
-            used = e.last_used_at or e.created_at or "—"
-            out.append(f"{e.id}  [{e.group}]  {e.rule}  last used {used}  {' '.join(e.text.split())[:80]}")
-        return out
+        return out + [f"rule: {r}" for r in self.rules]
+
+    def rows(self) -> list[tuple[str, str, str, str, str]]:
+        """Each row it would delete, under :attr:`COLUMNS` (the text on one line)."""
+        return [
+            (e.id, e.group, e.rule, e.last_used_at or e.created_at or "—", " ".join(e.text.split())) for e in self.items
+        ]
 
 
 class ForeignReader:

@@ -335,11 +335,12 @@ class NoteEdits:
             refusal = store.capabilities.refusal("notes") or (
                 "enable editing (Edit ▸ Enable Editing) to delete them" if store.read_only else None
             )
-            lines = preview.lines()
+            heading = preview.heading()
             if preview.items and refusal:
-                lines.insert(1, f"Not deleted from here: {refusal}.")
+                heading.insert(1, f"Not deleted from here: {refusal}.")
             action = f"Delete these {count}…" if preview.items and not refusal else None
-            if self.dialogs.report("Eviction preview", "\n".join(lines), action) and self.dialogs.confirm(
+            table = ("Eviction preview", "\n".join(heading), preview.COLUMNS, preview.rows(), action)
+            if self.dialogs.table(*table) and self.dialogs.confirm(
                 "Apply the agent's clean-up",
                 f"Delete {count} now, as the agent's own clean-up would as of {preview.now}? If the agent changed "
                 "any of them meanwhile, nothing is deleted. Undo puts them back.",
