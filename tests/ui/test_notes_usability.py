@@ -450,3 +450,31 @@ def test_a_notes_tags_wrap_onto_lines_and_its_row_grows_with_them(make_window, q
     view.setColumnWidth(1, 400)  # wide again: back to one line
     QApplication.processEvents()
     assert view.rowHeight(row) == plain
+
+
+def test_several_selected_notes_show_what_acts_on_them_all_and_stay_selected_after_a_bulk_action(make_window, qloop):
+    window, ctx, dialogs = make_window()
+    notes = open_notes(window, ctx, qloop)
+    show(window, qloop, ctx)
+    aisle, lisbon = row_of(notes, AISLE), row_of(notes, "Lisbon trip")
+    both = {notes.model.notes[aisle].note_id, notes.model.notes[lisbon].note_id}
+    select(notes, aisle)
+    settle(qloop, ctx)
+    notes.view.selectionModel().select(
+        notes.model.index(lisbon, 0), QItemSelectionModel.SelectionFlag.Select | QItemSelectionModel.SelectionFlag.Rows
+    )
+    settle(qloop, ctx)
+    assert notes.editor.heading.text() == "2 notes selected"
+    assert notes.editor.body.currentWidget() is notes.editor.many and not notes.content.isVisible()
+    assert notes.editor.many.text().startswith("Add tag…, Remove tag…, Delete…, Export… act on all of them.")
+    assert notes.bulk_add.isEnabled() and not notes.save_button.isEnabled()
+    dialogs.texts = ["packing"]
+    notes.bulk_tags(add=True)
+    settle(qloop, ctx)
+    assert {n.note_id for n in notes.selected_notes()} == both  # both still selected
+    assert all("packing" in n.tags for n in notes.selected_notes())
+    assert notes.editor.heading.text() == "2 notes selected"
+    select(notes, row_of(notes, AISLE))  # one again: its fields are back
+    settle(qloop, ctx)
+    assert notes.editor.body.currentIndex() == 0 and notes.content.isVisible()
+    assert notes.content.toPlainText() == AISLE and notes.editor.heading.text().startswith("Note “Alice prefers")

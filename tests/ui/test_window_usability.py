@@ -418,3 +418,47 @@ def test_the_open_dialog_starts_in_the_open_files_folder(make_window, qloop, tmp
     dialogs.files.append(None)
     window.open_dialog()
     assert dialogs.folders[-1] == str(tmp_path / "elsewhere")
+
+
+def test_escape_in_a_filter_clears_it_and_keeps_what_was_selected(make_window, qloop, qtbot):
+    window, ctx, _ = make_window()
+    window.show()
+    lisbon = "telegram:alice:lisbon-trip"
+    sessions = window.sessions
+    assert sessions.select_session(lisbon)
+    settle(qloop, ctx)
+    sessions.filter.setText("lisbon")
+    settle(qloop, ctx)
+    sessions.filter.setFocus()
+    qtbot.keyClick(sessions.filter, Qt.Key.Key_Escape)
+    settle(qloop, ctx)
+    assert sessions.filter.text() == "" and sessions.sessions.rowCount() == 6
+    assert sessions.selected_session() == lisbon and sessions.header.text().startswith(f"Session {lisbon} ·")
+
+    window.show_panel("notes")
+    notes = window.notes
+    notes.set_user("alice")
+    settle(qloop, ctx)
+    notes.filter.setText("aisle")
+    settle(qloop, ctx)
+    notes.view.setCurrentIndex(notes.model.index(0, 0))
+    settle(qloop, ctx)
+    notes.filter.setFocus()
+    qtbot.keyClick(notes.filter, Qt.Key.Key_Escape)
+    settle(qloop, ctx)
+    (row,) = notes.view.selectionModel().selectedRows()
+    assert notes.model.rowCount() == 6 and notes.model.notes[row.row()].content.startswith("Alice prefers aisle")
+    assert notes.current.content.startswith("Alice prefers aisle")
+
+    window.show_panel("schedules")
+    schedules = window.schedules
+    schedules.name_filter.setText("Lisbon")
+    settle(qloop, ctx)
+    schedules.list_view.setCurrentIndex(schedules.list_model.index(0, 0))
+    settle(qloop, ctx)
+    chosen = schedules.selected
+    schedules.name_filter.setFocus()
+    qtbot.keyClick(schedules.name_filter, Qt.Key.Key_Escape)
+    settle(qloop, ctx)
+    (row,) = schedules.list_view.selectionModel().selectedRows()
+    assert len(schedules.schedules) == 7 and schedules.schedules[row.row()].schedule_id == chosen == schedules.selected

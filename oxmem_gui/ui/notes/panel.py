@@ -171,13 +171,18 @@ class NotesPanel(NoteEdits, QWidget):
         allow(self.bulk_remove, bool(selected) and not no_tags, no_tags or "Remove a tag from every selected note")
         allow(self.import_button, True, "Add notes from a JSON export (ids and dates kept)")
         saved = self.current is not None and not self.is_new
+        several = len(selected) > 1 and not dirty and not self.is_new
+        noun, many = self.nouns()
         allow(
             self.place_button,
-            saved and not dirty,
-            "Save or revert your changes first" if dirty else "Move it to another scope, or change its time to live",
+            saved and not dirty and not several,
+            "Save or revert your changes first"
+            if dirty
+            else f"Select one {noun} to move it"
+            if several
+            else "Move it to another scope, or change its time to live",
         )
         count = self.model.rowCount()
-        noun, many = self.nouns()
         matching = f" match{'es' if count == 1 else ''} the filters" if self.notes_list.filtered() else ""
         text = plural(count, noun, many) + matching + ("" if self.model.exhausted else " so far · scroll for more")
         if len(selected) > 1:
@@ -188,6 +193,12 @@ class NotesPanel(NoteEdits, QWidget):
             warnings.append("⚠ another program changed this note since you opened it")
         self.state.setText(" · ".join((["● unsaved changes"] if dirty else []) + warnings))
         self.editor.show_heading(self.current, self.is_new, refusal is not None, self.unlisted, noun)
+        if several:  # no one note to edit: the heading and the body say what acts on them all
+            self.editor.heading.setText(f"{plural(len(selected), noun, many)} selected")
+            actions = "Delete…, Export…" if no_tags else "Add tag…, Remove tag…, Delete…, Export…"
+            self.editor.show_many(f"{actions} act on all of them. Select one {noun} to see it or edit it.")
+        else:
+            self.editor.show_many(None)
 
     def _show_note(self, note: Note | None) -> None:
         self.current, self.is_new, self.changed_elsewhere, self.unlisted = note, False, False, ""
@@ -261,6 +272,8 @@ class NotesPanel(NoteEdits, QWidget):
             return
         store, user = self.ctx.require(), self.user
         keep = select or (self.current.note_id if self.current and not self.is_new else None)
+        # the other selected notes stay selected too (after a bulk action, say) — unless one is to be shown
+        also = set() if select else {n.note_id for n in self.selected_notes()} - {keep}
         tags, mode, text = self._filters()
         self._list_generation += 1
         generation = self._list_generation
@@ -285,6 +298,12 @@ class NotesPanel(NoteEdits, QWidget):
                     self.model.index(listed, 0),
                     QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows,
                 )
+                for row, other in enumerate(notes):
+                    if other.note_id in also:
+                        self.view.selectionModel().select(
+                            self.model.index(row, 0),
+                            QItemSelectionModel.SelectionFlag.Select | QItemSelectionModel.SelectionFlag.Rows,
+                        )
                 self.view.selectionModel().blockSignals(False)
                 if not self.dirty():
                     self._show_note(n)

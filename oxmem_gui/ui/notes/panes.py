@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (
     QPlainTextEdit,
     QPushButton,
     QSizePolicy,
+    QStackedWidget,
     QTableView,
     QVBoxLayout,
     QWidget,
@@ -136,16 +137,27 @@ class NoteEditor(QWidget):
         self.delete_button = QPushButton("Delete…")
         self.undo_button = QPushButton("Undo")
 
+        fields = QWidget()  # one note's: shown unless several are selected
+        field_layout = QVBoxLayout(fields)
+        field_layout.setContentsMargins(0, 0, 0, 0)
+        field_layout.addWidget(self.content, 1)
+        self.tags_label = QLabel("&Tags")
+        self.tags_label.setBuddy(self.tags.input)
+        field_layout.addWidget(self.tags_label)
+        field_layout.addWidget(self.tags)
+        field_layout.addWidget(self.dates)
+        field_layout.addWidget(self.details)
+        self.many = QLabel()  # what several selected notes can have done to them
+        self.many.setWordWrap(True)
+        self.many.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
+        self.body = QStackedWidget()
+        self.body.addWidget(fields)
+        self.body.addWidget(self.many)
+
         form = QVBoxLayout(self)
         form.setContentsMargins(0, 0, 0, 0)
         form.addWidget(self.heading)
-        form.addWidget(self.content, 1)
-        self.tags_label = QLabel("&Tags")
-        self.tags_label.setBuddy(self.tags.input)
-        form.addWidget(self.tags_label)
-        form.addWidget(self.tags)
-        form.addWidget(self.dates)
-        form.addWidget(self.details)
+        form.addWidget(self.body, 1)
         buttons = FlowLayout()
         for b in (self.new_button, self.save_button, self.revert_button, self.delete_button, self.undo_button):
             buttons.addWidget(b)
@@ -190,6 +202,12 @@ class NoteEditor(QWidget):
         else:
             self.dates.setText("")
         self.details.setText("\n".join(detail_lines(note.details)) if note else "")
+
+    def show_many(self, text: str | None) -> None:
+        """Several notes are selected: ``text`` (what can be done to them all) instead of one note's fields, which
+        come back with None."""
+        self.many.setText(text or "")
+        self.body.setCurrentIndex(1 if text else 0)
 
     def show_heading(self, note: Note | None, is_new: bool, refused: bool, unlisted: str, noun: str = "note") -> None:
         """Say which note (``noun``: what the format calls one) the editor shows, or that it shows none."""
