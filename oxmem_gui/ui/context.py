@@ -65,12 +65,14 @@ class Operation:
 
 class StoreContext(QObject):
     """Signals: ``opened`` (a store was opened or re-opened), ``changed(kind)`` (this app wrote: "sessions",
-    "notes"), ``external_change`` (another program wrote), ``mode_changed(read_only)``, ``busy(label)`` /
+    "notes"), ``external_change`` (another program wrote; held back while :attr:`paused`, the polls that saw a
+    change counted in ``waiting_changed(n)``), ``mode_changed(read_only)``, ``busy(label)`` /
     ``progress(label, done, total)`` / ``idle`` for the status bar, ``error(message)``."""
 
     opened = Signal()
     changed = Signal(str)
     external_change = Signal()
+    waiting_changed = Signal(int)
     mode_changed = Signal(bool)
     busy = Signal(str)
     progress = Signal(str, int, int)
@@ -92,6 +94,9 @@ class StoreContext(QObject):
         self._ops: list[Operation] = []  # labelled: shown in the status bar
         self._tasks: set[asyncio.Task] = set()  # every running operation
         self._polling = False
+        #: live updates paused: other programs' changes wait (how many polls saw one) instead of showing
+        self.paused = False
+        self.waiting = 0
         self._last_error: tuple[str, float] = ("", 0.0)
         self._timer = QTimer(self)
         self._timer.setInterval(POLL_MS)
@@ -142,6 +147,9 @@ class StoreContext(QObject):
         if old is not None and old is not store:
             await old.aclose()
         self._version = await store.data_version()
+        if self.waiting:  # what waited was the other file's
+            self.waiting = 0
+            self.waiting_changed.emit(0)
         self._timer.start()
         self.reopened = same
         try:
@@ -342,9 +350,26 @@ class StoreContext(QObject):
                 self._polling = False
             if store is self.store and version != self._version:
                 self._version = version
-                self.external_change.emit()
+                self._other_wrote()
 
         asyncio.ensure_future(check())
+
+    def _other_wrote(self) -> None:
+        """Another program committed: the panels re-read — or, paused, the change waits (and is counted)."""
+        if self.paused:
+            self.waiting += 1
+            self.waiting_changed.emit(self.waiting)
+        else:
+            self.external_change.emit()
+
+    def set_paused(self, paused: bool) -> None:
+        """Pause live updates (the view stays as it is; what other programs write is counted), or resume them,
+        re-reading at once when something waits. This app's own writes show either way."""
+        self.paused = paused
+        if not paused and self.waiting:
+            self.waiting = 0
+            self.waiting_changed.emit(0)
+            self.external_change.emit()
 
     async def poll_now(self) -> None:
         """Check for changes by other programs at once (what the timer does every second)."""
@@ -353,4 +378,4 @@ class StoreContext(QObject):
         version = await self.store.data_version()
         if version != self._version:
             self._version = version
-            self.external_change.emit()
+            self._other_wrote()

@@ -123,6 +123,10 @@ class MainWindow(FileOperations, QMainWindow):
         bar = StatusBar()
         self.setStatusBar(bar)
         bar.messageChanged.connect(bar.setToolTip)  # a message cut short is whole in the tooltip
+        self.paused_label = QLabel()
+        self.paused_label.setStyleSheet("color: #b35c00;")
+        self.paused_label.setVisible(False)
+        bar.addPermanentWidget(self.paused_label)
         bar.addPermanentWidget(self.path_label)
         bar.addPermanentWidget(self.progress)
         bar.addPermanentWidget(self.cancel_button)
@@ -131,6 +135,11 @@ class MainWindow(FileOperations, QMainWindow):
         bar.addPermanentWidget(self.enable_button)
 
         self._build_menus()
+        ctx.waiting_changed.connect(lambda _: self._show_paused())
+        self.pause_action.toggled.connect(lambda _: self._show_paused())
+        for models in self._marked_models().values():
+            for model in models:
+                model.unseen_changed.connect(self._show_unseen)
         ctx.error.connect(self.dialogs.error)
         ctx.busy.connect(self._busy)
         ctx.progress.connect(self._progress)
@@ -176,11 +185,55 @@ class MainWindow(FileOperations, QMainWindow):
             self._action(view, f"&{name.capitalize()}", lambda _=False, n=name: self.show_panel(n), f"Ctrl+{i}")
         view.addSeparator()
         self._action(view, "&Refresh", self.refresh, QKeySequence.StandardKey.Refresh)
+        self.pause_action = self._action(view, "&Pause Live Updates", self.ctx.set_paused, "Ctrl+Shift+P")
+        self.pause_action.setCheckable(True)
+        self.pause_action.setStatusTip("Freeze the view: what the agent writes meanwhile waits, counted")
+        self.seen_action = self._action(view, "&Mark Changes Seen", self.mark_all_seen, "Ctrl+Shift+M")
+        self.seen_action.setStatusTip("Clear the marks on what the agent added or changed")
         help_menu = bar.addMenu("&Help")
         self._action(help_menu, "&Keyboard Shortcuts", self.shortcut_sheet, QKeySequence.StandardKey.HelpContents)
         self.info_action = self._action(help_menu, "About This &Database…", self.database_info)
         self._action(help_menu, "&About oxmem", self.about)
         self._fill_recent()
+
+    # -- what the agent changes -----------------------------------------------------------------------
+
+    def _marked_models(self) -> dict[str, tuple]:
+        """Each panel's models whose rows are marked when the agent adds or changes them."""
+        return {
+            "sessions": (self.sessions.sessions, self.sessions.events),
+            "notes": (self.notes.model,),
+            "schedules": (self.schedules.list_model,),
+        }
+
+    def unseen(self) -> dict[str, int]:
+        """How many rows the agent added or changed that the user has not seen, per panel."""
+        return {name: sum(len(m.marks.unseen) for m in models) for name, models in self._marked_models().items()}
+
+    def _show_unseen(self) -> None:
+        """The count on each panel's entry in the side list: ``Notes · 3``."""
+        counts = self.unseen()
+        for row, name in enumerate(PANELS):
+            count = counts.get(name, 0)
+            item = self.nav.item(row)
+            item.setText(name.capitalize() + (f" · {count}" if count else ""))
+            item.setToolTip(f"{count} added or changed by another program, not seen yet" if count else "")
+        self.seen_action.setEnabled(any(counts.values()))
+
+    def mark_all_seen(self) -> None:
+        for models in self._marked_models().values():
+            for model in models:
+                if model.marks.unseen and model.rowCount():
+                    model.marks.all_seen()
+                    last = model.index(model.rowCount() - 1, model.columnCount() - 1)
+                    model.dataChanged.emit(model.index(0, 0), last)  # repainted without the marks
+
+    def _show_paused(self) -> None:
+        paused, waiting = self.pause_action.isChecked(), self.ctx.waiting
+        waits = f" · {waiting} change{'s wait' if waiting != 1 else ' waits'}" if waiting else ""
+        self.paused_label.setText(f"⏸ Live updates paused{waits}")
+        self.paused_label.setToolTip("View ▸ Pause Live Updates (Ctrl+Shift+P) again shows them")
+        self.paused_label.setVisible(paused)
 
     def _fill_recent(self) -> None:
         self.recent_menu.clear()

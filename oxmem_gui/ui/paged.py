@@ -68,6 +68,9 @@ class PagedTableModel(RowsModel):
         if not index.isValid() or not 0 <= index.row() < len(self.rows):
             return None
         row = self.rows[index.row()]
+        marked = self.marks.data(row, index.column(), role)
+        if marked is not None:
+            return marked
         if role == Qt.ItemDataRole.DisplayRole:
             value = self.display(row, index.column())
             return None if value is None else str(value)
@@ -140,6 +143,7 @@ class PagedTableModel(RowsModel):
     def _load(self, after: Any, limit: int, replace: bool, done: Callable[[], None] | None = None) -> None:
         self._loading = True
         generation = self._generation
+        live = self.marks.take_live() if replace or after is None else False
 
         def loaded(rows: list[Any]) -> None:
             if generation != self._generation:
@@ -147,9 +151,13 @@ class PagedTableModel(RowsModel):
             self._loading = False
             self._exhausted = len(rows) < limit
             if replace:
-                self._replace(list(rows))
+                self._replace(list(rows), live)
             elif rows:
                 first = len(self.rows)
+                if first:
+                    self.marks.remember(rows)
+                else:  # a first page: a live one marks what is new
+                    self.marks.observe(rows, live)
                 self.beginInsertRows(QModelIndex(), first, first + len(rows) - 1)
                 self.rows.extend(rows)
                 self.endInsertRows()
@@ -167,11 +175,12 @@ class PagedTableModel(RowsModel):
 
         self.ctx.run(lambda: self.page(after, limit), on_done=loaded, on_error=failed)
 
-    def _replace(self, rows: list[Any]) -> None:
+    def _replace(self, rows: list[Any], live: bool = False) -> None:
         """The rows of a reload, told to the view as what changed: nothing when they are the same; rows appended
         after the same ones, as an insertion; the same rows (by key) with other values, as those rows' data
         changing — so the view keeps its selection, scroll and column widths and repaints only what changed.
         Anything else (rows gone, new ones among them, another order) resets the model."""
+        self.marks.observe(rows, live)
         old = self.rows
         same = 0
         while same < min(len(old), len(rows)) and old[same] == rows[same]:

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, Signal
+
+from .change_marks import ChangeMarks
 
 Index = QModelIndex | QPersistentModelIndex
 
@@ -37,11 +39,20 @@ def tip(text: str, line: int = TIP_LINE, limit: int = TIP_MAX) -> str:
 
 
 class RowsModel(QAbstractTableModel):
+    """``unseen_changed`` is emitted when the number of rows another program added or changed and the user has
+    not seen yet may have changed (:attr:`marks`; only for models that observe their loads)."""
+
     COLUMNS: tuple[str, ...] = ()
+    unseen_changed = Signal()
 
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
         self.rows: list[Any] = []
+        self.marks = ChangeMarks(self.key, self.unseen_changed.emit)
+
+    def key(self, row: Any) -> Any:
+        """What identifies a row across loads."""
+        return row
 
     def set_rows(self, rows: list[Any]) -> None:
         self.beginResetModel()

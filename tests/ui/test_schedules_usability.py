@@ -98,7 +98,7 @@ def test_at_1024_by_640_titles_month_lines_the_list_and_the_agenda_show_what_mat
     assert panel.month.painted and not [text for text in panel.month.painted if "…" in text]
     shapes = re.compile(r"(?:[✓✗⊘] )?(?:\d\d:\d\d|×\d+)|\+\d+(?: more)?")
     assert [text for text in panel.month.painted if not shapes.fullmatch(text)] == []
-    assert {"✓", "✗"} <= {text[0] for text in panel.month.painted}
+    assert any(":" in text for text in panel.month.painted) and any("×" in text for text in panel.month.painted)
 
     header, viewport = panel.list_view.horizontalHeader(), panel.list_view.viewport().width()
     assert [panel.list_model.COLUMNS[header.logicalIndex(v)] for v in range(4)] == [

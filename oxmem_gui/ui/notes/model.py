@@ -73,8 +73,13 @@ class NotesModel(RowsModel):
     def notes(self) -> list[Note]:
         return self.rows
 
-    def set_notes(self, notes: list[Note], exhausted: bool = True) -> None:
+    def key(self, row: Note) -> str:
+        return row.note_id
+
+    def set_notes(self, notes: list[Note], exhausted: bool = True, live: bool = False) -> None:
+        """List ``notes`` (``live``: a re-read after another program wrote, whose changes are marked)."""
         self.exhausted, self.loading = exhausted, False
+        self.marks.observe(notes, live)
         self.set_rows(notes)
 
     def append_notes(self, notes: list[Note], exhausted: bool) -> None:
@@ -82,6 +87,7 @@ class NotesModel(RowsModel):
         self.exhausted, self.loading = exhausted, False
         listed = {n.note_id for n in self.rows}
         new = [n for n in notes if n.note_id not in listed]
+        self.marks.remember(new)
         if new:
             self.beginInsertRows(QModelIndex(), len(self.rows), len(self.rows) + len(new) - 1)
             self.rows.extend(new)
@@ -99,6 +105,9 @@ class NotesModel(RowsModel):
         if not index.isValid() or not 0 <= index.row() < len(self.notes):
             return None
         note, column = self.notes[index.row()], index.column()
+        marked = self.marks.data(note, column, role)
+        if marked is not None:
+            return marked
         if role == Qt.ItemDataRole.DisplayRole:
             if column == 0:
                 return (note.content.strip().splitlines() or [""])[0]

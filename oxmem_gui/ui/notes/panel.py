@@ -9,6 +9,7 @@ from PySide6.QtWidgets import QPushButton, QWidget
 from ...core.errors import NotFoundError
 from ...core.store.browse import PAGE
 from ...core.store.notes import Note, note_cursor
+from ..change_marks import HoldWhilePointed, mark_current_seen
 from ..context import StoreContext
 from ..dialogs import Dialogs
 from ..widgets import fill_with_panes, plural
@@ -81,7 +82,10 @@ class NotesPanel(NoteEdits, QWidget):
 
         ctx.opened.connect(self._store_opened)
         ctx.mode_changed.connect(lambda _: self._apply_mode())
-        ctx.external_change.connect(self.refresh)
+        # what the agent wrote: marked until seen; held while the pointer is over the list (rows would move)
+        self.agent_wrote = HoldWhilePointed(self.view, self._agent_wrote)
+        ctx.external_change.connect(self.agent_wrote)
+        mark_current_seen(self.view, self.model.marks, self.model.row)
         self._apply_mode()
         self._show_note(None)
 
@@ -218,6 +222,7 @@ class NotesPanel(NoteEdits, QWidget):
         self.place_button.setVisible(bool(caps.note_fields))
         if not self.ctx.reopened:
             self.undo_record = None
+            self.model.marks.forget()
             for field_ in (self.filter, self.tag_filter, self.tag_mode):
                 field_.blockSignals(True)
             self.filter.clear()
@@ -262,6 +267,7 @@ class NotesPanel(NoteEdits, QWidget):
             self.user_box.setCurrentText(self.user or "")
             return
         self.user = user
+        self.model.marks.forget()
         self._show_note(None)
         self.reload()
 
@@ -278,6 +284,7 @@ class NotesPanel(NoteEdits, QWidget):
         self._list_generation += 1
         generation = self._list_generation
         limit = max(PAGE, len(self.model.notes))  # as many as were listed: the selection stays listed
+        live = self.model.marks.take_live()
 
         def got(result: tuple[list[Note], bool, list[tuple[str, int]]]) -> None:
             notes, exhausted, used = result
@@ -285,7 +292,7 @@ class NotesPanel(NoteEdits, QWidget):
                 return  # the filters or the user changed meanwhile: a newer list is on its way
             scroll = self.view.verticalScrollBar().value()
             self.view.selectionModel().blockSignals(True)
-            self.model.set_notes(notes, exhausted=exhausted)
+            self.model.set_notes(notes, exhausted=exhausted, live=live)
             self.view.selectionModel().blockSignals(False)
             completions = [t for t, _ in used]
             self.tags.set_completions(completions)
@@ -368,6 +375,10 @@ class NotesPanel(NoteEdits, QWidget):
             on_done=got,
             on_error=failed,
         )
+
+    def _agent_wrote(self) -> None:
+        self.model.marks.live()
+        self.refresh()
 
     def refresh(self) -> None:
         self.reload()

@@ -77,6 +77,14 @@ class ScheduleListModel(RowsModel):
     def schedules(self) -> list[Schedule]:
         return self.rows
 
+    def key(self, row: Schedule) -> str:
+        return row.schedule_id
+
+    def set_rows(self, rows: list[Schedule], live: bool = False) -> None:
+        """List ``rows`` (``live``: a re-read after another program wrote, whose changes are marked)."""
+        self.marks.observe(rows, live)
+        super().set_rows(rows)
+
     def tick(self) -> None:
         if self.rows:
             self.dataChanged.emit(self.index(0, 4), self.index(len(self.rows) - 1, 4))
@@ -85,6 +93,9 @@ class ScheduleListModel(RowsModel):
         if not index.isValid() or not 0 <= index.row() < len(self.schedules):
             return None
         s, col = self.schedules[index.row()], index.column()
+        marked = self.marks.data(s, col, role)
+        if marked is not None:
+            return marked
         if role == Qt.ItemDataRole.DisplayRole:
             return self.cell_text(s, col)
         if role == Qt.ItemDataRole.ForegroundRole:

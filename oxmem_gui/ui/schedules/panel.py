@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QTableWidgetItem, QWidget
 from ...core.schedules.cadence import utc_now
 from ...core.schedules.calendar import calendar_items
 from ...core.schedules.store import Schedule, ScheduleRun
+from ..change_marks import HoldWhilePointed, mark_current_seen
 from ..context import StoreContext, gone
 from ..dialogs import Dialogs
 from ..widgets import fill_with_panes, plural
@@ -93,7 +94,10 @@ class SchedulesPanel(ScheduleEdits, QWidget):
         self.timer.start()
         ctx.opened.connect(self._opened)
         ctx.mode_changed.connect(lambda _: self._buttons())
-        ctx.external_change.connect(self.reload)
+        # what the agent wrote: marked until seen; held while the pointer is over the list (rows would move)
+        self.agent_wrote = HoldWhilePointed(self.list_view, self._agent_wrote)
+        ctx.external_change.connect(self.agent_wrote)
+        mark_current_seen(self.list_view, self.list_model.marks, self.list_model.row)
         ctx.changed.connect(lambda kind: kind == "schedules" and self.reload())
         self.show_view(0)
         self._show_details()
@@ -191,6 +195,7 @@ class SchedulesPanel(ScheduleEdits, QWidget):
         self.sunday_one.setVisible(caps.weekday_choice)
         self.pause_button.setText(caps.pause_label)
         if not keep:
+            self.list_model.marks.forget()
             if self.day_dialog is not None:
                 self.day_dialog.hide()
             self.undo_move = None
@@ -211,6 +216,10 @@ class SchedulesPanel(ScheduleEdits, QWidget):
         store.set_weekday_numbering("sunday-1" if on else "standard")
         self.reload()
 
+    def _agent_wrote(self) -> None:
+        self.list_model.marks.live()
+        self.reload()
+
     def reload(self) -> None:
         store = self.ctx.store
         if store is None:
@@ -224,13 +233,15 @@ class SchedulesPanel(ScheduleEdits, QWidget):
             limit=1000,
         )
 
+        live = self.list_model.marks.take_live()
+
         def got(found: list[Schedule]) -> None:
             if store is not self.ctx.store:  # another file was opened meanwhile
                 return
             self.schedules = found
             self._syncing = True
             try:
-                self.list_model.set_rows(found)
+                self.list_model.set_rows(found, live)
             finally:
                 self._syncing = False
             now = self.now()

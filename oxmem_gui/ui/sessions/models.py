@@ -78,12 +78,24 @@ class SessionsModel(PagedTableModel):
         return None
 
     def on_rows_loaded(self, first: int, last: int) -> None:
+        self._load_stats(first, last, live=False)
+
+    def _replace(self, rows: list[SessionRow], live: bool = False) -> None:
+        super()._replace(rows, live)
+        if live and rows:  # a session's time has whole seconds: its counts say whether the agent wrote to it
+            self._load_stats(0, len(rows) - 1, live=True)
+
+    def _load_stats(self, first: int, last: int, live: bool) -> None:
         ids = [r.session_id for r in self.rows[first : last + 1]]
         generation = self._generation
 
         def got(stats: dict) -> None:
             if generation != self._generation:
                 return
+            if live:
+                for session_id, now in stats.items():
+                    if session_id in self.stats and self.stats[session_id] != now:
+                        self.marks.mark(session_id)
             self.stats.update(stats)
             for i, row in enumerate(self.rows):
                 if row.session_id in stats:
@@ -179,6 +191,8 @@ class EventsModel(PagedTableModel):
         return next((i for i, e in enumerate(self.rows) if e.sequence == sequence), None)
 
     def set_session(self, session_id: str | None) -> None:
+        if session_id != self.session_id:
+            self.marks.forget()  # sequences are another session's
         self.session_id = session_id
         self.restart()
 

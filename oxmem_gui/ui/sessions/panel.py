@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 from ...core.memory import NATIVE_FORMATS
 from ...core.store.browse import PAGE, SessionRow
 from ...core.store.events import Event
+from ..change_marks import HoldWhilePointed, mark_current_seen
 from ..context import StoreContext, gone
 from ..dialogs import Dialogs
 from ..widgets import ElidedLabel, escape_clears, fit_columns, plural, show_editable, tab_leaves
@@ -164,7 +165,11 @@ class SessionsPanel(QWidget):
         layout.addWidget(split)
 
         ctx.opened.connect(self._opened)
-        ctx.external_change.connect(self.refresh)
+        # what the agent wrote: marked until seen; held while the pointer is over the list (rows would move)
+        self.agent_wrote = HoldWhilePointed(self.sessions_view, self._agent_wrote)
+        ctx.external_change.connect(self.agent_wrote)
+        mark_current_seen(self.sessions_view, self.sessions.marks, self.sessions.row)
+        mark_current_seen(self.events_view, self.events.marks, self.events.row)
         ctx.changed.connect(lambda kind: self.refresh())
         ctx.mode_changed.connect(lambda _read_only: self._update_actions())
         self._show_session(None)
@@ -212,8 +217,15 @@ class SessionsPanel(QWidget):
         self.filter.blockSignals(False)
         self.sessions.filter = ""
         self.sessions.stats.clear()
+        self.sessions.marks.forget()
         self._show_session(None)
         self.sessions.restart()
+
+    def _agent_wrote(self) -> None:
+        self.sessions.marks.live()
+        if self._shown is not None:
+            self.events.marks.live()
+        self.refresh()
 
     def refresh(self) -> None:
         """Re-read what is shown, keeping the selected session, event and the scroll positions; when the session
