@@ -572,6 +572,7 @@ def test_omega_conversations_can_be_told_apart_by_a_label_first(make_window, qlo
     panel = window.sessions
     assert model.headerData(0, Qt.Orientation.Horizontal) == "Conversation"
     assert panel.filter.placeholderText() == "Filter conversations by id…"
+    assert panel.header.text() == "No conversation selected"
     started = model.rows[0].created_at[:16].replace("T", " ")
     assert shown[0] == f"active · telegram · 4242 · {started}  ·  0b7e2a10…00000003" and ids[0].endswith("00000003")
     assert len({s[:45] for s in shown}) == len(shown)  # apart even when the column shows only the label

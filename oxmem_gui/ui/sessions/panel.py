@@ -375,7 +375,7 @@ class SessionsPanel(QWidget):
         noun = self._noun().capitalize()
         if self._shown is None:
             gone = f"{noun} {self._gone} is no longer in the file: it was deleted since it was shown"
-            self.header.setText(gone if self._gone else NO_SESSION)
+            self.header.setText(gone if self._gone else NO_SESSION.replace("session", self._noun()))
             return
         stats = self.sessions.stats.get(self._shown)
         counts = f" · {plural(stats.event_count, 'event')} · {plural(stats.chunk_count, 'chunk')}" if stats else ""
