@@ -216,8 +216,9 @@ class MainWindow(FileOperations, QMainWindow):
         for row, name in enumerate(PANELS):
             count = counts.get(name, 0)
             item = self.nav.item(row)
-            item.setText(name.capitalize() + (f" · {count}" if count else ""))
-            item.setToolTip(f"{count} added or changed by another program, not seen yet" if count else "")
+            text, tip = item.data(Qt.ItemDataRole.UserRole) or (name.capitalize(), "")
+            item.setText(text + (f" · {count}" if count else ""))
+            item.setToolTip(f"{count} added or changed by another program, not seen yet" if count else tip)
         self.seen_action.setEnabled(any(counts.values()))
 
     def mark_all_seen(self) -> None:
@@ -361,10 +362,11 @@ class MainWindow(FileOperations, QMainWindow):
         for row, name in enumerate(PANELS):
             text, available = labels[name]
             item = self.nav.item(row)
-            item.setText(text)
             flags = item.flags()
             item.setFlags(flags | Qt.ItemFlag.ItemIsEnabled if available else flags & ~Qt.ItemFlag.ItemIsEnabled)
-            item.setToolTip("" if available else f"{caps.label} files have no {text.lower()}")
+            tip = "" if available else f"{caps.label} files have no {text.lower()}"
+            item.setData(Qt.ItemDataRole.UserRole, (text, tip))  # the count of unseen changes goes after it
+        self._show_unseen()
         if not labels[self.current_panel()][1]:
             self.show_panel(next(n for n in PANELS if labels[n][1]))
 

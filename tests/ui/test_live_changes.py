@@ -7,8 +7,10 @@ from __future__ import annotations
 from PySide6.QtCore import QEvent, Qt
 from PySide6.QtWidgets import QApplication
 
+from tests.core.formats import fixtures
 from tests.processes import agent
 from tests.ui.conftest import settle
+from tests.ui.test_formats import open_as_demo
 
 LISBON = "telegram:alice:lisbon-trip"
 DOT = Qt.ItemDataRole.DecorationRole
@@ -115,3 +117,16 @@ def test_rows_keep_their_place_while_the_pointer_is_over_the_list(make_window, q
     settle(qloop, ctx)
     assert [r.session_id for r in sessions.sessions.rows] == ["agent:new", *shown]
     assert not sessions.agent_wrote.pending and rows_marked(sessions.sessions) == [0]
+
+
+def test_the_count_goes_after_the_name_the_format_gives_the_panel(make_window, qloop, tmp_path):
+    open_as_demo(fixtures.write_all(tmp_path / "formats"), "zeke", tmp_path)
+    window, ctx, _ = make_window(read_only=True)
+    settle(qloop, ctx)
+    assert [window.nav.item(i).text() for i in range(5)] == ["Sessions", "Memories", "Search", "Schedules", "Tables"]
+    assert window.nav.item(0).toolTip() == "ZEKE memory files have no sessions"
+    window.notes.model.marks.mark("any")
+    assert (
+        window.nav.item(1).text() == "Memories · 1"
+        and window.nav.item(0).toolTip() == "ZEKE memory files have no sessions"
+    )
