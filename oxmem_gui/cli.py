@@ -43,6 +43,7 @@ from .core.formats.info import DatabaseInfo, info_lines
 from .core.formats.tables import MAX_PAGE as TABLE_MAX_PAGE
 from .core.formats.tables import shown_value
 from .core.memory import Memory, choose_ranking, default_search, inspect_database, open_memory
+from .core.retrieval.explain import setting_text
 from .core.retrieval.hybrid import FTS_MODES, MAX_TOP_K, TAG_MODES, LegStats, QueryResult
 from .core.schedules.cadence import (
     CADENCE_TYPES,
@@ -1028,8 +1029,7 @@ async def _dispatch(store: Memory, args: argparse.Namespace) -> int:
             if default is not None:
                 whose = f"session {args.session!r}" if args.session else "this file's sessions"
                 how = {"session": "chosen for the session", "file": "chosen for the file", "built-in": "built in"}
-                w = tuning.get("vector_weight")
-                tuned = f", vector {w:g} / FTS {1 - w:g}, {tuning['fts_mode']} mode" if tuning else ""
+                tuned = f", {setting_text(tuning['vector_weight'], tuning['fts_mode'])}" if tuning else ""
                 print(safe(f"* the default for {whose} ({how[why]}{tuned}; change it with oxmem rankings --use NAME)"))
     elif cmd == "evictions":
         at = parse_time(args.at) if args.at else None

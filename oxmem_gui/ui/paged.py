@@ -59,8 +59,9 @@ class PagedTableModel(RowsModel):
         value = self.display(row, column)
         return "" if value is None else str(value)
 
-    def on_rows_loaded(self, first: int, last: int) -> None:
-        """Hook: the rows ``first..last`` were just inserted."""
+    def on_rows_loaded(self, first: int, last: int, live: bool = False) -> None:
+        """Hook: the rows ``first..last`` were just inserted or changed (``live``: by a re-read after another
+        program wrote)."""
 
     # -- Qt -----------------------------------------------------------------------------------------
 
@@ -179,30 +180,35 @@ class PagedTableModel(RowsModel):
         """The rows of a reload, told to the view as what changed: nothing when they are the same; rows appended
         after the same ones, as an insertion; the same rows (by key) with other values, as those rows' data
         changing — so the view keeps its selection, scroll and column widths and repaints only what changed.
-        Anything else (rows gone, new ones among them, another order) resets the model."""
+        Anything else (rows gone, new ones among them, another order) resets the model. ``on_rows_loaded`` hears
+        of the rows that changed — of every row in a ``live`` reload, since what rows do not carry (a session's
+        counts) may have changed too."""
         self.marks.observe(rows, live)
         old = self.rows
         same = 0
         while same < min(len(old), len(rows)) and old[same] == rows[same]:
             same += 1
+        changed: tuple[int, int] | None = None
         if same == len(old) and len(rows) >= len(old):
             if len(rows) > len(old):
                 self.beginInsertRows(QModelIndex(), len(old), len(rows) - 1)
                 self.rows = rows
                 self.endInsertRows()
-                self.on_rows_loaded(len(old), len(rows) - 1)
-            return
-        if len(rows) == len(old) and all(self.key(a) == self.key(b) for a, b in zip(old, rows, strict=True)):
+                changed = (len(old), len(rows) - 1)
+        elif len(rows) == len(old) and all(self.key(a) == self.key(b) for a, b in zip(old, rows, strict=True)):
             last = max(i for i in range(len(rows)) if old[i] != rows[i])
             self.rows = rows
             self.dataChanged.emit(self.index(same, 0), self.index(last, self.columnCount() - 1))
-            self.on_rows_loaded(same, last)
-            return
-        self.beginResetModel()
-        self.rows = rows
-        self.endResetModel()
-        if rows:
-            self.on_rows_loaded(0, len(rows) - 1)
+            changed = (same, last)
+        else:
+            self.beginResetModel()
+            self.rows = rows
+            self.endResetModel()
+            changed = (0, len(rows) - 1) if rows else None
+        if live and rows:
+            changed = (0, len(rows) - 1)
+        if changed is not None:
+            self.on_rows_loaded(*changed, live=live)
 
     def _wake(self) -> None:
         waiters, self._waiters = self._waiters, []

@@ -38,7 +38,7 @@ def model(qapp):
     m.rowsInserted.connect(lambda _parent, first, last: told.append(("inserted", first, last)))
     m.dataChanged.connect(lambda a, b: told.append(("changed", a.row(), b.row(), a.column(), b.column())))
     m.loaded: list[tuple[int, int]] = []
-    m.on_rows_loaded = lambda first, last: m.loaded.append((first, last))
+    m.on_rows_loaded = lambda first, last, live=False: m.loaded.append((first, last))
     m.told = told
     return m
 

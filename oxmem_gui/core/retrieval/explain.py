@@ -180,6 +180,11 @@ def moves(before: QueryResult, after: QueryResult) -> list[Move]:
     return out
 
 
+def setting_text(vector_weight: float, fts_mode: str) -> str:
+    """A setting of the tunable hybrid in words: ``vector 0.4 / FTS 0.6, terms mode``."""
+    return f"vector {vector_weight:g} / FTS {round(1 - vector_weight, 10):g}, {fts_mode} mode"
+
+
 def describe_settings(result: QueryResult) -> str:
     models = ", ".join(result.models) or "no vectors"
     return (

@@ -16,13 +16,14 @@ from PySide6.QtWidgets import QDialog, QDialogButtonBox, QTextBrowser, QVBoxLayo
 from ...core.formats.base import Retriever
 from ...core.memory import choose_ranking, default_search
 from ...core.retrieval.evaluation import Evaluation, evaluate_settings, result_rows, results_json, to_csv
+from ...core.retrieval.explain import setting_text
 from ...core.retrieval.hybrid import QueryResult
 from ...core.retrieval.judgments import JudgmentStore
 from ..context import StoreContext
 from ..dialogs import Dialogs
 from .controls import SearchControls
 from .explanation import compare_text
-from .metrics import MetricsDialog, setting_text
+from .metrics import MetricsDialog
 from .results import ResultsModel
 from .tools import ResultTools
 

@@ -20,14 +20,10 @@ from PySide6.QtWidgets import (
 )
 
 from ...core.retrieval.evaluation import Evaluation, metrics_json, metrics_rows, to_csv
+from ...core.retrieval.explain import setting_text
 from ..dialogs import Dialogs
 from ..widgets import plural
 from .results import FTS_COLOR, VECTOR_COLOR
-
-
-def setting_text(vector_weight: float, fts_mode: str) -> str:
-    """``vector 0.4 / FTS 0.6, terms mode``"""
-    return f"vector {vector_weight:g} / FTS {round(1 - vector_weight, 10):g}, {fts_mode} mode"
 
 
 class SweepChart(QWidget):

@@ -77,15 +77,9 @@ class SessionsModel(PagedTableModel):
             return tip(row.session_id + (f"\nagent: {row.agent_identity}" if row.agent_identity else "") + details)
         return None
 
-    def on_rows_loaded(self, first: int, last: int) -> None:
-        self._load_stats(first, last, live=False)
-
-    def _replace(self, rows: list[SessionRow], live: bool = False) -> None:
-        super()._replace(rows, live)
-        if live and rows:  # a session's time has whole seconds: its counts say whether the agent wrote to it
-            self._load_stats(0, len(rows) - 1, live=True)
-
-    def _load_stats(self, first: int, last: int, live: bool) -> None:
+    def on_rows_loaded(self, first: int, last: int, live: bool = False) -> None:
+        """Read the rows' counts; in a live reload, a session whose counts moved is marked (its time has whole
+        seconds, so its row alone may not show that the agent wrote to it)."""
         ids = [r.session_id for r in self.rows[first : last + 1]]
         generation = self._generation
 
