@@ -232,7 +232,7 @@ class MainWindow(FileOperations, QMainWindow):
     def _show_paused(self) -> None:
         paused, waiting = self.pause_action.isChecked(), self.ctx.waiting
         waits = f" · {waiting} change{'s wait' if waiting != 1 else ' waits'}" if waiting else ""
-        self.paused_label.setText(f"⏸ Live updates paused{waits}")
+        self.paused_label.setText(f"Live updates paused{waits}")
         self.paused_label.setToolTip("View ▸ Pause Live Updates (Ctrl+Shift+P) again shows them")
         self.paused_label.setVisible(paused)
 

@@ -91,11 +91,11 @@ def test_pause_live_updates_freezes_the_view_and_says_how_many_changes_wait(make
     shown = [r.session_id for r in sessions.sessions.rows]
     window.pause_action.trigger()
     assert ctx.paused and window.paused_label.isVisible()
-    assert window.paused_label.text() == "⏸ Live updates paused"
+    assert window.paused_label.text() == "Live updates paused"
     the_agent_wrote(qloop, ctx, "events", "--session", "agent:new", "--seconds", "0.1")
-    assert window.paused_label.text() == "⏸ Live updates paused · 1 change waits"
+    assert window.paused_label.text() == "Live updates paused · 1 change waits"
     the_agent_wrote(qloop, ctx, "events", "--session", "agent:new", "--seconds", "0.1")
-    assert window.paused_label.text() == "⏸ Live updates paused · 2 changes wait"
+    assert window.paused_label.text() == "Live updates paused · 2 changes wait"
     assert [r.session_id for r in sessions.sessions.rows] == shown  # frozen
     window.pause_action.trigger()  # live again: what waited shows at once, marked
     settle(qloop, ctx)
