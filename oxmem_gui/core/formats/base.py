@@ -15,6 +15,7 @@ read transaction (:meth:`Database.read`), so an agent committing meanwhile is ne
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -30,6 +31,7 @@ from ..embeddings.backends import DETERMINISTIC_MODEL, DeterministicEmbedding, E
 from ..embeddings.indexing import normalize
 from ..embeddings.model_files import MODEL_NAME
 from ..errors import EmbeddingError, InvalidInputError, NotFoundError, ReadOnlyError
+from ..retrieval.bm25 import TableBm25
 from ..retrieval.hybrid import MAX_TOP_K, Hit, QueryResult
 from ..retrieval.notes import NoteHit
 from ..schedules.store import Schedule, ScheduleRun
@@ -178,6 +180,7 @@ class ForeignReader:
         self._kept: dict[str, tuple[tuple[Any, Any], Any]] = {}
         #: how many times an encrypted file's snapshot was read again after an edit
         self._reloads = 0
+        self._bm25: dict[str, TableBm25] = {}
 
     # -- the file -----------------------------------------------------------------------------------
 
@@ -348,6 +351,35 @@ class ForeignReader:
         if kept is None or kept[0] != wanted:
             kept = self._kept[name] = (wanted, make())
         return kept[1]
+
+    def _bm25_best(
+        self,
+        conn: apsw.Connection,
+        table: str,
+        terms: list[str],
+        limit: int,
+        admitted: tuple[str, tuple],
+        fetch: str,
+    ) -> list[tuple] | None:
+        """The rows of the agent's ``… ORDER BY bm25 LIMIT`` over FTS5 table ``table`` from cached postings
+        (:meth:`.TableBm25.best`), each row with its bm25 last; or None: run the agent's SQL. ``admitted`` is the
+        SQL of the rowids the query's joins and filters let through and its arguments; ``fetch`` reads the
+        chosen rows (``rowid`` first) given ``rowids`` as a JSON array bound to ``:rowids``."""
+        index = self._bm25.get(table)
+        if index is None:
+            index = self._bm25[table] = TableBm25(table)
+        sql, args = admitted
+        best = index.best(
+            conn,
+            self._file_state(conn),
+            terms,
+            limit,
+            (admitted, lambda: [r[0] for r in conn.execute(sql, args)]),
+        )
+        if best is None:
+            return None
+        rows = {r[0]: r for r in conn.execute(fetch, {"rowids": json.dumps([rowid for rowid, _ in best])})}
+        return [(*rows[rowid], bm25) for rowid, bm25 in best]
 
     def _session_page(
         self, conn: apsw.Connection, after: tuple[str, str] | None, limit: int, contains: str | None

@@ -65,6 +65,15 @@ RECALL_DESCRIPTION = (
     "other conversations, ordered by FTS5 rank (bm25, lower is better), 5 hits; queries under 3 bytes are skipped"
 )
 
+#: the messages Omega's recall admits (its joins and filters), and its rows read by rowid
+_RECALL_ADMITTED = (
+    "SELECT m.rowid FROM messages m JOIN conversations c ON c.id = m.conversation_id "
+    "WHERE m.conversation_id != ? AND c.sender_id = ?"
+)
+_RECALL_ROWS = (
+    "SELECT m.rowid, m.id, m.conversation_id, m.role, m.content, m.timestamp FROM messages m "
+    "WHERE m.rowid IN (SELECT value FROM json_each(:rowids))"
+)
 _RECALL_SQL = (
     "SELECT m.rowid, m.id, m.conversation_id, m.role, m.content, m.timestamp, fts.rank "
     "FROM messages_fts fts "
@@ -318,6 +327,22 @@ class OmegaReader(ForeignReader):
 
     # -- recall -------------------------------------------------------------------------------------
 
+    def _recall_rows(self, conn: apsw.Connection, query: str, expression: str, scope: str, sender: Any) -> list:
+        """Omega's ``_RECALL_SQL`` rows — from cached postings when the phrase is one token (the same rows, ranks
+        and order, ties included: :meth:`.TableBm25.best`), else by running it. FTS5 computing bm25 for each of
+        the hundreds of thousands of messages that hold a common word is most of that query's time."""
+        best = self._bm25_best(
+            conn,
+            "messages_fts",
+            [query.rstrip("*")],  # inside the phrase a '*' is no prefix mark: the tokenizer drops it
+            RECALL_LIMIT,
+            (_RECALL_ADMITTED, (scope, sender)),
+            _RECALL_ROWS,
+        )
+        if best is not None:
+            return best
+        return conn.execute(_RECALL_SQL, (expression, scope, sender, RECALL_LIMIT)).fetchall()
+
     def retrievers(self) -> list[Retriever]:
         return [Retriever("omega-recall", "Omega recall", "session", False, RECALL_DESCRIPTION)]
 
@@ -376,7 +401,7 @@ class OmegaReader(ForeignReader):
             f"top_k {top_k}: Omega always returns at most {RECALL_LIMIT}; shown min({RECALL_LIMIT}, top_k) = {shown}",
         ]
         try:
-            rows = conn.execute(_RECALL_SQL, (expression, scope, sender, RECALL_LIMIT)).fetchall()
+            rows = self._recall_rows(conn, query, expression, scope, sender)
         except apsw.Error as exc:  # Omega logs "fts search failed" and recalls nothing
             steps.append(f"the FTS query failed ({exc}); Omega recalls nothing then")
             return result

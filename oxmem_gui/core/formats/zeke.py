@@ -98,12 +98,29 @@ def guess_model(dims: int) -> str:
     return f"unknown model ({dims} dimensions)"
 
 
-def fts_query(query: str) -> str | None:
-    """ZEKE's MATCH string: each whitespace-separated word reduced to alphanumerics, ``-`` and ``_``, empty ones
-    dropped, each double-quoted, joined with `` OR `` (None: no words, the FTS leg returns nothing)."""
+def fts_words(query: str) -> list[str]:
+    """The words ZEKE quotes: each whitespace-separated word reduced to alphanumerics, ``-`` and ``_``, empty ones
+    dropped."""
     words = ["".join(c for c in word if c.isalnum() or c in "-_") for word in query.split()]
-    quoted = [f'"{w}"' for w in words if w]
+    return [w for w in words if w]
+
+
+def fts_query(query: str) -> str | None:
+    """ZEKE's MATCH string: :func:`fts_words`, each double-quoted, joined with `` OR `` (None: no words, the FTS
+    leg returns nothing)."""
+    quoted = [f'"{w}"' for w in fts_words(query)]
     return " OR ".join(quoted) if quoted else None
+
+
+_KEYWORD_ROW = "SELECT m.rowid, m.id, m.text, m.scope, m.tags, m.created_at, m.last_accessed_at, m.embedding"
+#: ZEKE's keyword query (the memories of a scope prefix matching any word, best ``k × 2`` by bm25)
+_KEYWORD_SQL = (
+    _KEYWORD_ROW + ", bm25(memories_fts) AS rank FROM memories m JOIN memories_fts ON m.id = memories_fts.id "
+    "WHERE memories_fts MATCH ? AND m.scope LIKE ? ESCAPE '\\' ORDER BY rank LIMIT ?"
+)
+#: the memories its join and filter admit (the index's rowid is the memory's: ZEKE's triggers), and their rows
+_KEYWORD_ADMITTED = "SELECT rowid FROM memories WHERE scope LIKE ? ESCAPE '\\'"
+_KEYWORD_ROWS = _KEYWORD_ROW + " FROM memories m WHERE m.rowid IN (SELECT value FROM json_each(:rowids))"
 
 
 def parse_tags(raw: object) -> tuple[list[str], str | None]:
@@ -444,12 +461,7 @@ class ZekeReader(ForeignReader):
                 f"k×2 = {limit} by bm25 ascending"
             )
             try:
-                found = conn.execute(
-                    "SELECT m.rowid, m.id, m.text, m.scope, m.tags, m.created_at, m.last_accessed_at, m.embedding, "
-                    "bm25(memories_fts) AS rank FROM memories m JOIN memories_fts ON m.id = memories_fts.id "
-                    "WHERE memories_fts MATCH ? AND m.scope LIKE ? ESCAPE '\\' ORDER BY rank LIMIT ?",
-                    (expression, pattern, limit),
-                ).fetchall()
+                found = self._keyword_rows(conn, query, expression, pattern, limit)
             except apsw.Error as exc:
                 found = []
                 steps.append(f"FTS failed ({exc}); ZEKE returns no keyword matches then")
@@ -553,6 +565,17 @@ class ZekeReader(ForeignReader):
             result.pool.append(entry)
         result.hits = result.pool[:top_k]
         return result
+
+    def _keyword_rows(self, conn: apsw.Connection, query: str, expression: str, pattern: str, limit: int) -> list:
+        """ZEKE's keyword query's rows (``_KEYWORD_SQL``) — from cached postings when every word is one token (the
+        same rows, bm25 values and order, ties included: :meth:`.TableBm25.best`), else by running it. FTS5
+        computing bm25 for every memory holding a common word is most of that query's time."""
+        best = self._bm25_best(
+            conn, "memories_fts", fts_words(query), limit, (_KEYWORD_ADMITTED, (pattern,)), _KEYWORD_ROWS
+        )
+        if best is not None:
+            return best
+        return conn.execute(_KEYWORD_SQL, (expression, pattern, limit)).fetchall()
 
     def _vector_leg(
         self,

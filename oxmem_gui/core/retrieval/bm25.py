@@ -31,6 +31,7 @@ import math
 import re
 import threading
 from collections import OrderedDict
+from collections.abc import Callable, Hashable
 
 import apsw
 import numpy as np
@@ -77,10 +78,30 @@ def _row_lengths(sizes: list[bytes]) -> np.ndarray:
     return np.fromiter((sum(_varints(b)) for b in sizes), dtype=np.float64, count=len(sizes))
 
 
-class Bm25Index:
-    """Postings of the ``chunks_fts`` table; used from the store's connection thread."""
+def _plain_unicode61(sql: str) -> bool:
+    """Whether an FTS5 table's ``CREATE`` text leaves scores to be computed here: the unicode61 tokenizer (named
+    or FTS5's default) without options, and no ``detail``/``columnsize`` option (both change what is stored)."""
+    match = re.search(r"tokenize\s*=\s*'([^']*)'", sql)
+    tokenizer = match.group(1).strip() if match else "unicode61"
+    if not match and re.search(r"\btokenize\b", sql, re.IGNORECASE):
+        return False
+    return tokenizer == "unicode61" and not re.search(r"\b(detail|columnsize)\b", sql, re.IGNORECASE)
 
-    def __init__(self, min_rows: int = MIN_ROWS, max_bytes: int = DEFAULT_MAX_BYTES) -> None:
+
+class Bm25Index:
+    """Postings of an FTS5 table (oxmem's ``chunks_fts`` unless named); used from one connection's thread.
+
+    A table of several columns is scored as FTS5 scores it with no column weights: a term's instances are summed
+    over the columns, and a row's length is the sum of its columns' lengths."""
+
+    #: whether another connection's commits are followed (:meth:`_follow`, which knows oxmem's ``chunks``)
+    FOLLOWS = True
+
+    def __init__(self, min_rows: int = MIN_ROWS, max_bytes: int = DEFAULT_MAX_BYTES, table: str = "chunks_fts") -> None:
+        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", table):
+            raise ValueError(f"not a plain table name: {table!r}")
+        self.table = table
+        self._vocab = f"temp.oxmem_{table}_instances"
         self.min_rows = min_rows
         self.max_bytes = max_bytes
         self._lock = threading.RLock()
@@ -110,7 +131,7 @@ class Bm25Index:
     def _sync(self, conn: apsw.Connection) -> None:
         version = data_version(conn)
         if version != self._version:
-            if not (self._usable and self._follow(conn)):
+            if not (self._usable and self.FOLLOWS and self._follow(conn)):
                 self.clear()
             self._version = version
 
@@ -121,10 +142,10 @@ class Bm25Index:
         if self._newest_chunk is None or _chunk_at(conn, newest) != self._newest_chunk:
             self.follows["cleared"] += 1
             return False
-        totals = _varints(conn.execute("SELECT block FROM chunks_fts_data WHERE id = 1").fetchone()[0])
-        added = conn.execute("SELECT id, sz FROM chunks_fts_docsize WHERE id > ? ORDER BY id", (newest,)).fetchall()
+        totals = _varints(conn.execute(f"SELECT block FROM {self.table}_data WHERE id = 1").fetchone()[0])
+        added = conn.execute(f"SELECT id, sz FROM {self.table}_docsize WHERE id > ? ORDER BY id", (newest,)).fetchall()
         if int(self._alive.sum()) + len(added) != totals[0]:  # rows went: find which
-            rows = conn.execute("SELECT id FROM chunks_fts_docsize WHERE id <= ?", (newest,)).fetchall()
+            rows = conn.execute(f"SELECT id FROM {self.table}_docsize WHERE id <= ?", (newest,)).fetchall()
             present = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
             self._alive &= np.isin(self._rowids, present, assume_unique=True)
         if int(self._alive.sum()) + len(added) != totals[0] or not self._alive.sum() * 4 > len(self._alive) * 3:
@@ -180,19 +201,17 @@ class Bm25Index:
         if self._usable is not None:
             return self._usable
         self._usable = False
-        sql = conn.execute("SELECT sql FROM sqlite_master WHERE name = 'chunks_fts'").fetchall()
-        match = re.search(r"tokenize\s*=\s*'([^']*)'", sql[0][0] if sql else "")
-        if not match or match.group(1).strip() != "unicode61":
+        sql = conn.execute("SELECT sql FROM sqlite_master WHERE name = ?", (self.table,)).fetchall()
+        if not sql or not _plain_unicode61(sql[0][0] or ""):
             return False
         try:
-            averages = conn.execute("SELECT block FROM chunks_fts_data WHERE id = 1").fetchall()
+            averages = conn.execute(f"SELECT block FROM {self.table}_data WHERE id = 1").fetchall()
             totals = _varints(averages[0][0]) if averages else []
             if not totals or totals[0] < self.min_rows:
                 return False
-            rows = conn.execute("SELECT id, sz FROM chunks_fts_docsize ORDER BY id").fetchall()
+            rows = conn.execute(f"SELECT id, sz FROM {self.table}_docsize ORDER BY id").fetchall()
             conn.execute(
-                "CREATE VIRTUAL TABLE IF NOT EXISTS temp.oxmem_fts_instances "
-                "USING fts5vocab(main, 'chunks_fts', 'instance')"
+                f"CREATE VIRTUAL TABLE IF NOT EXISTS {self._vocab} USING fts5vocab(main, '{self.table}', 'instance')"
             )
             self._tokenizer = conn.fts5_tokenizer("unicode61", [])
         except apsw.Error:
@@ -202,7 +221,7 @@ class Bm25Index:
         self._rowids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
         self._lengths = _row_lengths([r[1] for r in rows])
         self._alive = np.ones(len(rows), dtype=bool)
-        self._newest_chunk = _chunk_at(conn, int(self._rowids[-1])) if len(rows) else None
+        self._newest_chunk = _chunk_at(conn, int(self._rowids[-1])) if len(rows) and self.FOLLOWS else None
         self._rows = totals[0]
         self._avgdl = float(sum(totals[1:])) / float(totals[0])
         self._usable = True
@@ -230,12 +249,12 @@ class Bm25Index:
             start = token[:-1]
             end = start[:-1] + chr(ord(start[-1]) + 1)
             rows = conn.execute(
-                "SELECT doc, count(*) FROM temp.oxmem_fts_instances WHERE term >= ? AND term < ? GROUP BY doc",
+                f"SELECT doc, count(*) FROM {self._vocab} WHERE term >= ? AND term < ? GROUP BY doc",
                 (start, end),
             ).fetchall()
         else:
             rows = conn.execute(
-                "SELECT doc, count(*) FROM temp.oxmem_fts_instances WHERE term = ? GROUP BY doc", (token,)
+                f"SELECT doc, count(*) FROM {self._vocab} WHERE term = ? GROUP BY doc", (token,)
             ).fetchall()
         docs = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
         freqs = np.fromiter((r[1] for r in rows), dtype=np.float64, count=len(rows))
@@ -273,6 +292,34 @@ class Bm25Index:
 
     # -- scoring -------------------------------------------------------------------------------------
 
+    def _scored(self, conn: apsw.Connection, terms: list[str]) -> tuple[np.ndarray, np.ndarray] | None:
+        """``-bm25`` of every row (0 where no term matched) and which rows matched, by dense position; None when
+        FTS5 must answer. Called under the lock, after the cache was brought to the snapshot's state."""
+        if not terms or not self._prepare(conn):
+            return None
+        tokens = [self._token(t) for t in terms]
+        if any(t is None for t in tokens):
+            return None
+        score = np.zeros(len(self._rowids), dtype=np.float64)
+        matched = np.zeros(len(self._rowids), dtype=bool)
+        for token in tokens:  # phrase order, duplicates included, as FTS5 sums them
+            posting = self._posting(conn, token)
+            if posting is None:
+                self.clear()
+                self._version = None
+                return None
+            positions, freqs = posting
+            hits = int(self._alive[positions].sum())
+            idf = math.log((self._rows - hits + 0.5) / (hits + 0.5))
+            if idf <= 0.0:
+                idf = 1e-6
+            lengths = self._lengths[positions]
+            score[positions] = score[positions] + idf * (
+                (freqs * (K1 + 1.0)) / (freqs + K1 * (1 - B + B * lengths / self._avgdl))
+            )
+            matched[positions] = True
+        return score, matched
+
     def scores(
         self, conn: apsw.Connection, session_id: str, terms: list[str], limit: int
     ) -> list[tuple[int, float]] | None:
@@ -281,29 +328,10 @@ class Bm25Index:
         A term ending in ``*`` is a prefix, as in FTS5's ``"word"*``."""
         with self._lock:
             self._sync(conn)
-            if not terms or not self._prepare(conn):
+            scored = self._scored(conn, terms)
+            if scored is None:
                 return None
-            tokens = [self._token(t) for t in terms]
-            if any(t is None for t in tokens):
-                return None
-            score = np.zeros(len(self._rowids), dtype=np.float64)
-            matched = np.zeros(len(self._rowids), dtype=bool)
-            for token in tokens:  # phrase order, duplicates included, as FTS5 sums them
-                posting = self._posting(conn, token)
-                if posting is None:
-                    self.clear()
-                    self._version = None
-                    return None
-                positions, freqs = posting
-                hits = int(self._alive[positions].sum())
-                idf = math.log((self._rows - hits + 0.5) / (hits + 0.5))
-                if idf <= 0.0:
-                    idf = 1e-6
-                lengths = self._lengths[positions]
-                score[positions] = score[positions] + idf * (
-                    (freqs * (K1 + 1.0)) / (freqs + K1 * (1 - B + B * lengths / self._avgdl))
-                )
-                matched[positions] = True
+            score, matched = scored
             in_session = np.zeros(len(self._rowids), dtype=bool)
             in_session[self._session_rows(conn, session_id)] = True
             chosen = np.flatnonzero(matched & in_session & self._alive)
@@ -313,3 +341,81 @@ class Bm25Index:
                 chosen = chosen[values >= cut]
             chosen = chosen[np.argsort(-score[chosen], kind="stable")]
             return [(int(self._rowids[i]), float(score[i])) for i in chosen]
+
+
+class TableBm25(Bm25Index):
+    """BM25 of another agent's FTS5 table, for that agent's own ``… ORDER BY bm25 LIMIT n`` queries.
+
+    Not followed: the cache holds one state of the file (what the caller passes, e.g. a reader's
+    ``_file_state``) and is built only when a query finds the file in the state the previous query saw. So beside
+    an agent that commits between queries FTS5 answers each query, as it would without this cache, instead of the
+    cache being built again after every commit; on a quiet file the second query builds it."""
+
+    FOLLOWS = False
+
+    def __init__(self, table: str, min_rows: int = MIN_ROWS, max_bytes: int = DEFAULT_MAX_BYTES) -> None:
+        super().__init__(min_rows, max_bytes, table)
+        self._state: object = None
+        self._admitted: OrderedDict[Hashable, np.ndarray] = OrderedDict()
+
+    def _prepare(self, conn: apsw.Connection) -> bool:
+        """Also refused: a table whose default rank is not plain ``bm25()`` (an agent's ``ORDER BY rank`` then
+        means another function)."""
+        if self._usable is None:
+            try:
+                ranked = conn.execute(f"SELECT 1 FROM {self.table}_config WHERE k = 'rank'").fetchall()
+            except apsw.Error:
+                ranked = [(1,)]
+            if ranked:
+                self._usable = False
+        return super()._prepare(conn)
+
+    def best(
+        self,
+        conn: apsw.Connection,
+        state: object,
+        terms: list[str],
+        limit: int,
+        admitted: tuple[Hashable, Callable[[], list[int]]],
+    ) -> list[tuple[int, float]] | None:
+        """The first ``limit`` matches of ``terms`` (the phrases of an OR query, each one token) in SQLite's order
+        for ``ORDER BY bm25(…)`` — bm25 ascending, rows that tie in rowid order: the order FTS5 yields them in,
+        which SQLite's sorter keeps for rows that compare equal — among the rows the query's joins and filters
+        admit: ``admitted`` is a key naming that filter and a function returning the rowids it admits (read once
+        per state of the file and key). ``(rowid, bm25)`` each, bm25 exactly FTS5's. None when FTS5 must answer
+        (the file just changed, a small table, a term of several tokens, another tokenizer)."""
+        if limit <= 0:
+            return []
+        with self._lock:
+            if state != self._state:
+                self.clear()
+                self._admitted.clear()
+                self._state = state
+                return None
+            scored = self._scored(conn, terms)
+            if scored is None:
+                return None
+            score, matched = scored
+            positions = np.flatnonzero(matched & self._alive & self._admitted_rows(*admitted))
+            values = -score[positions]  # FTS5 returns -1.0 × the sum: the same bits
+            if len(values) > limit:
+                cut = np.partition(values, limit - 1)[limit - 1]
+                positions, values = positions[values <= cut], values[values <= cut]
+            order = np.lexsort((positions, values))[:limit]  # positions ascend as rowids do
+            return [(int(self._rowids[positions[i]]), float(values[i])) for i in order]
+
+    def _admitted_rows(self, key: Hashable, read: Callable[[], list[int]]) -> np.ndarray:
+        """Which dense rows a filter admits (a mask), kept for this state of the file (a few filters)."""
+        found = self._admitted.get(key)
+        if found is None:
+            rowids = np.sort(np.fromiter(read(), dtype=np.int64))
+            at = np.searchsorted(rowids, self._rowids)
+            found = np.zeros(len(self._rowids), dtype=bool)
+            inside = at < len(rowids)
+            found[inside] = rowids[at[inside]] == self._rowids[inside]
+            self._admitted[key] = found
+            while len(self._admitted) > 4:
+                self._admitted.popitem(last=False)
+        else:
+            self._admitted.move_to_end(key)
+        return found
