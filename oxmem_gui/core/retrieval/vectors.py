@@ -129,12 +129,9 @@ class SessionMatrix:
     def load_buffer(self, read: _Read) -> None:
         """The first rows: ``read``'s buffer, blobs of exactly ``dims`` values in rowid order, becomes the matrix,
         given an eighth of room to grow (in place, as a large buffer is resized)."""
-        count = len(read.meta)
-        read.buffer += bytes((count // 8 + 64) * self.dims * 4)
-        self._matrix = np.frombuffer(read.buffer, dtype="<f4").reshape(-1, self.dims)
+        self._matrix = np.frombuffer(read.matrix_buffer(), dtype="<f4").reshape(-1, self.dims)
         self._inv = np.empty(len(self._matrix), dtype=np.float32)
-        rowids, chunk_ids, starts, ends = (list(column) for column in zip(*read.meta, strict=True))
-        self._added(chunk_ids, starts, ends, rowids)
+        self._added(read.chunk_ids, read.starts, read.ends, read.rowids)
 
     def _added(self, chunk_ids: list[str], starts: list, ends: list, rowids: list | None) -> None:
         """The bookkeeping of rows just written at the end of the matrix, and their inverse norms (one function
@@ -188,10 +185,14 @@ class SessionMatrix:
 class _Read:
     """One model's vectors of a session as read, in ``chunks_vec`` rowid order: while every blob has one length,
     each is appended as it arrives to one buffer (so the matrix is made without holding every blob, nor copying
-    them twice); once lengths differ, the blobs are kept as read."""
+    them twice); once lengths differ, the blobs are kept as read. The other columns are kept as lists, as the
+    matrix keeps them."""
 
     def __init__(self) -> None:
-        self.meta: list[tuple] = []  # (vector rowid, chunk id, start, end) of each row
+        self.rowids: list[int] = []
+        self.chunk_ids: list[str] = []
+        self.starts: list = []
+        self.ends: list = []
         self.size: int | None = None  # the length of every blob so far (None: none yet)
         self.buffer = bytearray()
         self.blobs: list | None = None  # every blob, once their lengths differ
@@ -199,22 +200,31 @@ class _Read:
     def add(self, row: tuple) -> None:
         """A row ``(vector rowid, chunk id, start, end, model, blob)``."""
         blob = row[5]
-        self.meta.append(row[:4])
+        n = len(self.rowids)
+        self.rowids.append(row[0])
+        self.chunk_ids.append(row[1])
+        self.starts.append(row[2])
+        self.ends.append(row[3])
         if self.blobs is None:
             if type(blob) is bytes and blob and len(blob) == (self.size or len(blob)):
                 self.size = len(blob)
                 self.buffer += blob
                 return
             size = self.size or 0
-            self.blobs = [bytes(self.buffer[j * size : (j + 1) * size]) for j in range(len(self.meta) - 1)]
+            self.blobs = [bytes(self.buffer[j * size : (j + 1) * size]) for j in range(n)]
             self.buffer = bytearray()
         self.blobs.append(blob)
+
+    def matrix_buffer(self) -> bytearray:
+        """The buffer holding the rows, given room for an eighth more (in place, as a large buffer is resized)."""
+        self.buffer += bytes((len(self.rowids) // 8 + 64) * (self.size or 0))
+        return self.buffer
 
     def rows(self) -> list[tuple]:
         """``(vector rowid, chunk id, start, end, blob)`` of every row."""
         size = self.size or 0
-        blobs = self.blobs or [bytes(self.buffer[j * size : (j + 1) * size]) for j in range(len(self.meta))]
-        return [(*m, b) for m, b in zip(self.meta, blobs, strict=True)]
+        blobs = self.blobs or [bytes(self.buffer[j * size : (j + 1) * size]) for j in range(len(self.rowids))]
+        return list(zip(self.rowids, self.chunk_ids, self.starts, self.ends, blobs, strict=True))
 
 
 def read_session(conn: apsw.Connection, session_id: str, model: str | None = None) -> dict[str, _Read]:

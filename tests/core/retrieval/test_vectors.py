@@ -113,16 +113,16 @@ def test_a_session_reads_in_rowid_order_by_either_plan_and_an_odd_blob_is_listed
         store.store("small", i + 1, user(f"small turn {i}"))
     db, model, dims = store.inner._db, store.inner.backend.model_name, store.inner.backend.dimensions
     big, small = db.call(vectors.read_session, "big")[model], db.call(vectors.read_session, "small")[model]
-    big_rowids, small_rowids = [m[0] for m in big.meta], [m[0] for m in small.meta]
+    big_rowids, small_rowids = big.rowids, small.rowids
     assert len(big_rowids) == 6 and big_rowids == sorted(big_rowids) and big.blobs is None
     assert len(small_rowids) == 2 and small_rowids == sorted(small_rowids) and small.size == dims * 4
     expected = store.sql("SELECT v.embedding_blob FROM chunks_vec v JOIN chunks c USING (chunk_id) "
                          "WHERE c.session_id = 'big' ORDER BY v.rowid")  # fmt: skip
     matrix = db.call(vectors.load_session_matrix, "big", model, dims)
     assert np.array_equal(matrix._matrix[:6], np.frombuffer(b"".join(b for (b,) in expected), "<f4").reshape(6, dims))
-    odd = big.meta[2][1]
+    odd = big.chunk_ids[2]
     store.exec_sql("UPDATE chunks_vec SET embedding_blob = x'00000000' WHERE chunk_id = ?", (odd,))
     read = db.call(vectors.read_session, "big")[model]
     assert read.blobs is not None and [len(b) for b in read.blobs] == [dims * 4] * 2 + [4] + [dims * 4] * 3
     matrix = db.call(vectors.load_session_matrix, "big", model, dims)
-    assert [cid for cid, _ in matrix.errors] == [odd] and matrix.chunk_ids == [m[1] for m in big.meta if m[1] != odd]
+    assert [cid for cid, _ in matrix.errors] == [odd] and matrix.chunk_ids == [c for c in big.chunk_ids if c != odd]
