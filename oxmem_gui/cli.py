@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import csv
 import dataclasses
 import errno
 import json
@@ -58,6 +59,8 @@ from .core.schedules.cadence import (
 )
 from .core.schedules.store import POLICIES, STATUSES, Schedule
 from .core.schedules.weekdays import WEEKDAY_NUMBERINGS
+from .core.sql_console import DEFAULT_LIMIT as SQL_LIMIT
+from .core.sql_console import SqlResult
 from .core.store.importing import BATCH_EVENTS
 from .core.store.inputs import INT64_MAX
 from .core.store.jsonl import read_jsonl
@@ -371,6 +374,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--limit", type=_int_in(1, TABLE_MAX_PAGE), default=20, help="rows per page (default: 20)")
     p.add_argument("--offset", type=_int_in(0, INT64_MAX), default=0, help="rows to skip (default: 0)")
+    p = command(
+        "sql",
+        "run read-only SQL on the file (SQLite refuses anything but reading: writes, schema changes, ATTACH, "
+        "load_extension and pragmas that set something); the first rows as a table, --csv or --json",
+    )
+    p.add_argument("statement", type=_text, metavar="SQL")
+    p.add_argument("--limit", type=_int_in(1, INT64_MAX), default=SQL_LIMIT, help="rows at most (default: %(default)s)")
+    p.add_argument("--csv", action="store_true", help="print CSV (a header row, then the rows)")
     p = command(
         "rankings",
         "the rankings this file can be searched with (the tuned profile, the store's hybrid, the agent's own), "
@@ -689,7 +700,9 @@ def _print_query(result: QueryResult, ranking: Retriever) -> None:
 
 # -- commands -------------------------------------------------------------------------------------------
 
-READ_ONLY_COMMANDS = {"sessions", "events", "search", "summary", "context", "check", "tables", "rankings", "evictions"}
+READ_ONLY_COMMANDS = {
+    "sessions", "events", "search", "summary", "context", "check", "tables", "sql", "rankings", "evictions",
+}  # fmt: skip
 READ_ONLY_ACTIONS = {
     ("notes", "list"),
     ("notes", "search"),
@@ -1007,6 +1020,8 @@ async def _dispatch(store: Memory, args: argparse.Namespace) -> int:
             )
     elif cmd == "tables":
         await _tables(store, args)
+    elif cmd == "sql":
+        _print_sql(await store.sql(args.statement, args.limit), args)
     elif cmd == "rankings":
         if args.use or args.reset:
             await choose_ranking(store, None if args.reset else args.use, args.session)
@@ -1086,6 +1101,22 @@ async def _tables(store: Memory, args: argparse.Namespace) -> None:
     end = page.offset + len(page.rows)
     more = f"; more with --offset {end}" if page.more else ""
     print(f"rows {page.offset + 1}–{end}{more}" if page.rows else f"no rows after row {page.offset:,}")
+
+
+def _print_sql(result: SqlResult, args: argparse.Namespace) -> None:
+    if args.json:
+        _print_json(
+            {"columns": result.columns, "rows": [[_cell_json(v) for v in r] for r in result.rows], "more": result.more}
+        )
+        return
+    if args.csv:
+        out = csv.writer(sys.stdout, lineterminator="\n")
+        out.writerow(result.columns)
+        out.writerows([["" if v is None else v.hex() if isinstance(v, bytes) else v for v in r] for r in result.rows])
+    elif result.columns:
+        print(_table(result.columns, [[shown_value(v, 40) for v in r] for r in result.rows]))
+    more = f"; more with --limit {args.limit * 10}" if result.more else ""
+    sys.stderr.write(f"{len(result.rows):,} row{'s' if len(result.rows) != 1 else ''}{more}\n")
 
 
 def _cell_json(value: Any) -> Any:

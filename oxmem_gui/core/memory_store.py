@@ -18,6 +18,7 @@ from typing import Any, TypeVar
 
 import apsw
 
+from . import sql_console
 from .database import (
     BUSY_TIMEOUT_MS,
     Database,
@@ -194,6 +195,10 @@ class MemoryStore:
 
     async def table_page(self, name: str, offset: int = 0, limit: int = TABLE_PAGE) -> TablePage:
         return await self._db.read(table_page, name, offset, limit)
+
+    async def sql(self, text: str, limit: int = sql_console.DEFAULT_LIMIT) -> sql_console.SqlResult:
+        """Read-only SQL on the file (:func:`.sql_console.run_sql`)."""
+        return await self._db.read(sql_console.run_sql, text, limit)
 
     def retrievers(self) -> list[Retriever]:
         return list(NATIVE_RETRIEVERS)

@@ -26,6 +26,7 @@ from typing import Any, TypeVar
 import apsw
 import numpy as np
 
+from .. import sql_console
 from ..database import Database, data_version
 from ..embeddings.backends import DETERMINISTIC_MODEL, DeterministicEmbedding, EmbeddingBackend, choose_backend
 from ..embeddings.indexing import normalize
@@ -295,6 +296,10 @@ class ForeignReader:
 
     async def table_page(self, name: str, offset: int = 0, limit: int = table_browser.PAGE) -> table_browser.TablePage:
         return await self._db.read(table_browser.table_page, name, offset, limit)
+
+    async def sql(self, text: str, limit: int = sql_console.DEFAULT_LIMIT) -> sql_console.SqlResult:
+        """Read-only SQL on the file (:func:`..sql_console.run_sql`); an encrypted file's decrypted snapshot."""
+        return await self._db.read(sql_console.run_sql, text, limit)
 
     async def data_version(self) -> int:
         return await self._db.run(data_version)
