@@ -59,12 +59,12 @@ from .core.schedules.cadence import (
 )
 from .core.schedules.store import POLICIES, STATUSES, Schedule
 from .core.schedules.weekdays import WEEKDAY_NUMBERINGS
-from .core.sql_console import DEFAULT_LIMIT as SQL_LIMIT
-from .core.sql_console import SqlResult
 from .core.store.importing import BATCH_EVENTS
 from .core.store.inputs import INT64_MAX
 from .core.store.jsonl import read_jsonl
 from .core.store.migrations import discard_new_store
+from .core.store.sql_console import DEFAULT_LIMIT as SQL_LIMIT
+from .core.store.sql_console import SqlResult
 from .core.store.summary import message_text
 from .logs import setup_logging
 from .paths import default_db_path

@@ -18,7 +18,6 @@ from typing import Any, TypeVar
 
 import apsw
 
-from . import sql_console
 from .database import (
     BUSY_TIMEOUT_MS,
     Database,
@@ -53,7 +52,7 @@ from .retrieval.vectors import DEFAULT_MAX_BYTES
 from .schedules import store as schedules
 from .schedules.api import ScheduleStore
 from .schedules.weekdays import WEEKDAY_NUMBERINGS
-from .store import backups, browse, events, importing, notes, summary
+from .store import backups, browse, events, importing, notes, sql_console, summary
 from .store.migrations import (
     MigrationReport,
     apply_pending,
@@ -197,7 +196,7 @@ class MemoryStore:
         return await self._db.read(table_page, name, offset, limit)
 
     async def sql(self, text: str, limit: int = sql_console.DEFAULT_LIMIT) -> sql_console.SqlResult:
-        """Read-only SQL on the file (:func:`.sql_console.run_sql`)."""
+        """Read-only SQL on the file (:func:`.store.sql_console.run_sql`)."""
         return await self._db.read(sql_console.run_sql, text, limit)
 
     def retrievers(self) -> list[Retriever]:

@@ -13,7 +13,7 @@ import pytest
 
 from oxmem_gui.cli import main
 from oxmem_gui.core.errors import InvalidInputError
-from oxmem_gui.core.sql_console import run_sql
+from oxmem_gui.core.store.sql_console import run_sql
 from tests.core.formats.fixtures import AIDAEMON_KEY, write_all
 
 WRITES = {

@@ -26,7 +26,6 @@ from typing import Any, TypeVar
 import apsw
 import numpy as np
 
-from .. import sql_console
 from ..database import Database, data_version
 from ..embeddings.backends import DETERMINISTIC_MODEL, DeterministicEmbedding, EmbeddingBackend, choose_backend
 from ..embeddings.indexing import normalize
@@ -36,7 +35,7 @@ from ..retrieval.bm25 import TableBm25
 from ..retrieval.hybrid import MAX_TOP_K, Hit, QueryResult
 from ..retrieval.notes import NoteHit
 from ..schedules.store import Schedule, ScheduleRun
-from ..store import backups, browse, summary
+from ..store import backups, browse, sql_console, summary
 from ..store.events import Event, SessionInfo
 from ..store.inputs import check_positive, check_text
 from ..store.migrations import MigrationReport
@@ -298,7 +297,7 @@ class ForeignReader:
         return await self._db.read(table_browser.table_page, name, offset, limit)
 
     async def sql(self, text: str, limit: int = sql_console.DEFAULT_LIMIT) -> sql_console.SqlResult:
-        """Read-only SQL on the file (:func:`..sql_console.run_sql`); an encrypted file's decrypted snapshot."""
+        """Read-only SQL on the file (:func:`..store.sql_console.run_sql`); an encrypted file's decrypted snapshot."""
         return await self._db.read(sql_console.run_sql, text, limit)
 
     async def data_version(self) -> int:

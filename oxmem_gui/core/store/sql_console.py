@@ -16,7 +16,7 @@ from typing import Any
 
 import apsw
 
-from .errors import InvalidInputError
+from ..errors import InvalidInputError
 
 #: what a statement may do: read tables and columns, call functions, select, recurse (a recursive CTE)
 _ALLOWED = {apsw.SQLITE_SELECT, apsw.SQLITE_READ, apsw.SQLITE_FUNCTION, apsw.SQLITE_RECURSIVE}
