@@ -70,12 +70,10 @@ _RECALL_ADMITTED = (
     "SELECT m.rowid FROM messages m JOIN conversations c ON c.id = m.conversation_id "
     "WHERE m.conversation_id != ? AND c.sender_id = ?"
 )
-_RECALL_ROWS = (
-    "SELECT m.rowid, m.id, m.conversation_id, m.role, m.content, m.timestamp FROM messages m "
-    "WHERE m.rowid IN (SELECT value FROM json_each(:rowids))"
-)
+_RECALL_COLUMNS = "m.rowid, m.id, m.conversation_id, m.role, m.content, m.timestamp"
+_RECALL_ROWS = f"SELECT {_RECALL_COLUMNS} FROM messages m WHERE m.rowid IN (SELECT value FROM json_each(:rowids))"
 _RECALL_SQL = (
-    "SELECT m.rowid, m.id, m.conversation_id, m.role, m.content, m.timestamp, fts.rank "
+    f"SELECT {_RECALL_COLUMNS}, fts.rank "
     "FROM messages_fts fts "
     "JOIN messages m ON m.rowid = fts.rowid "
     "JOIN conversations c ON c.id = m.conversation_id "

@@ -116,8 +116,8 @@ def run_sql(conn: apsw.Connection, sql: str, limit: int = DEFAULT_LIMIT) -> SqlR
             raise InvalidInputError(
                 f"refused: {refusals[0]} — the SQL console only reads; nothing was changed"
             ) from exc
-        if not isinstance(exc, apsw.ReadOnlyError):
-            raise InvalidInputError(f"SQL error: {str(exc).removeprefix('SQLError: ')}") from exc
-        raise InvalidInputError("refused: the statement would write — the SQL console only reads") from exc
+        if isinstance(exc, apsw.ReadOnlyError):
+            raise InvalidInputError("refused: the statement would write — the SQL console only reads") from exc
+        raise InvalidInputError(f"SQL error: {str(exc).removeprefix('SQLError: ')}") from exc
     finally:
         conn.authorizer = previous
