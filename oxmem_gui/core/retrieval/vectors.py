@@ -140,8 +140,7 @@ class SessionMatrix:
         block = self._matrix[n : n + extra]
         norms = np.sqrt(np.einsum("ij,ij->i", block, block))
         self._inv[n : n + extra] = np.divide(1.0, norms, out=np.zeros_like(norms), where=norms > 0)
-        for i, cid in enumerate(chunk_ids):
-            self._rows[cid] = n + i
+        self._rows.update(zip(chunk_ids, range(n, n + extra), strict=True))
         self.chunk_ids.extend(chunk_ids)
         self.sequence_start.extend(starts)
         self.sequence_end.extend(ends)
