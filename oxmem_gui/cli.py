@@ -46,6 +46,7 @@ from .core.formats.tables import shown_value
 from .core.memory import Memory, choose_ranking, default_search, inspect_database, open_memory
 from .core.retrieval.explain import setting_text
 from .core.retrieval.hybrid import FTS_MODES, MAX_TOP_K, TAG_MODES, LegStats, QueryResult
+from .core.retrieval.scope import ALL_SESSIONS
 from .core.schedules.cadence import (
     CADENCE_TYPES,
     MAX_NEXT_RUNS,
@@ -346,9 +347,20 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="N",
         help="only the newest N events (default: every event)",
     )
-    p = command("search", "hybrid search of a session, with each hit's score breakdown")
-    p.add_argument("session", type=_text, help="the session's id (`oxmem sessions` lists them)")
+    p = command("search", "hybrid search of a session, or of all of them, with each hit's score breakdown")
+    p.add_argument(
+        "session",
+        type=_text,
+        nargs="?",
+        help="the session's id (`oxmem sessions` lists them; default: none, with --all)",
+    )
     p.add_argument("query", type=_text, help="what to search for")
+    p.add_argument(
+        "--all",
+        action="store_true",
+        dest="all_sessions",
+        help="search every session at once, in one ranking (give no SESSION); each hit names its session",
+    )
     _search_options(p)
     p = command("reindex", "re-embed chunks with another model, in short batches (resumable)")
     p.add_argument("--session", type=_text, default=None, help="only this session (default: every session)")
@@ -677,6 +689,7 @@ def _print_query(result: QueryResult, ranking: Retriever) -> None:
         print("no hits")
         return
     neighbours = bool(result.profile.get("neighbour_weight"))
+    many = result.session_id is None  # a search of every session: each hit names its own
     rows = [
         (
             h.rank,
@@ -684,12 +697,14 @@ def _print_query(result: QueryResult, ranking: Retriever) -> None:
             f"{_num(h.vector_raw)}→{h.vector_score:.3f}",
             f"{_num(h.fts_raw)}→{h.fts_score:.3f}",
             *([f"+{h.context_score:.3f} (seq {h.context_sequence})" if h.context_sequence else "+0"] * neighbours),
+            *([h.session_id] * many),
             h.sequence_end,
             _preview(h.text, 60),
         )
         for h in result.hits
     ]
-    headers = ["rank", "score", "vector raw→norm", "fts raw→norm", *(["neighbour"] * neighbours), "seq", "text"]
+    headers = ["rank", "score", "vector raw→norm", "fts raw→norm", *(["neighbour"] * neighbours),
+               *(["session"] * many), "seq", "text"]  # fmt: skip
     print(_table(headers, rows))
     for name, ids in result.lists.items():
         print(safe(f"list {name}: {', '.join(ids) if ids else '(empty)'}"))
@@ -962,10 +977,12 @@ async def _dispatch(store: Memory, args: argparse.Namespace) -> int:
                 rows.append((e.sequence, e.created_at, role, _preview(text)))
             print(_table(["seq", "created", "role", "text"], rows))
     elif cmd == "search":
+        if args.all_sessions == (args.session is not None):
+            raise OxmemError("give a SESSION or --all (every session), not both" if args.all_sessions
+                             else "give the SESSION to search, or --all to search every session")  # fmt: skip
         ranking = await _ranking(store, args, "session", args.session)
-        result = await store.search(
-            ranking.name, args.session, args.query, args.top_k, **_ranking_kwargs(ranking, args)
-        )
+        scope = ALL_SESSIONS if args.all_sessions else args.session
+        result = await store.search(ranking.name, scope, args.query, args.top_k, **_ranking_kwargs(ranking, args))
         _print_json(_query_json(result)) if out_json else _print_query(result, ranking)
     elif cmd == "reindex":
         show = _progress_printer()

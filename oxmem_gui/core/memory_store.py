@@ -48,6 +48,7 @@ from .retrieval import hybrid as retrieval
 from .retrieval import notes as note_hits
 from .retrieval.caches import SearchCaches
 from .retrieval.ranking import PROFILES, TUNED, RankingProfile, profile_query
+from .retrieval.scope import Scope
 from .retrieval.vectors import DEFAULT_MAX_BYTES
 from .schedules import store as schedules
 from .schedules.api import ScheduleStore
@@ -203,11 +204,12 @@ class MemoryStore:
         return list(NATIVE_RETRIEVERS)
 
     async def search(
-        self, retriever: str, scope: str, query: str, top_k: int = 8, **options: Any
+        self, retriever: str, scope: Scope, query: str, top_k: int = 8, **options: Any
     ) -> retrieval.QueryResult:
-        """A ranking of :meth:`retrievers` over a session: ``oxmem`` (contract §6 with ``options``), a profile of
-        :mod:`.ranking` (``tuned``; it takes tags and a query embedding, not weights or a mode) or ``oxydra`` (the
-        agent's own: phrase FTS, 0.7 vector / 0.3 FTS; tuning options do not apply)."""
+        """A ranking of :meth:`retrievers` over a session, or many (:class:`~.retrieval.scope.AllSessions`): ``oxmem``
+        (contract §6 with ``options``), a profile of :mod:`.ranking` (``tuned``; it takes tags and a query
+        embedding, not weights or a mode) or ``oxydra`` (the agent's own: phrase FTS, 0.7 vector / 0.3 FTS;
+        tuning options do not apply)."""
         if retriever == "oxmem":
             return await self.hybrid_query(scope, query, top_k, **options)
         if retriever in PROFILES:
@@ -359,7 +361,7 @@ class MemoryStore:
 
     async def hybrid_query(
         self,
-        session_id: str,
+        session_id: Scope,
         query: str,
         top_k: int = 8,
         *,
@@ -401,7 +403,7 @@ class MemoryStore:
     async def profile_query(
         self,
         profile: RankingProfile,
-        session_id: str,
+        session_id: Scope,
         query: str,
         top_k: int = 8,
         *,
@@ -610,6 +612,7 @@ NATIVE_RETRIEVERS = (
         f"{TUNED.vector_weight:g} vector / {TUNED.fts_weight:g} FTS, plus {TUNED.neighbour_weight:g} × the best "
         "neighbouring turn's score; takes tags",
         tag_filter=True,
+        every=True,
     ),
     Retriever(
         "oxmem",
@@ -618,6 +621,7 @@ NATIVE_RETRIEVERS = (
         True,
         "vector cosine and FTS5 BM25, each min–max normalized, weighted (contract §6); weights, FTS mode and tags "
         "can be changed",
+        every=True,
     ),
     Retriever(
         "oxydra",
@@ -625,6 +629,7 @@ NATIVE_RETRIEVERS = (
         "session",
         False,
         "what the Oxydra agent runs: the whole query as one FTS phrase, 0.7 vector + 0.3 FTS, min–max normalized",
+        every=True,
     ),
 )
 OXYDRA_STEPS = (

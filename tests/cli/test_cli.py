@@ -188,7 +188,8 @@ def test_import_jsonl(capsys, db, tmp_path):
         (["events", "nope"], "no session 'nope' in this store"),
         (["events", "telegram:alice:tomatoes", "--limit", "0"], "argument --limit: must be between 1 and"),
         (["--embedding", "semantic", "--model-path", "/nonexistent", "sessions"], "model folder /nonexistent lacks"),
-        (["search", "x"], "the following arguments are required: query"),
+        (["search", "x"], "give the SESSION to search, or --all to search every session"),
+        (["search", "s", "x", "--all"], "give a SESSION or --all (every session), not both"),
     ],
 )
 def test_errors_are_one_line_exit_2(capsys, db, argv, message):

@@ -34,6 +34,7 @@ from ..errors import EmbeddingError, InvalidInputError, NotFoundError, ReadOnlyE
 from ..retrieval.bm25 import TableBm25
 from ..retrieval.hybrid import MAX_TOP_K, Hit, QueryResult
 from ..retrieval.notes import NoteHit
+from ..retrieval.scope import AllSessions, Scope
 from ..schedules.store import Schedule, ScheduleRun
 from ..store import backups, browse, sql_console, summary
 from ..store.events import Event, SessionInfo
@@ -57,7 +58,8 @@ class Retriever:
 
     ``scope`` names what the search runs over — ``"session"`` (a session id) or ``"notes"`` (a notes group);
     ``tunable`` says whether it takes the hybrid's weights, FTS mode and tags (the agents' own rankings
-    are fixed); ``tag_filter`` that a fixed ranking still takes tags (a profile of :mod:`..ranking`)."""
+    are fixed); ``tag_filter`` that a fixed ranking still takes tags (a profile of :mod:`..ranking`); ``every``
+    that it can also run over every session at once (scope :class:`~..retrieval.scope.AllSessions`)."""
 
     name: str
     label: str
@@ -65,6 +67,7 @@ class Retriever:
     tunable: bool
     description: str
     tag_filter: bool = False
+    every: bool = False
 
 
 @dataclass(frozen=True)
@@ -543,9 +546,18 @@ class ForeignReader:
     def retrievers(self) -> list[Retriever]:
         return []
 
-    async def search(self, retriever: str, scope: str, query: str, top_k: int = 8, **options: Any) -> QueryResult:
-        """Run the ranking ``retriever`` over ``scope`` (a session id or notes group, per its ``scope``)."""
+    async def search(self, retriever: str, scope: Scope, query: str, top_k: int = 8, **options: Any) -> QueryResult:
+        """Run the ranking ``retriever`` over ``scope`` (a session id or notes group, per its ``scope``; or every
+        session, :class:`~..retrieval.scope.AllSessions`, where the ranking says it can)."""
         method = self._retriever_method(retriever)
+        if isinstance(scope, AllSessions):
+            found = next(r for r in self.retrievers() if r.name == retriever)
+            if not found.every:
+                noun = self.capabilities.session_noun
+                raise InvalidInputError(
+                    f"{found.label} ranks within one {noun} (what it draws on has no meaning across "
+                    f"{noun}s): pick a {noun} to search"
+                )
         check_text(query, "query")
         if not query.strip():
             raise InvalidInputError("query is empty")

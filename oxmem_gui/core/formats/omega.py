@@ -45,6 +45,7 @@ import apsw
 from ..embeddings.indexing import dumps
 from ..errors import InvalidInputError, NotFoundError
 from ..retrieval.hybrid import Hit, LegStats, QueryResult
+from ..retrieval.scope import AllSessions, Scope, shown_scope
 from ..schedules.store import Schedule
 from ..store.browse import SessionRow
 from ..store.events import Event
@@ -82,6 +83,12 @@ _RECALL_SQL = (
     "AND c.sender_id = ? "
     "ORDER BY rank "
     "LIMIT ?"
+)
+#: the same MATCH and order over every conversation (a search of all of them: not a call Omega makes)
+_EVERY_ADMITTED = "SELECT m.rowid FROM messages m JOIN conversations c ON c.id = m.conversation_id"
+_EVERY_SQL = (
+    f"SELECT {_RECALL_COLUMNS}, fts.rank FROM messages_fts fts JOIN messages m ON m.rowid = fts.rowid "
+    "JOIN conversations c ON c.id = m.conversation_id WHERE messages_fts MATCH ? ORDER BY rank LIMIT ?"
 )
 
 
@@ -325,27 +332,34 @@ class OmegaReader(ForeignReader):
 
     # -- recall -------------------------------------------------------------------------------------
 
-    def _recall_rows(self, conn: apsw.Connection, query: str, expression: str, scope: str, sender: Any) -> list:
+    def _recall_rows(
+        self, conn: apsw.Connection, query: str, expression: str, scope: Scope, sender: Any, limit: int
+    ) -> list:
         """Omega's ``_RECALL_SQL`` rows — from cached postings when the phrase is one token (the same rows, ranks
         and order, ties included: :meth:`.TableBm25.best`), else by running it. FTS5 computing bm25 for each of
-        the hundreds of thousands of messages that hold a common word is most of that query's time."""
+        the hundreds of thousands of messages that hold a common word is most of that query's time. Over every
+        conversation (``scope`` :class:`~..retrieval.scope.AllSessions`), the same without the conversation and
+        sender filters."""
+        every = isinstance(scope, AllSessions)
         best = self._bm25_best(
             conn,
             "messages_fts",
             [query.rstrip("*")],  # inside the phrase a '*' is no prefix mark: the tokenizer drops it
-            RECALL_LIMIT,
-            (_RECALL_ADMITTED, (scope, sender)),
+            limit,
+            (_EVERY_ADMITTED, ()) if every else (_RECALL_ADMITTED, (scope, sender)),
             _RECALL_ROWS,
         )
         if best is not None:
             return best
-        return conn.execute(_RECALL_SQL, (expression, scope, sender, RECALL_LIMIT)).fetchall()
+        if every:
+            return conn.execute(_EVERY_SQL, (expression, limit)).fetchall()
+        return conn.execute(_RECALL_SQL, (expression, scope, sender, limit)).fetchall()
 
     def retrievers(self) -> list[Retriever]:
-        return [Retriever("omega-recall", "Omega recall", "session", False, RECALL_DESCRIPTION)]
+        return [Retriever("omega-recall", "Omega recall", "session", False, RECALL_DESCRIPTION, every=True)]
 
     def _rank_omega_recall(
-        self, conn: apsw.Connection, scope: str, query: str, top_k: int, **options: Any
+        self, conn: apsw.Connection, scope: Scope, query: str, top_k: int, **options: Any
     ) -> QueryResult:
         """Omega's ``search_messages(query, exclude_conversation_id = scope, sender_id = its sender, 5)``.
 
@@ -356,18 +370,26 @@ class OmegaReader(ForeignReader):
         normalizes the rank; a hit's ``fts_raw`` is that rank and its score ``-rank`` (so a higher score is
         better and the order is Omega's). Omega always asks for 5: ``top_k`` only lowers that
         (``min(5, top_k)`` hits); the pool keeps all of Omega's 5.
+
+        Over every conversation (``scope`` :class:`~..retrieval.scope.AllSessions`: where is this said at all?),
+        the same MATCH and order without the sender and conversation filters, ``top_k`` hits — Omega itself never
+        searches that way, and the steps say so.
         """
-        conv = self._conversation(conn, scope)
-        sender = conv["sender_id"]
-        shown = min(RECALL_LIMIT, top_k)
+        every = isinstance(scope, AllSessions)
+        sender = None if every else self._conversation(conn, scope)["sender_id"]
+        limit = top_k if every else RECALL_LIMIT
+        shown = min(limit, top_k)
         size = len(query.encode("utf-8"))
         steps = [
-            f"Omega recall for conversation {scope} of sender {sender}: Omega's search_messages, run as the "
+            "Omega's recall scoring over every conversation of every sender (Omega itself searches only the same "
+            f"sender's other conversations, {RECALL_LIMIT} hits)"
+            if every
+            else f"Omega recall for conversation {scope} of sender {sender}: Omega's search_messages, run as the "
             "agent runs it"
         ]
         result = QueryResult(
             query,
-            scope,
+            shown_scope(scope),
             top_k,
             0.0,
             1.0,
@@ -392,14 +414,22 @@ class OmegaReader(ForeignReader):
         steps += [
             f'MATCH the whole query as one FTS5 phrase: {expression} on messages_fts (inner " doubled); the index '
             "holds only user messages",
-            f"keep messages of sender {sender}'s other conversations (the same sender_id, not {scope} itself)",
-            f"order by FTS5 rank (bm25: lower is better), LIMIT {RECALL_LIMIT} (Omega's fixed limit)",
+            "keep messages of every conversation"
+            if every
+            else f"keep messages of sender {sender}'s other conversations (the same sender_id, not {scope} itself)",
+            f"order by FTS5 rank (bm25: lower is better), LIMIT {top_k} (top_k)"
+            if every
+            else f"order by FTS5 rank (bm25: lower is better), LIMIT {RECALL_LIMIT} (Omega's fixed limit)",
             "score = -rank, so a higher score is better and the order is Omega's; Omega does not normalize or "
             "combine scores (no vector leg: Omega has no embeddings)",
-            f"top_k {top_k}: Omega always returns at most {RECALL_LIMIT}; shown min({RECALL_LIMIT}, top_k) = {shown}",
         ]
+        if not every:
+            steps.append(
+                f"top_k {top_k}: Omega always returns at most {RECALL_LIMIT}; "
+                f"shown min({RECALL_LIMIT}, top_k) = {shown}"
+            )
         try:
-            rows = self._recall_rows(conn, query, expression, scope, sender)
+            rows = self._recall_rows(conn, query, expression, scope, sender, limit)
         except apsw.Error as exc:  # Omega logs "fts search failed" and recalls nothing
             steps.append(f"the FTS query failed ({exc}); Omega recalls nothing then")
             return result
@@ -420,7 +450,9 @@ class OmegaReader(ForeignReader):
                         f"FTS5 rank {raw:.6g} (bm25; lower is better: Omega orders by it ascending and does "
                         "not normalize it)",
                         f"score = -rank = {-raw:.6g}",
-                        f"from conversation {conversation} of sender {sender}, message rowid {rowid}",
+                        f"from conversation {conversation}"
+                        + ("" if every else f" of sender {sender}")
+                        + f", message rowid {rowid}",
                     ],
                 )
             )

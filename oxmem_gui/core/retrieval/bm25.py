@@ -37,6 +37,7 @@ import apsw
 import numpy as np
 
 from ..database import data_version
+from .scope import Scope, admits, scope_sql
 
 K1 = 1.2
 B = 0.75
@@ -114,7 +115,7 @@ class Bm25Index:
         self._alive: np.ndarray | None = None  # False for a row deleted since the row list was read
         self._newest_chunk: str | None = None  # the chunk id of the newest row, as last seen
         self._postings: OrderedDict[str, tuple[np.ndarray, np.ndarray]] = OrderedDict()
-        self._sessions: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._sessions: OrderedDict[Scope, np.ndarray] = OrderedDict()
         self._tokenizer = None
         #: what following another program's commits did, for tests and benchmarks: "kept", "cleared"
         self.follows: dict[str, int] = {"kept": 0, "cleared": 0}
@@ -192,10 +193,10 @@ class Bm25Index:
                     np.concatenate([positions, np.array([m[0] for m in more], dtype=np.int64)]),
                     np.concatenate([freqs, np.array([m[1] for m in more], dtype=np.float64)]),
                 )
-        for session_id, at in sessions.items():
-            cached = self._sessions.get(session_id)
-            if cached is not None:
-                self._sessions[session_id] = np.concatenate([cached, np.array(at, dtype=cached.dtype)])
+        for scope, cached in list(self._sessions.items()):
+            at = sorted(p for session_id, ps in sessions.items() if admits(scope, session_id) for p in ps)
+            if at:
+                self._sessions[scope] = np.concatenate([cached, np.array(at, dtype=cached.dtype)])
 
     def _prepare(self, conn: apsw.Connection) -> bool:
         if self._usable is not None:
@@ -272,13 +273,12 @@ class Bm25Index:
             size -= p.nbytes + f.nbytes
         return found
 
-    def _session_rows(self, conn: apsw.Connection, session_id: str) -> np.ndarray:
+    def _session_rows(self, conn: apsw.Connection, session_id: Scope) -> np.ndarray:
         found = self._sessions.get(session_id)
         if found is None:
-            rowids = np.array(
-                [r[0] for r in conn.execute("SELECT rowid FROM chunks WHERE session_id = ?", (session_id,))],
-                dtype=np.int64,
-            )
+            where, args = scope_sql(session_id)
+            rowids = np.array([r[0] for r in conn.execute(f"SELECT c.rowid FROM chunks c WHERE {where}", args)],
+                              dtype=np.int64)  # fmt: skip
             positions = np.searchsorted(self._rowids, rowids)
             known = positions < len(self._rowids)
             known[known] = self._rowids[positions[known]] == rowids[known]
@@ -321,7 +321,7 @@ class Bm25Index:
         return score, matched
 
     def scores(
-        self, conn: apsw.Connection, session_id: str, terms: list[str], limit: int
+        self, conn: apsw.Connection, session_id: Scope, terms: list[str], limit: int
     ) -> list[tuple[int, float]] | None:
         """``(rowid, -bm25)`` of the session's best ``limit`` matches and every row tied with the last, best
         first — or None when FTS5 must answer (small table, another tokenizer, a term of several tokens).

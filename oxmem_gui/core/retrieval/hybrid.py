@@ -24,6 +24,7 @@ from ..store.events import require_session
 from ..store.inputs import check_positive, check_text, parse_stored, shown
 from ..store.tags import TAG_MODES, normalize_tags, tag_filter_sql
 from .bm25 import Bm25Index
+from .scope import AllSessions, Scope, scope_sql, shown_scope
 from .vectors import Candidate, VectorIndex, candidate_key
 
 CANDIDATE_FACTOR = 4
@@ -76,7 +77,8 @@ class Hit:
 @dataclass
 class QueryResult:
     query: str
-    session_id: str
+    #: the session searched; None for a search over many sessions (:mod:`.scope`)
+    session_id: str | None
     top_k: int
     vector_weight: float
     fts_weight: float
@@ -155,7 +157,7 @@ _VECTOR_POOL = ThreadPoolExecutor(max_workers=2, thread_name_prefix="oxmem-vecto
 def _start_vector_leg(
     conn: apsw.Connection,
     index: VectorIndex,
-    session_id: str,
+    session_id: Scope,
     query: str,
     limit: int,
     backends: Mapping[str, EmbeddingBackend],
@@ -205,7 +207,7 @@ FTS_FIRST_WINDOW = 128
 
 def _fts_leg(
     conn: apsw.Connection,
-    session_id: str,
+    session_id: Scope,
     expression: str | None,
     limit: int,
     tag_sql: str,
@@ -269,11 +271,12 @@ def _candidates_for_rows(conn: apsw.Connection, ranked: list[tuple[int, float]],
 
 
 def _session_candidates(
-    conn: apsw.Connection, ranked: list[tuple], session_id: str, limit: int, tag_sql: str, tag_args: list[str]
+    conn: apsw.Connection, ranked: list[tuple], session_id: Scope, limit: int, tag_sql: str, tag_args: list[str]
 ) -> list[Candidate]:
     """The rows of ``ranked`` (best first) that are chunks of the session passing the tag filter, up to the
     ``limit``-th and every row tied with it."""
     found: list[Candidate] = []
+    scope_where, scope_args = scope_sql(session_id)
     for start in range(0, len(ranked), 500):
         batch = ranked[start : start + 500]
         if len(found) >= limit and batch[0][1] < found[limit - 1].raw:
@@ -283,8 +286,8 @@ def _session_candidates(
             row[0]: row[1:]
             for row in conn.execute(
                 f"SELECT c.rowid, c.chunk_id, c.sequence_start, c.sequence_end FROM chunks c "
-                f"WHERE c.rowid IN ({marks}) AND c.session_id = ? AND {tag_sql}",
-                (*(r[0] for r in batch), session_id, *tag_args),
+                f"WHERE c.rowid IN ({marks}) AND {scope_where} AND {tag_sql}",
+                (*(r[0] for r in batch), *scope_args, *tag_args),
             )
         }
         for rowid, score in batch:
@@ -310,7 +313,7 @@ def hybrid_query(
     conn: apsw.Connection,
     index: VectorIndex,
     backends: Mapping[str, EmbeddingBackend],
-    session_id: str,
+    session_id: Scope,
     query: str,
     top_k: int = 8,
     *,
@@ -324,7 +327,8 @@ def hybrid_query(
     models: Sequence[str] | None = None,
     fts_terms_override: Sequence[str] | None = None,
 ) -> QueryResult:
-    """Run both legs on ``session_id`` and return the ``top_k`` best hits with their full breakdown.
+    """Run both legs on ``session_id`` — a session, or many (:mod:`.scope`: one ranking over their chunks) — and
+    return the ``top_k`` best hits with their full breakdown.
 
     ``fts_terms_override`` (used by ranking profiles, :mod:`.ranking`): the FTS leg searches these terms, OR-ed,
     instead of the query's — a term ending in ``*`` is a prefix; ``fts_mode`` is then recorded as ``keywords``.
@@ -337,7 +341,9 @@ def hybrid_query(
     if not isinstance(query, str) or not query.strip():
         raise InvalidInputError("query is empty")
     check_text(query, "query")
-    check_text(session_id, "session id")
+    if not isinstance(session_id, AllSessions):
+        check_text(session_id, "session id")
+        require_session(conn, session_id)
     check_positive(top_k, "top_k", MAX_TOP_K)
     vector_weight, fts_weight = validate_weights(vector_weight, fts_weight)
     if tag_mode not in TAG_MODES:
@@ -350,19 +356,20 @@ def hybrid_query(
     else:
         expression = fts_expression(query, fts_mode)
         terms = fts_terms(query) if fts_mode == "terms" else None
-    require_session(conn, session_id)
     limit = top_k * CANDIDATE_FACTOR
     tag_sql, tag_args = tag_filter_sql(tag_list, tag_mode)
 
+    scope = shown_scope(session_id)
     result = QueryResult(
-        query, session_id, top_k, vector_weight, fts_weight, fts_mode, tag_list, tag_mode, expression, {}, []
+        query, scope, top_k, vector_weight, fts_weight, fts_mode, tag_list, tag_mode, expression, {}, []
     )
     allowed = None
     if tag_list:
+        scope_where, scope_args = scope_sql(session_id)
         allowed = {
             r[0]
             for r in conn.execute(
-                f"SELECT c.chunk_id FROM chunks c WHERE c.session_id = ? AND {tag_sql}", (session_id, *tag_args)
+                f"SELECT c.chunk_id FROM chunks c WHERE {scope_where} AND {tag_sql}", (*scope_args, *tag_args)
             )
         }
 

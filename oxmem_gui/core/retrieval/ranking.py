@@ -29,6 +29,7 @@ import apsw
 from ..embeddings.backends import EmbeddingBackend
 from .bm25 import Bm25Index
 from .hybrid import Hit, QueryResult, fts_terms, hybrid_query, order_key
+from .scope import Scope
 from .stopwords import content_terms
 from .vectors import VectorIndex
 
@@ -103,19 +104,21 @@ def keyword_terms(query: str, profile: RankingProfile) -> tuple[list[str], list[
 
 def with_neighbours(pool: Sequence[Hit], weight: float, top_k: int) -> list[Hit]:
     """Rank ``pool`` (hits already carrying their weighted ``score``) with the neighbour step: each adds
-    ``weight ×`` the best score among the pool's chunks whose ``sequence_start`` is one before or after its own.
+    ``weight ×`` the best score among the pool's chunks of its session whose ``sequence_start`` is one before or
+    after its own.
     Returns the best ``top_k``, ranked, each with ``context_score`` / ``context_sequence`` set."""
-    best: dict[int, float] = {}
+    best: dict[tuple[str, int], float] = {}  # by session and sequence: a pool may span sessions
     for h in pool:
         if h.sequence_start is not None:
-            best[h.sequence_start] = max(best.get(h.sequence_start, 0.0), h.score)
+            key = (h.session_id, h.sequence_start)
+            best[key] = max(best.get(key, 0.0), h.score)
     scored = []
     for h in pool:
         extra, source = 0.0, None
         if weight and h.sequence_start is not None:
             for seq in (h.sequence_start - 1, h.sequence_start + 1):
-                if best.get(seq, 0.0) > extra:
-                    extra, source = best[seq], seq
+                if best.get((h.session_id, seq), 0.0) > extra:
+                    extra, source = best[(h.session_id, seq)], seq
         added = weight * extra
         scored.append((h.score + added, added, source, h))
     scored.sort(key=lambda s: order_key(s[0], s[3]))
@@ -129,7 +132,7 @@ def profile_query(
     conn: apsw.Connection,
     index: VectorIndex,
     backends: Mapping[str, EmbeddingBackend],
-    session_id: str,
+    session_id: Scope,
     query: str,
     top_k: int,
     profile: RankingProfile,

@@ -47,6 +47,7 @@ import numpy as np
 from ..database import data_version
 from ..embeddings.backends import from_blob
 from ..errors import EmbeddingError
+from .scope import AllSessions, Scope, admits, scope_sql
 
 DEFAULT_MAX_BYTES = 2 << 30  # 2 GiB: a million 384-dimension vectors, and some
 
@@ -226,17 +227,18 @@ class _Read:
         return list(zip(self.rowids, self.chunk_ids, self.starts, self.ends, blobs, strict=True))
 
 
-def read_session(conn: apsw.Connection, session_id: str, model: str | None = None) -> dict[str, _Read]:
+def read_session(conn: apsw.Connection, session_id: Scope, model: str | None = None) -> dict[str, _Read]:
     """The session's vectors (of ``model``, else of every model) by model, in ``chunks_vec`` rowid order, in one
-    pass. When the session holds at least half the file's vectors, ``chunks_vec`` is scanned in rowid order and
-    each chunk looked up (sequential reads, blobs copied as they come: a million vectors in 3 s and one copy in
-    memory, against 8–15 s and two through the session's index); a smaller session is read through its index and
-    sorted (SQLite's sorter would copy every blob)."""
-    (count,) = conn.execute("SELECT count(*) FROM chunks WHERE session_id = ?", (session_id,)).fetchone()
+    pass; ``session_id`` may name many sessions (:mod:`.scope`). When the session holds at least half the file's
+    vectors, ``chunks_vec`` is scanned in rowid order and each chunk looked up (sequential reads, blobs copied as
+    they come: a million vectors in 3 s and one copy in memory, against 8–15 s and two through the session's
+    index); a smaller session is read through its index and sorted (SQLite's sorter would copy every blob)."""
+    where, args = scope_sql(session_id)
+    (count,) = conn.execute(f"SELECT count(*) FROM chunks c WHERE {where}", args).fetchone()
     (total,) = conn.execute("SELECT max(rowid) FROM chunks_vec").fetchone()
     columns = "v.rowid, c.chunk_id, c.sequence_start, c.sequence_end, v.embedding_model, v.embedding_blob"
-    where, args = ("c.session_id = ?", (session_id,)) if model is None else (
-        "c.session_id = ? AND v.embedding_model = ?", (session_id, model))  # fmt: skip
+    if model is not None:
+        where, args = f"{where} AND v.embedding_model = ?", (*args, model)
     rows: Iterable[tuple] = ()
     if count and 2 * count >= (total or 0):
         rows = conn.execute(f"SELECT {columns} FROM chunks_vec v CROSS JOIN chunks c ON c.chunk_id = v.chunk_id "
@@ -255,7 +257,7 @@ def read_session(conn: apsw.Connection, session_id: str, model: str | None = Non
 
 
 def load_session_matrix(
-    conn: apsw.Connection, session_id: str, model: str, dims: int, read: _Read | None = None
+    conn: apsw.Connection, session_id: Scope, model: str, dims: int, read: _Read | None = None
 ) -> SessionMatrix:
     """One session's vectors of ``model`` (``read``, else read now: :func:`read_session`), in ``chunks_vec`` rowid
     order; a vector that cannot be read is listed in ``errors``. (The order matters for exactness: BLAS may round
@@ -288,16 +290,17 @@ def _newest(conn: apsw.Connection, table: str) -> tuple[int, str] | None:
 
 
 class VectorIndex:
-    """LRU cache of :class:`SessionMatrix` by ``(session, model, dims)`` with a byte budget."""
+    """LRU cache of :class:`SessionMatrix` by ``(session, model, dims)`` with a byte budget; a "session" may be
+    many sessions (:class:`~.scope.AllSessions`), whose matrix is followed like any other."""
 
     def __init__(self, max_bytes: int = DEFAULT_MAX_BYTES) -> None:
         self.max_bytes = max_bytes
-        self._entries: OrderedDict[tuple[str, str, int], SessionMatrix] = OrderedDict()
-        self._models: dict[str, list[str]] = {}
+        self._entries: OrderedDict[tuple[Scope, str, int], SessionMatrix] = OrderedDict()
+        self._models: dict[Scope, list[str]] = {}
         #: the rows :meth:`models` read of a session, by model, and the file's state then: the first :meth:`get`
         #: of the session takes its model's rows from here instead of reading them again (a second pass over a
         #: million vectors costs seconds)
-        self._read_ahead: tuple[str, tuple[int | None, int], dict[str, _Read]] | None = None
+        self._read_ahead: tuple[Scope, tuple[int | None, int], dict[str, _Read]] | None = None
         #: the newest ``chunks`` and ``chunks_vec`` rows as last seen (steps 1 and 2)
         self._newest: dict[str, tuple[int, str] | None] = {}
         self._data_version: int | None = None
@@ -305,7 +308,7 @@ class VectorIndex:
         #: how often another program's commits were followed ("kept"), dropped a session, dropped everything
         self.follows: dict[str, int] = {"kept": 0, "dropped": 0, "cleared": 0}
 
-    def models(self, conn: apsw.Connection, session_id: str) -> list[str]:
+    def models(self, conn: apsw.Connection, session_id: Scope) -> list[str]:
         """The embedding models of the session's vectors, sorted by name."""
         self._sync(conn)
         with self._lock:
@@ -322,7 +325,7 @@ class VectorIndex:
     def _state(self, conn: apsw.Connection) -> tuple[int | None, int]:
         return self._data_version, conn.total_changes()
 
-    def get(self, conn: apsw.Connection, session_id: str, model: str, dims: int) -> SessionMatrix:
+    def get(self, conn: apsw.Connection, session_id: Scope, model: str, dims: int) -> SessionMatrix:
         self._sync(conn)
         key = (session_id, model, dims)
         with self._lock:
@@ -344,7 +347,7 @@ class VectorIndex:
             self._evict(keep=key)
         return entry
 
-    def confirm(self, conn: apsw.Connection, session_id: str, candidates: list[Candidate], limit: int) -> bool:
+    def confirm(self, conn: apsw.Connection, session_id: Scope, candidates: list[Candidate], limit: int) -> bool:
         """Step 3 of the module's note, in the query's snapshot: each candidate's vector row is still the one its
         score came from, and its sequence numbers are read afresh; then ``candidates`` is put in leg order and cut
         to ``limit``. False (and the session dropped) when the cache was stale: the caller computes the leg again."""
@@ -358,7 +361,7 @@ class VectorIndex:
                 f"FROM chunks c JOIN chunks_vec v ON v.chunk_id = c.chunk_id WHERE c.chunk_id IN ({marks})",
                 batch,
             ):
-                if sid == session_id:
+                if admits(session_id, sid):
                     rows[cid] = tuple(rest)
         for c in candidates:
             fresh = rows.get(c.chunk_id)
@@ -375,11 +378,14 @@ class VectorIndex:
     def add(
         self, session_id: str, model: str, chunks: Iterable[tuple[str, int | None, int | None, np.ndarray]]
     ) -> None:
-        """Append chunks this process just committed to the session's cached matrices of ``model``."""
+        """Append chunks this process just committed to the session's cached matrices of ``model``. A cached scope
+        of many sessions that holds this one is dropped instead (a commit may add to several sessions, whose rows
+        it must hold in rowid order)."""
         chunks = list(chunks)
         if not chunks:
             return
         with self._lock:
+            self._drop_scopes_of(session_id)
             models = self._models.get(session_id)
             if models is not None and model not in models:
                 self._models[session_id] = sorted([*models, model])
@@ -389,12 +395,23 @@ class VectorIndex:
                     entry.append([c[0] for c in chunks], [c[1] for c in chunks], [c[2] for c in chunks], vectors)
             self._evict()
 
-    def invalidate(self, session_id: str) -> None:
+    def invalidate(self, session_id: Scope) -> None:
+        """Drop what is cached of the session, and of every scope of many sessions that holds it."""
         with self._lock:
             self._read_ahead = None
             for key in [k for k in self._entries if k[0] == session_id]:
                 del self._entries[key]
             self._models.pop(session_id, None)
+            if isinstance(session_id, str):
+                self._drop_scopes_of(session_id)
+
+    def _drop_scopes_of(self, session_id: str) -> None:
+        for key in [k for k in self._entries if isinstance(k[0], AllSessions) and k[0].admits(session_id)]:
+            del self._entries[key]
+        for scope in [s for s in self._models if isinstance(s, AllSessions) and s.admits(session_id)]:
+            del self._models[scope]
+            if self._read_ahead is not None and self._read_ahead[0] == scope:
+                self._read_ahead = None
 
     def clear(self) -> None:
         with self._lock:
@@ -408,11 +425,11 @@ class VectorIndex:
         with self._lock:
             return sum(e.nbytes for e in self._entries.values())
 
-    def cached_sessions(self) -> list[str]:
+    def cached_sessions(self) -> list[Scope]:
         with self._lock:
             return [k[0] for k in self._entries]
 
-    def _evict(self, keep: tuple[str, str, int] | None = None) -> None:
+    def _evict(self, keep: tuple[Scope, str, int] | None = None) -> None:
         total = sum(e.nbytes for e in self._entries.values())
         for key in list(self._entries):
             if total <= self.max_bytes:
@@ -430,7 +447,7 @@ class VectorIndex:
                 self._follow(conn)
             self._data_version = version
 
-    def _followed(self) -> set[str]:
+    def _followed(self) -> set[Scope]:
         return set(self._models) | {sid for sid, _, _ in self._entries}
 
     def _follow_from_here(self, conn: apsw.Connection) -> None:
@@ -460,18 +477,22 @@ class VectorIndex:
             "WHERE v.rowid > ? ORDER BY v.rowid",
             (after_vector,),
         ):
-            if sid not in followed:
+            scopes = [s for s in followed if admits(s, sid)]
+            if not scopes:
                 continue
             if crowid <= after_chunk:  # a new vector of an older chunk: re-embedded or back-filled
                 self._drop(sid)
-                followed.discard(sid)
+                followed.difference_update(scopes)
                 continue
-            if model not in self._models.get(sid, [model]):
-                self._models[sid] = sorted([*self._models[sid], model])
+            for scope in scopes:
+                if model not in self._models.get(scope, [model]):
+                    self._models[scope] = sorted([*self._models[scope], model])
             for (entry_sid, entry_model, _dims), entry in list(self._entries.items()):
-                if entry_sid == sid and entry_model == model and not self._append(entry, vrowid, cid, blob, start, end):
+                if entry_sid not in scopes or entry_model != model:
+                    continue
+                if not self._append(entry, vrowid, cid, blob, start, end):
                     self._drop(sid)
-                    followed.discard(sid)
+                    followed.difference_update(scopes)
                     break
         self.follows["kept"] += 1
         self._newest = {table: _newest(conn, table) for table in ("chunks", "chunks_vec")}

@@ -4,7 +4,8 @@ store's for the same file state (``retrieval/vectors.py`` and ``retrieval/bm25.p
 A real second process (``tests/agent.py serve``) interleaves, in a seeded random order, new turns, turns whose text
 the session already holds (deduplicated: only ``sequence_end`` moves), forgets and re-imports; after each commit
 the reader that has been searching all along and a store opened afresh run the same queries, and every number of
-every hit — and each leg's candidate count, minimum and maximum — must be equal."""
+every hit — and each leg's candidate count, minimum and maximum — must be equal, for each session and for the
+search over all of them."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ import sys
 
 import pytest
 
+from oxmem_gui.core.retrieval.scope import ALL_SESSIONS
 from tests.conftest import open_sync, user
 from tests.processes import ROOT
 
@@ -97,7 +99,7 @@ def test_cached_search_equals_a_fresh_store_while_another_process_writes(tmp_pat
                 writer(op="store", session=sid, sequence=len(said[sid]), text=text)
             fresh = open_sync(loop, path, read_only=True)
             try:
-                for query_sid in [s for s in SESSIONS if said[s]]:
+                for query_sid in [s for s in SESSIONS if said[s]] + [ALL_SESSIONS]:
                     for query in rng.sample(QUERIES, 2):
                         top_k = rng.choice([1, 3, 8])
                         got = reader.hybrid_query(query_sid, query, top_k=top_k)

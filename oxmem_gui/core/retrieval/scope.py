@@ -1,0 +1,48 @@
+"""What a search runs over: one session (its id), or many at once (:class:`AllSessions`).
+
+A search over many sessions is one ranking, exactly as if their chunks were one session's: each leg takes the
+``top_k × 4`` best candidates among all of them, min–max normalization runs over those candidates (so a hit's
+normalized score is relative to the best and worst candidates of the whole scope, not of its own session), and
+ties are broken as contract §6 says, on the candidates' own sequence numbers. On a file of one session, the
+ranking equals that session's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class AllSessions:
+    """Every session whose id starts with ``prefix`` (``""``: every session of the file)."""
+
+    prefix: str = ""
+
+    def admits(self, session_id: str) -> bool:
+        return session_id.startswith(self.prefix)
+
+
+#: every session of the file
+ALL_SESSIONS = AllSessions()
+
+#: a search's scope: a session id, or many sessions
+Scope = str | AllSessions
+
+
+def scope_sql(scope: Scope, column: str = "c.session_id") -> tuple[str, tuple[str, ...]]:
+    """A condition on ``column`` admitting the scope's sessions, and its arguments."""
+    if isinstance(scope, str):
+        return f"{column} = ?", (scope,)
+    if not scope.prefix:
+        return "1", ()
+    return f"substr({column}, 1, ?) = ?", (len(scope.prefix), scope.prefix)
+
+
+def admits(scope: Scope, session_id: str) -> bool:
+    """Whether a chunk of ``session_id`` belongs to the scope."""
+    return scope == session_id if isinstance(scope, str) else scope.admits(session_id)
+
+
+def shown_scope(scope: Scope) -> str | None:
+    """The scope as a result names it: the session id, or None for many sessions."""
+    return scope if isinstance(scope, str) else None
