@@ -13,6 +13,7 @@ for size in 1300x720 1024x640; do
   shot "sessions$suffix" "$size" --panel sessions
   shot "notes$suffix" "$size" --panel notes
   shot "search$suffix" "$size" --panel search --session telegram:alice:lisbon-trip --query "which seat on the flight"
+  shot "search-all$suffix" "$size" --panel search --session "(all sessions)" --query "invoice rounding"
   for view in month week agenda; do
     shot "schedules-$view$suffix" "$size" --panel schedules --calendar "$view"
   done

@@ -15,7 +15,7 @@ from PySide6.QtWidgets import (
 
 from oxmem_gui.ui.search.controls import DEFAULTS
 from oxmem_gui.ui.search.metrics import MetricsDialog
-from oxmem_gui.ui.search.results import GRADE_COLUMN, GradeDelegate
+from oxmem_gui.ui.search.results import GRADE_COLUMN, SESSION_COLUMN, TEXT_COLUMN, GradeDelegate
 from tests.ui.conftest import settle
 from tests.ui.layout import CONTROLS, unreachable
 from tests.ui.test_search_panel import search
@@ -49,15 +49,15 @@ def test_the_hits_text_has_the_width_and_the_pane_shows_where_it_is(make_window,
     QApplication.processEvents()
     view = panel.view
     # the Text column is last, stretches, and keeps most of the table's width at 1024×640
-    text_x = view.columnViewportPosition(8)
+    text_x = view.columnViewportPosition(TEXT_COLUMN)
     assert view.horizontalHeader().stretchLastSection()
     assert view.viewport().width() - text_x >= 300
-    assert view.columnWidth(8) >= 300
+    assert view.columnWidth(TEXT_COLUMN) >= 300
     # flags are a few words; the whole warning is in the tooltip
     flags = {r: panel.model.index(r, 6).data() for r in range(panel.model.rowCount())}
     assert flags[2] == "not in FTS"
     assert panel.model.index(2, 6).data(Qt.ItemDataRole.ToolTipRole) == "not in FTS candidates"
-    assert max(view.columnWidth(c) for c in range(8)) <= 130
+    assert max(view.columnWidth(c) for c in range(SESSION_COLUMN)) <= 130
     # the pane: rank line first, then session, sequence and the whole text, then the derivation
     panel.view.setCurrentIndex(panel.model.index(3, 0))
     text = panel.explain_view.toPlainText()
@@ -84,7 +84,7 @@ def test_double_click_or_enter_on_a_hit_opens_its_event(make_window, qloop):
     opened = []
     panel.open_event.connect(lambda session, sequence: opened.append((session, sequence)))
     view = panel.view
-    double_click(view, panel.model.index(1, 8))
+    double_click(view, panel.model.index(1, TEXT_COLUMN))
     assert opened == [(LISBON, 10)]
     view.setCurrentIndex(panel.model.index(3, 0))
     view.setFocus()
@@ -324,7 +324,7 @@ def test_tab_leaves_the_table_tooltips_hold_the_whole_text_and_plurals(make_wind
     QApplication.processEvents()
     assert QApplication.focusWidget() is not panel.view
     hit = panel.model.hit(0)
-    tooltip = panel.model.index(0, 8).data(Qt.ItemDataRole.ToolTipRole)
+    tooltip = panel.model.index(0, TEXT_COLUMN).data(Qt.ItemDataRole.ToolTipRole)
     assert " ".join(tooltip.split()) == " ".join(hit.text.split())
     assert "raw → normalized × weight = contribution:\n0.2914 → 1.000 × 0.7 = 0.7000" in panel.model.index(0, 4).data(
         Qt.ItemDataRole.ToolTipRole

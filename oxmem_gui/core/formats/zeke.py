@@ -63,6 +63,7 @@ import numpy as np
 from ..embeddings.model_files import MODEL_NAME
 from ..errors import InvalidInputError
 from ..retrieval.hybrid import Hit, LegStats, QueryResult
+from ..retrieval.scope import AllSessions, Scope, shown_scope
 from ..schedules.cadence import parse_time
 from ..store.notes import Note
 from . import zeke_edits
@@ -432,16 +433,21 @@ class ZekeReader(ForeignReader):
                 False,
                 "ZEKE's MemoryStore.search over memories whose scope starts with the given prefix: "
                 "0.4 × 1/(1+|bm25|) + 0.6 × cosine, summed per memory; best k",
+                every=True,
             )
         ]
 
-    def _rank_zeke(self, conn: apsw.Connection, scope: str, query: str, top_k: int, **options: Any) -> QueryResult:
+    def _rank_zeke(self, conn: apsw.Connection, scope: Scope, query: str, top_k: int, **options: Any) -> QueryResult:
+        """ZEKE's search over the memories whose scope starts with ``scope``; all of them for
+        :class:`~..retrieval.scope.AllSessions` (its prefix, ``""`` for every scope: what ZEKE does for ``""``)."""
+        shown = shown_scope(scope)
+        scope = scope.prefix if isinstance(scope, AllSessions) else scope
         self._map(conn)
         pattern = like_prefix(scope)
         limit = top_k * 2
         expression = fts_query(query)
         result = QueryResult(
-            query, scope, top_k, VECTOR_WEIGHT, FTS_WEIGHT, "terms", [], "any", expression, {}, [], retriever="zeke"
+            query, shown, top_k, VECTOR_WEIGHT, FTS_WEIGHT, "terms", [], "any", expression, {}, [], retriever="zeke"
         )
         steps = result.steps
         steps.append(

@@ -15,6 +15,7 @@ from ...core.formats.base import Retriever
 from ...core.retrieval.explain import moves
 from ...core.retrieval.hybrid import LegStats, QueryResult, rerank
 from ...core.retrieval.judgments import JudgmentStore
+from ...core.retrieval.scope import AllSessions
 from ..context import StoreContext
 from ..dialogs import Dialogs
 from ..widgets import plural
@@ -58,7 +59,10 @@ class SearchPanel(ResultActions, QWidget):
         self.baseline: QueryResult | None = None  # the shown result's
         self._shown: tuple | None = None  # the controls' request the shown result answers
         self._scope: str | None = None  # the shown result's ranking scope
-        self._scope_kind: str | None = None  # what the session field lists: sessions or notes groups
+        self._shown_scope: str | None = None  # the shown result's "(all sessions)" entry, when it searched them all
+        self._all_text: str | None = None  # the session list's entry that searches every session (None: none)
+        #: what the session field lists (sessions or notes groups), and whether it offers all of them at once
+        self._scope_kind: tuple[str | None, bool] | None = None
         self._generation = 0
         #: (ranking name, why) of the current session's default, as last looked up
         self.default_choice: tuple[str, str] | None = None
@@ -161,7 +165,7 @@ class SearchPanel(ResultActions, QWidget):
         if r is None:
             set_label(self.results_label, "")
             return
-        text = f"{plural(len(r.hits), 'hit')} for “{r.query}” in {r.session_id}"
+        text = f"{plural(len(r.hits), 'hit')} for “{r.query}” in {self._shown_scope or r.session_id}"
         if self.stale():
             text += " — not what the controls now say: press Search (or Enter in the query) to update"
         self.results_label.setStyleSheet(WARN_STYLE if self.stale() else "")
@@ -237,11 +241,14 @@ class SearchPanel(ResultActions, QWidget):
         self.controls.fit_ranking()
         ranking = self.current_ranking()
         kind = ranking.scope if ranking is not None else None
-        if kind == self._scope_kind or self.ctx.store is None:
+        every = ranking is not None and ranking.every
+        if (kind, every) == self._scope_kind or self.ctx.store is None:
             return False
-        self._scope_kind = kind
+        self._scope_kind = (kind, every)
         store = self.ctx.store
         group = store.capabilities.group_label.lower()
+        noun = f"{group}s" if kind == "notes" else f"{store.capabilities.session_noun}s"
+        self._all_text = f"(all {noun})" if every else None
         self.session.lineEdit().setPlaceholderText(group if kind == "notes" else "session (memory:USER for notes)")
         self.session.setToolTip(f"The {group} whose notes to search" if kind == "notes" else TIPS["session"])
 
@@ -254,9 +261,15 @@ class SearchPanel(ResultActions, QWidget):
             current = self.session.currentText()
             self.session.blockSignals(True)
             self.session.clear()
+            if self._all_text:  # first, so the list's top entry searches everything
+                ids = [self._all_text, *ids]
+                self.session.addItem(ids[0])
+                tip = f"Search every {noun[:-1]} at once, in one ranking; each hit names its {noun[:-1]}"
+                self.session.setItemData(0, tip, Qt.ItemDataRole.ToolTipRole)
+                ids = ids[1:]
             self.session.addItems(ids)
             self.session.blockSignals(False)
-            if current in ids:
+            if current in ids or (current and current == self._all_text):
                 self.session.setCurrentText(current)
             self._update_status()
 
@@ -283,6 +296,8 @@ class SearchPanel(ResultActions, QWidget):
         self.controls.say("")
         options, request, k = self.controls.options(), self.controls.request(), self.top_k.value()
         key = (ranking.name, session, query, k)
+        shown_scope = session if session == self._all_text else None
+        scope = AllSessions("") if shown_scope else session
         defaults = DEFAULTS if ranking.tunable else {}
         from_defaults = "models" not in options and all(
             options.get(n, v) == v for n, v in {**defaults, "tags": []}.items()
@@ -291,10 +306,10 @@ class SearchPanel(ResultActions, QWidget):
         generation = self._generation
 
         async def work() -> tuple[QueryResult, QueryResult]:
-            result = await store.search(ranking.name, session, query, k, **options)
+            result = await store.search(ranking.name, scope, query, k, **options)
             baseline = self._baselines.get(key)
             if baseline is None:
-                baseline = result if from_defaults else await store.search(ranking.name, session, query, k, **defaults)
+                baseline = result if from_defaults else await store.search(ranking.name, scope, query, k, **defaults)
             return result, baseline
 
         def done(found: tuple[QueryResult, QueryResult]) -> None:
@@ -306,6 +321,7 @@ class SearchPanel(ResultActions, QWidget):
             self.base = result
             self._shown = request
             self._scope = ranking.scope
+            self._shown_scope = shown_scope
             w = self.vector_weight()
             if ranking.tunable and abs(w - result.vector_weight) > 1e-9:  # the slider moved meanwhile
                 result = rerank(result, w, round(1 - w, 10))

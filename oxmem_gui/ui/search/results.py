@@ -31,6 +31,9 @@ VECTOR_COLOR = QColor("#3b82c4")
 FTS_COLOR = QColor("#e08a2c")
 CONTEXT_COLOR = QColor("#9a9a9a")
 GRADE_COLUMN = 7
+#: the hit's session: shown only when a search spans sessions
+SESSION_COLUMN = 8
+TEXT_COLUMN = 9
 ALL_MODELS = "all models"
 
 
@@ -102,6 +105,7 @@ class ResultsModel(RowsModel):
         "FTS",
         "Flags",
         "Grade",
+        "Session",
         "Text",
     )
     HEADER_TIPS = (
@@ -114,6 +118,7 @@ class ResultsModel(RowsModel):
         "FTS leg: raw −bm25 → normalized 0…1 (the tooltip has × weight = contribution)",
         "Warnings about how the hit was scored (the tooltip has them in full)",
         GRADES_TIP + ". Double-click to grade.",
+        "The session the hit is in (a search of all sessions ranks them together)",
         "The hit's text (the whole text is in the tooltip and in the pane below)",
     )
     grade_changed = Signal(str, object)  # chunk_id, grade (None: cleared)
@@ -181,7 +186,8 @@ class ResultsModel(RowsModel):
                 5: self._leg_short(h.fts_raw, h.fts_score),
                 6: ", ".join(short_flag(f) for f in hit_flags(r, h)),
                 7: grade_label(self.grades.get(h.chunk_id)),
-                8: " ".join(h.text.split()),
+                8: h.session_id,
+                9: " ".join(h.text.split()),
             }[col]
         if role == VALUE_ROLE:
             return {
@@ -193,13 +199,15 @@ class ResultsModel(RowsModel):
             }.get(col)
         if role == BAR_ROLE and col == 3:
             return (vc, fc, h.context_score, 1.0 + r.profile.get("neighbour_weight", 0.0))
-        if role == HTML_ROLE and col == 8:
+        if role == HTML_ROLE and col == TEXT_COLUMN:
             return highlight(" ".join(h.text.split()), r)
         if role == Qt.ItemDataRole.EditRole and col == GRADE_COLUMN:
             return self.grades.get(h.chunk_id)
         if role == Qt.ItemDataRole.ToolTipRole:
-            if col == 8:
+            if col == TEXT_COLUMN:
                 return tip(h.text)
+            if col == SESSION_COLUMN:
+                return h.session_id
             if col == 6:
                 return "\n".join(hit_flags(r, h)) or "No warnings"
             if col == 1:
@@ -303,7 +311,7 @@ class GradeDelegate(QStyledItemDelegate):
 
 
 #: at most this wide (px) when a column is sized to its content; the Text column takes the rest
-COLUMN_CAPS = {0: 56, 1: 64, 2: 72, 4: 100, 5: 100, 6: 110, 7: 100}
+COLUMN_CAPS = {0: 56, 1: 64, 2: 72, 4: 100, 5: 100, 6: 110, 7: 100, SESSION_COLUMN: 140}
 CONTRIBUTIONS_WIDTH = 64
 #: a cell's margins and focus frame around its text
 CELL_PADDING = 14
@@ -328,7 +336,7 @@ class ResultsView(QTableView):
         self.horizontalHeader().setStretchLastSection(True)
         self.horizontalHeader().setMinimumSectionSize(24)
         self.setItemDelegateForColumn(3, BarDelegate(self))
-        self.setItemDelegateForColumn(8, HtmlDelegate(self))
+        self.setItemDelegateForColumn(TEXT_COLUMN, HtmlDelegate(self))
         self.setItemDelegateForColumn(GRADE_COLUMN, GradeDelegate(self))
         self.setEditTriggers(
             QAbstractItemView.EditTrigger.DoubleClicked | QAbstractItemView.EditTrigger.SelectedClicked
@@ -336,8 +344,10 @@ class ResultsView(QTableView):
         self.horizontalHeader().resizeSection(3, CONTRIBUTIONS_WIDTH)
 
     def fit_columns(self) -> None:
-        """Each column but Text as wide as its header and its cells (up to its cap); Text takes the rest."""
+        """Each column but Text as wide as its header and its cells (up to its cap); Text takes the rest. The
+        Session column only for a search of many sessions."""
         model = self.model()
+        self.setColumnHidden(SESSION_COLUMN, model.result is None or model.result.session_id is not None)
         rows = model.rowCount()
         if not rows:
             return
