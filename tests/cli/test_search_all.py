@@ -38,9 +38,7 @@ def test_all_sessions_of_the_store_in_one_ranking(capsys, tmp_path):
     sessions = {h["session_id"] for h in doc["hits"]}
     assert "cli:alice:invoice-rounding" in sessions and len(sessions) >= 2
     best = doc["hits"][0]
-    one = json.loads(
-        cli(capsys, *base, "--json", "search", best["session_id"], "invoice rounding", "--top-k", "6")[1]
-    )
+    one = json.loads(cli(capsys, *base, "--json", "search", best["session_id"], "invoice rounding", "--top-k", "6")[1])
     assert best["chunk_id"] in [h["chunk_id"] for h in one["hits"]]
     code, out, _ = cli(capsys, *base, "search", "--all", "invoice rounding", "--top-k", "3")
     header = out.splitlines()[out.splitlines().index(next(x for x in out.splitlines() if x.startswith("rank")))]
