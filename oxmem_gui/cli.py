@@ -24,6 +24,7 @@ from typing import Any, NoReturn
 
 from .core import OxmemError
 from .core.check import CheckReport, check_store
+from .core.compare import FileDiff, diff_files, word_diff
 from .core.database import BUSY_TIMEOUT_MS
 from .core.demo import fill_demo
 from .core.embeddings.backends import BACKEND_NAMES
@@ -395,6 +396,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--limit", type=_int_in(1, INT64_MAX), default=SQL_LIMIT, help="rows at most (default: %(default)s)")
     p.add_argument("--csv", action="store_true", help="print CSV (a header row, then the rows)")
     p = command(
+        "diff",
+        "what changed from OLD (a backup) to NEW, two files of one format: sessions added and removed, events "
+        "appended, summaries, notes (facts, memories) added, deleted and changed, schedules; counts first",
+    )
+    p.add_argument("old", type=_text, metavar="OLD", help="the earlier file (a backup)")
+    p.add_argument("new", type=_text, metavar="NEW", help="the later file")
+    p = command(
         "rankings",
         "the rankings this file can be searched with (the tuned profile, the store's hybrid, the agent's own), "
         "and which one a search uses by default",
@@ -756,12 +764,14 @@ async def _run(args: argparse.Namespace) -> int:
     key = args.key or os.environ.get(KEY_ENV) or None
     action = getattr(args, "notes_command", None) or getattr(args, "schedules_command", None)
     creating = args.command in CREATING_COMMANDS or (args.command, action) in CREATING_ACTIONS
-    if not creating and not args.db and not os.environ.get("OXMEM_DB") and not db.exists():
+    if args.command != "diff" and not creating and not args.db and not os.environ.get("OXMEM_DB") and not db.exists():
         raise OxmemError(_no_default_store(db))
     if args.command == "check":
         return _print_check(await check_store(db, args.quick, key), args.json)
     if args.command == "info":
         return _print_info(await inspect_database(db, key), args.json)
+    if args.command == "diff":
+        return _print_diff(await diff_files(args.old, args.new, key=key, embedding="deterministic"), args.json)
     read_only = args.command in READ_ONLY_COMMANDS or (args.command, action) in READ_ONLY_ACTIONS
     if getattr(args, "apply", None) is not None:
         if args.at:
@@ -837,6 +847,53 @@ def _print_info(info: DatabaseInfo, as_json: bool) -> int:
         _print_json(info)
     else:
         print("\n".join(safe(line) for line in info_lines(info)))
+    return 0
+
+
+def _diff_words(old: str, new: str) -> str:
+    """A changed text as ``[-removed-]{+added+}`` in its words (as ``git diff --word-diff=plain``), on one line."""
+    marks = {"=": "{}", "-": "[-{}-]", "+": "{{+{}+}}"}
+    return " ".join("".join(marks[op].format(text.strip()) + " " for op, text in word_diff(old, new)).split())
+
+
+def _events(n: int | None) -> str:
+    return f"{n or 0:,} event" + ("" if n == 1 else "s")
+
+
+def _print_diff(diff: FileDiff, as_json: bool) -> int:
+    """The counts, then a line per change (a changed note's text as a word diff)."""
+    if as_json:
+        doc = dataclasses.asdict(diff)
+        doc["counts"] = diff.counts()
+        for change, entry in zip(diff.notes, doc["notes"], strict=True):
+            entry.update(tags_added=change.tags_added, tags_removed=change.tags_removed)
+            if change.text_changed:
+                entry["words"] = [
+                    {"op": op, "text": text} for op, text in word_diff(change.old.content, change.new.content)
+                ]
+        _print_json(doc)
+        return 0
+    print(safe(f"{diff.old_path} → {diff.new_path} ({diff.format})"))
+    if diff.empty:
+        print("no changes")
+        return 0
+    print(", ".join(f"{what} {n:,}" for what, n in diff.counts().items()))
+    for c in diff.sessions:
+        events = {"added": _events(c.new_events), "removed": f"had {_events(c.old_events)}",
+                  "appended": f"+{_events(c.appended)} ({c.old_events} → {c.new_events})",
+                  "rewritten": f"{c.old_events} → {_events(c.new_events)}"}[c.kind]  # fmt: skip
+        print(safe(f"session {c.kind:<9} {c.session_id}  {events}"))
+    for c in diff.summaries:
+        print(safe(f"summary changed  {c.session_id}  {_diff_words(c.old or '', c.new or '')[:200]}"))
+    for c in diff.notes:
+        note = c.new or c.old
+        tags = " ".join([*(f"+#{t}" for t in c.tags_added), *(f"-#{t}" for t in c.tags_removed)])
+        text = _diff_words(c.old.content, c.new.content) if c.text_changed else " ".join(note.content.split())
+        line = f"{diff.note_noun} {c.kind:<7} {c.group}/{c.note_id}" + (f"  {tags}" if tags else "")
+        print(safe(f"{line}  {_preview(text, 100) if c.kind != 'changed' or c.text_changed else ''}".rstrip()))
+    for c in diff.schedules:
+        fields = "; ".join(f"{f} {_preview(str(a), 40)} → {_preview(str(b), 40)}" for f, a, b in c.fields)
+        print(safe(f"schedule {c.kind:<8} {c.schedule_id}  {c.name}" + (f"  {fields}" if fields else "")))
     return 0
 
 
