@@ -888,6 +888,7 @@ def _print_diff(diff: FileDiff, as_json: bool) -> int:
     for c in diff.notes:
         note = c.new or c.old
         tags = " ".join([*(f"+#{t}" for t in c.tags_added), *(f"-#{t}" for t in c.tags_removed)])
+        tags = tags if c.kind == "changed" else " ".join(f"#{t}" for t in note.tags)
         text = _diff_words(c.old.content, c.new.content) if c.text_changed else " ".join(note.content.split())
         line = f"{diff.note_noun} {c.kind:<7} {c.group}/{c.note_id}" + (f"  {tags}" if tags else "")
         print(safe(f"{line}  {_preview(text, 100) if c.kind != 'changed' or c.text_changed else ''}".rstrip()))

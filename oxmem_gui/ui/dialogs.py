@@ -21,8 +21,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ..core.compare import FileDiff
 from ..core.store.backups import Backup
 from .backups_dialog import BackupsDialog
+from .compare_dialog import CompareDialog
 from .table_dialog import TableDialog
 
 
@@ -145,6 +147,13 @@ class Dialogs:
         dialog = BackupsDialog(backups, folder, current, restore_refusal, self.parent)
         dialog.exec()
         return (dialog.action, dialog.chosen) if dialog.action else None
+
+    def compare(self, diff: FileDiff) -> None:
+        """File ▸ Compare with Backup…'s answer: the changes, to read."""
+        dialog = CompareDialog(diff, self.parent)
+        if self.parent is not None:  # never wider than the window it belongs to
+            dialog.resize(min(dialog.width(), max(self.parent.width() - 40, 400)), dialog.height())
+        dialog.exec()
 
     def open_file(self, title: str, filters: str, folder: str = "") -> Path | None:
         """A file to open, the dialog starting in ``folder`` (the open file's; empty: the working folder)."""

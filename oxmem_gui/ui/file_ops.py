@@ -1,6 +1,6 @@
 """What the inspector does with files: open one (asking for an encrypted file's key), a demo, a new store or a
-dropped file; back up; enable editing (after a backup); list, open and restore backups; import events from JSON
-Lines and re-embed chunks with a model, both with progress and cancel.
+dropped file; back up; enable editing (after a backup); list, open, restore and compare with backups; import events
+from JSON Lines and re-embed chunks with a model, both with progress and cancel.
 
 :class:`FileOperations` is mixed into :class:`~.main_window.MainWindow`, whose menus call these.
 """
@@ -16,6 +16,7 @@ from PySide6.QtCore import QUrl
 from PySide6.QtGui import QDesktopServices, QDragEnterEvent, QDropEvent
 
 from ..core import KeyRequiredError, OperationCancelled
+from ..core.compare import diff_files
 from ..core.store.backups import Backup
 from ..core.store.importing import ImportResult
 from ..core.store.jsonl import read_jsonl
@@ -128,6 +129,26 @@ class FileOperations:
             self.open_path(str(backup.path))
         elif action == "restore" and backup is not None and store is not None and refusal is None:
             self._restore(backup)
+
+    def compare_with_backup(self) -> None:
+        """File ▸ Compare with Backup…: pick a backup (the backups folder first) or another file of the format;
+        what changed from it to the open file is read in the background and shown (:func:`.compare.diff_files`)."""
+        store = self.ctx.store
+        if store is None:
+            return
+        path = self.dialogs.open_file(
+            f"Compare {store.path.name} with a backup",
+            "SQLite databases (*.db *.sqlite *.sqlite3);;All files (*)",
+            str(backups_dir()) if backups_dir().is_dir() else self._folder(),
+        )
+        if path is None:
+            return
+        key = getattr(store, "cipher_key", None)
+        self.ctx.run(
+            lambda: diff_files(path, store.path, key=key, embedding="deterministic"),
+            label=f"Comparing with {path.name}",
+            on_done=self.dialogs.compare,
+        )
 
     def _restore(self, backup: Backup) -> None:
         store = self.ctx.require()

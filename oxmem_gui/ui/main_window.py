@@ -167,6 +167,7 @@ class MainWindow(FileOperations, QMainWindow):
         self._action(file, "&New Store…", self.new_store, "Ctrl+Shift+N")
         self._action(file, "&Back Up To…", self.back_up)
         self._action(file, "Bac&kups…", self.show_backups)
+        self._action(file, "&Compare with Backup…", self.compare_with_backup)
         file.addSeparator()
         self.import_action = self._action(file, "&Import Events (JSON Lines)…", self.import_events, "Ctrl+I")
         self.reindex_action = self._action(file, "Re-&index With the Semantic Model", lambda: self.reindex("semantic"))

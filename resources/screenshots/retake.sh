@@ -18,3 +18,4 @@ for size in 1300x720 1024x640; do
     shot "schedules-$view$suffix" "$size" --panel schedules --calendar "$view"
   done
 done
+.venv/bin/python resources/screenshots/compare_shot.py resources/screenshots/compare-with-backup.png

@@ -39,6 +39,7 @@ class FakeDialogs:
         self.tables: list[tuple[str, str, tuple, list[tuple]]] = []
         self.backup_lists: list[list] = []
         self.backup_answers: list = []
+        self.compared: list = []  # the diffs File ▸ Compare with Backup… showed
 
     def error(self, message: str) -> None:
         self.errors.append(message)
@@ -78,6 +79,9 @@ class FakeDialogs:
     def backups(self, backups, folder: str, current, restore_refusal):
         self.backup_lists.append([b.path.name for b in backups])
         return self.backup_answers.pop(0) if self.backup_answers else None
+
+    def compare(self, diff) -> None:
+        self.compared.append(diff)
 
     def open_file(self, title: str, filters: str, folder: str = ""):
         self.folders.append(folder)
