@@ -196,9 +196,14 @@ class MemoryStore:
     async def table_page(self, name: str, offset: int = 0, limit: int = TABLE_PAGE) -> TablePage:
         return await self._db.read(table_page, name, offset, limit)
 
-    async def sql(self, text: str, limit: int = sql_console.DEFAULT_LIMIT) -> sql_console.SqlResult:
+    async def sql(self, text: str, limit: int = sql_console.DEFAULT_LIMIT, skip: int = 0) -> sql_console.SqlResult:
         """Read-only SQL on the file (:func:`.store.sql_console.run_sql`)."""
-        return await self._db.read(sql_console.run_sql, text, limit)
+        return await self._db.read(sql_console.run_sql, text, limit, skip)
+
+    def interrupt(self) -> None:
+        """Stop the statement running on the file's connection now (SQLite's interrupt, safe from any thread): it
+        fails with "interrupted"; nothing is written either way."""
+        self._db.conn.interrupt()
 
     def retrievers(self) -> list[Retriever]:
         return list(NATIVE_RETRIEVERS)

@@ -83,7 +83,7 @@ class MainWindow(FileOperations, QMainWindow):
         self.notes = NotesPanel(ctx, self.dialogs)
         self.search = SearchPanel(ctx, self.dialogs, judgments)
         self.schedules = SchedulesPanel(ctx, self.dialogs)
-        self.tables = TablesPanel(ctx, self.dialogs)
+        self.tables = TablesPanel(ctx, self.dialogs, self.settings)
         self.stack = QStackedWidget()
         self.nav = QListWidget()
         self.nav.setIconSize(QSize(22, 22))

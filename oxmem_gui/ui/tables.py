@@ -1,12 +1,12 @@
 """The Tables panel: any table of any SQLite file, read-only — what an unknown database shows, and what every
-format offers beside its own panels. Tables on the left (kind and exact row count), rows on the right a page at a
-time ("Load more"), a cell's full value in the pane below."""
+format offers beside its own panels. *Browse*: tables on the left (kind and exact row count), rows on the right a
+page at a time ("Load more"), a cell's full value in the pane below. *Execute SQL*: :mod:`.sql_console`."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
+from PySide6.QtCore import QModelIndex, QSettings, Qt
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
@@ -18,96 +18,30 @@ from PySide6.QtWidgets import (
     QPushButton,
     QSplitter,
     QTableView,
+    QTabWidget,
     QVBoxLayout,
     QWidget,
 )
 
-from ..core.formats.tables import MAX_PAGE, TableInfo, TablePage, shown_value
+from ..core.formats.tables import MAX_PAGE, TableInfo, TablePage
+from .cells_model import CellsModel
 from .context import StoreContext, gone
 from .dialogs import Dialogs
-from .paged import TIP_FROM
-from .table_model import tip
+from .sql_console import SqlConsole
 from .widgets import ElidedLabel, escape_clears, plural, tab_leaves
 
 PAGE = 200
 #: a column sized to its content is at most this wide (the tooltip and the pane below show the rest)
 COLUMN_MAX = 320
-#: a cell shows at most this many characters (its tooltip and the pane below show the whole value)
-CELL_WIDTH = 80
-
-
-class RowsModel(QAbstractTableModel):
-    """The rows loaded so far of one table."""
-
-    def __init__(self, parent: Any = None) -> None:
-        super().__init__(parent)
-        self.columns: list[str] = []
-        self.rows: list[list[Any]] = []
-
-    def reset(self, columns: list[str], rows: list[list[Any]]) -> None:
-        self.beginResetModel()
-        self.columns, self.rows = columns, rows
-        self.endResetModel()
-
-    def append(self, rows: list[list[Any]]) -> None:
-        if not rows:
-            return
-        self.beginInsertRows(QModelIndex(), len(self.rows), len(self.rows) + len(rows) - 1)
-        self.rows.extend(rows)
-        self.endInsertRows()
-
-    def rowCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: N802, B008 - Qt's signature
-        return 0 if parent.isValid() else len(self.rows)
-
-    def columnCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: N802, B008
-        return 0 if parent.isValid() else len(self.columns)
-
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:  # noqa: N802
-        if role != Qt.ItemDataRole.DisplayRole:
-            return None
-        if orientation == Qt.Orientation.Horizontal:
-            return self.columns[section] if section < len(self.columns) else None
-        return section + 1
-
-    def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid():
-            return None
-        value = self.rows[index.row()][index.column()]
-        if role == Qt.ItemDataRole.DisplayRole:
-            return shown_value(value, CELL_WIDTH)
-        if role == Qt.ItemDataRole.ToolTipRole:
-            return self.tooltip(value)
-        if role == Qt.ItemDataRole.ForegroundRole and value is None:
-            return Qt.GlobalColor.gray
-        return None
-
-    @staticmethod
-    def tooltip(value: Any) -> str | None:
-        """A text cell's whole text when the cell shows less (cut, or its line breaks as ⏎) or may be cut by
-        its column; a BLOB's size and first bytes."""
-        if value is None:
-            return None
-        if isinstance(value, bytes):
-            return shown_value(value)
-        text = str(value)
-        if text != shown_value(value, CELL_WIDTH) or len(text) >= TIP_FROM:
-            return tip(text)
-        return None
-
-    def full_value(self, index: QModelIndex) -> str:
-        if not index.isValid():
-            return ""
-        value = self.rows[index.row()][index.column()]
-        if isinstance(value, bytes):
-            return f"BLOB, {len(value):,} bytes:\n" + value[:4096].hex(" ") + (" …" if len(value) > 4096 else "")
-        return "NULL" if value is None else str(value)
 
 
 class TablesPanel(QWidget):
     """The tables of the file (filterable) on the left; the chosen one's rows, under a title naming it, on the
     right. Re-opening the file or another program writing keeps the table, the rows loaded and the cell."""
 
-    def __init__(self, ctx: StoreContext, dialogs: Dialogs, parent: QWidget | None = None) -> None:
+    def __init__(
+        self, ctx: StoreContext, dialogs: Dialogs, settings: QSettings | None = None, parent: QWidget | None = None
+    ) -> None:
         super().__init__(parent)
         self.ctx = ctx
         self.dialogs = dialogs
@@ -120,7 +54,7 @@ class TablesPanel(QWidget):
         self.list.setMinimumWidth(180)
         tab_leaves(self.list)
         self.list.currentItemChanged.connect(self._table_changed)
-        self.model = RowsModel(self)
+        self.model = CellsModel(self)
         self.view = QTableView()
         self.view.setModel(self.model)
         self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectItems)
@@ -157,9 +91,17 @@ class TablesPanel(QWidget):
         self.splitter.setStretchFactor(1, 1)
         self.splitter.setChildrenCollapsible(False)
         self.splitter.setSizes([240, 760])
+        browse = QWidget()
+        browsing = QVBoxLayout(browse)
+        browsing.setContentsMargins(0, 0, 0, 0)
+        browsing.addWidget(QLabel("Every table of the file, read-only"))
+        browsing.addWidget(self.splitter, 1)
+        self.console = SqlConsole(ctx, dialogs, settings)
+        self.tabs = QTabWidget()
+        self.tabs.addTab(browse, "&Browse")
+        self.tabs.addTab(self.console, "E&xecute SQL")
         layout = QVBoxLayout(self)
-        layout.addWidget(QLabel("Every table of the file, read-only"))
-        layout.addWidget(self.splitter, 1)
+        layout.addWidget(self.tabs, 1)
         ctx.opened.connect(lambda: self.reload(keep=self.ctx.reopened))
         ctx.external_change.connect(self.reload)
 

@@ -19,3 +19,4 @@ for size in 1300x720 1024x640; do
   done
 done
 .venv/bin/python resources/screenshots/compare_shot.py resources/screenshots/compare-with-backup.png
+.venv/bin/python resources/screenshots/sql_shot.py resources/screenshots/sql-console-1024x640.png

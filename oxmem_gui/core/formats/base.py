@@ -299,9 +299,13 @@ class ForeignReader:
     async def table_page(self, name: str, offset: int = 0, limit: int = table_browser.PAGE) -> table_browser.TablePage:
         return await self._db.read(table_browser.table_page, name, offset, limit)
 
-    async def sql(self, text: str, limit: int = sql_console.DEFAULT_LIMIT) -> sql_console.SqlResult:
+    async def sql(self, text: str, limit: int = sql_console.DEFAULT_LIMIT, skip: int = 0) -> sql_console.SqlResult:
         """Read-only SQL on the file (:func:`..store.sql_console.run_sql`); an encrypted file's decrypted snapshot."""
-        return await self._db.read(sql_console.run_sql, text, limit)
+        return await self._db.read(sql_console.run_sql, text, limit, skip)
+
+    def interrupt(self) -> None:
+        """Stop the statement running on the file's connection now (SQLite's interrupt, safe from any thread)."""
+        self._db.conn.interrupt()
 
     async def data_version(self) -> int:
         return await self._db.run(data_version)

@@ -10,6 +10,7 @@ read. The connection the CLI and the inspector give it is read-only as well, so 
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -85,8 +86,10 @@ def _authorizer(refusals: list[str]) -> Callable[..., int]:
     return authorize
 
 
-def run_sql(conn: apsw.Connection, sql: str, limit: int = DEFAULT_LIMIT) -> SqlResult:
-    """The result of ``sql`` (one statement, or several: the last one's result) — at most ``limit`` rows.
+def run_sql(conn: apsw.Connection, sql: str, limit: int = DEFAULT_LIMIT, skip: int = 0) -> SqlResult:
+    """The result of ``sql`` (one statement, or several: the last one's result) — at most ``limit`` rows, after
+    the first ``skip`` (the next page of a result shown a page at a time: the statement runs again, in the snapshot
+    of the call).
 
     Raises :class:`InvalidInputError` with one line for SQL that SQLite rejects, and for anything but reading:
     "refused: INSERT into messages — the SQL console only reads; nothing was changed"."""
@@ -104,7 +107,7 @@ def run_sql(conn: apsw.Connection, sql: str, limit: int = DEFAULT_LIMIT) -> SqlR
             except apsw.ExecutionCompleteError:
                 columns = []
             rows = []
-            for row in cursor:
+            for row in itertools.islice(cursor, skip, None):
                 if len(rows) == limit:
                     return SqlResult(columns, rows, True)
                 rows.append(row)
