@@ -23,10 +23,8 @@ from .formats.detect import article
 from .memory import Memory, open_memory
 from .memory_store import MemoryStore
 from .schedules.store import Schedule
-from .store.notes import Note, notes_session
+from .store.notes import NOTES_PREFIX, Note
 
-#: the store's notes sessions start so
-NOTES_PREFIX = notes_session("-")[:-1]
 #: the fields of a schedule whose change is reported (the run bookkeeping — next/last run, failures — is not an edit)
 SCHEDULE_FIELDS = ("name", "goal", "cadence_json", "notification_policy", "status", "channel_id", "user_id")
 

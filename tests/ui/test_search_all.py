@@ -37,3 +37,14 @@ def test_all_sessions_is_offered_first_and_ranks_every_session_together(make_win
     panel = search(window, ctx, qloop, one, "invoice rounding", top_k=6)
     assert panel.view.isColumnHidden(SESSION_COLUMN)
     assert {panel.model.hit(r).session_id for r in range(panel.model.rowCount())} == {one}
+
+
+def test_all_users_notes_searches_every_notes_session_and_nothing_else(make_window, qloop):
+    window, ctx, _ = make_window()
+    window.show_panel("search")
+    settle(qloop, ctx)
+    assert window.search.session.itemText(1) == "(all users' notes)"
+    panel = search(window, ctx, qloop, "(all users' notes)", "seats travel", top_k=8)
+    sessions = {panel.model.hit(r).session_id for r in range(panel.model.rowCount())}
+    assert sessions == {"memory:alice", "memory:bob"} and panel.model.rowCount() == 8
+    assert panel.results_label.text() == "8 hits for “seats travel” in (all users' notes)"

@@ -26,10 +26,14 @@ from .tags import normalize_tags, tag_filter_sql, tags_to_save
 NOTE_SCHEMA_VERSION = 1
 
 
+#: a user's notes live in the session ``memory:USER``
+NOTES_PREFIX = "memory:"
+
+
 def notes_session(user: str) -> str:
     if not isinstance(user, str) or not user.strip():
         raise InvalidInputError("user must be a non-empty string")
-    return f"memory:{check_text(user, 'user')}"
+    return f"{NOTES_PREFIX}{check_text(user, 'user')}"
 
 
 def utc_now() -> str:

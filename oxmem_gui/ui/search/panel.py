@@ -16,6 +16,7 @@ from ...core.retrieval.explain import moves
 from ...core.retrieval.hybrid import LegStats, QueryResult, rerank
 from ...core.retrieval.judgments import JudgmentStore
 from ...core.retrieval.scope import AllSessions
+from ...core.store.notes import NOTES_PREFIX
 from ..context import StoreContext
 from ..dialogs import Dialogs
 from ..widgets import plural
@@ -60,7 +61,8 @@ class SearchPanel(ResultActions, QWidget):
         self._shown: tuple | None = None  # the controls' request the shown result answers
         self._scope: str | None = None  # the shown result's ranking scope
         self._shown_scope: str | None = None  # the shown result's "(all sessions)" entry, when it searched them all
-        self._all_text: str | None = None  # the session list's entry that searches every session (None: none)
+        #: the session list's entries that search many sessions at once, and what each searches
+        self._many: dict[str, AllSessions] = {}
         #: what the session field lists (sessions or notes groups), and whether it offers all of them at once
         self._scope_kind: tuple[str | None, bool] | None = None
         self._generation = 0
@@ -248,7 +250,7 @@ class SearchPanel(ResultActions, QWidget):
         store = self.ctx.store
         group = store.capabilities.group_label.lower()
         noun = f"{group}s" if kind == "notes" else f"{store.capabilities.session_noun}s"
-        self._all_text = f"(all {noun})" if every else None
+        self._many = {f"(all {noun})": AllSessions()} if every else {}
         self.session.lineEdit().setPlaceholderText(group if kind == "notes" else "session (memory:USER for notes)")
         self.session.setToolTip(f"The {group} whose notes to search" if kind == "notes" else TIPS["session"])
 
@@ -261,15 +263,16 @@ class SearchPanel(ResultActions, QWidget):
             current = self.session.currentText()
             self.session.blockSignals(True)
             self.session.clear()
-            if self._all_text:  # first, so the list's top entry searches everything
-                ids = [self._all_text, *ids]
-                self.session.addItem(ids[0])
-                tip = f"Search every {noun[:-1]} at once, in one ranking; each hit names its {noun[:-1]}"
-                self.session.setItemData(0, tip, Qt.ItemDataRole.ToolTipRole)
-                ids = ids[1:]
+            if self._many and any(i.startswith(NOTES_PREFIX) for i in ids):  # the store's users' notes sessions
+                self._many["(all users' notes)"] = AllSessions(NOTES_PREFIX)
+            tips = {AllSessions(): f"Search every {noun[:-1]} at once, in one ranking; each hit names its {noun[:-1]}",
+                    AllSessions(NOTES_PREFIX): "Search every user's notes at once, in one ranking"}  # fmt: skip
+            for text, scope in self._many.items():  # first, so the list's top entries search many at once
+                self.session.addItem(text)
+                self.session.setItemData(self.session.count() - 1, tips[scope], Qt.ItemDataRole.ToolTipRole)
             self.session.addItems(ids)
             self.session.blockSignals(False)
-            if current in ids or (current and current == self._all_text):
+            if current in ids or current in self._many:
                 self.session.setCurrentText(current)
             self._update_status()
 
@@ -296,8 +299,8 @@ class SearchPanel(ResultActions, QWidget):
         self.controls.say("")
         options, request, k = self.controls.options(), self.controls.request(), self.top_k.value()
         key = (ranking.name, session, query, k)
-        shown_scope = session if session == self._all_text else None
-        scope = AllSessions("") if shown_scope else session
+        shown_scope = session if session in self._many else None
+        scope = self._many.get(session, session)
         defaults = DEFAULTS if ranking.tunable else {}
         from_defaults = "models" not in options and all(
             options.get(n, v) == v for n, v in {**defaults, "tags": []}.items()
