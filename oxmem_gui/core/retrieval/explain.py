@@ -74,6 +74,24 @@ def _neighbour_line(result: QueryResult, hit: Hit) -> str:
     )
 
 
+def _update_lines(result: QueryResult, hit: Hit) -> list[str]:
+    """A profile's update step for one hit: which older statement it restates, and which newer one restates it."""
+    lines = []
+    if hit.update_of is not None:
+        lifted = (
+            f"lifted level with it: + {hit.update_score:.6f}"
+            if hit.update_score
+            else "it already scores at least as much: + 0"
+        )
+        lines.append(
+            f"update: restates the statement at sequence {hit.update_of} (cosine {hit.update_cosine:.6f} ≥ "
+            f"{result.profile['update_similarity']:g}) and is newer; {lifted}"
+        )
+    if hit.updated_by is not None:
+        lines.append(f"updated by the statement at sequence {hit.updated_by}, which ranks at least level with this")
+    return lines or ["update: restates no older candidate of its session → + 0"]
+
+
 def tie_break(result: QueryResult, hit: Hit) -> str | None:
     """How the order against a neighbour with the same score was decided, if one has it."""
     i = hit.rank - 1
@@ -104,9 +122,17 @@ def explain(result: QueryResult, hit: Hit) -> str:
         _leg_line(result, hit, "vector"),
         _leg_line(result, hit, "fts"),
     ]
-    if result.profile.get("neighbour_weight"):
-        lines += [f"weighted = {weighted}{v:.6f} + {f:.6f} = {v + f:.6f}", _neighbour_line(result, hit)]
-        lines.append(f"score = {v + f:.6f} + {hit.context_score:.6f} = {hit.score:.6f}")
+    if result.profile.get("neighbour_weight") or result.profile.get("update_similarity"):
+        lines += [f"weighted = {weighted}{v:.6f} + {f:.6f} = {v + f:.6f}"]
+        parts = [f"{v + f:.6f}"]
+        if result.profile.get("neighbour_weight"):
+            lines.append(_neighbour_line(result, hit))
+            parts.append(f"{hit.context_score:.6f}")
+        if result.profile.get("update_similarity"):
+            lines += _update_lines(result, hit)
+            if hit.update_of is not None:
+                parts.append(f"{hit.update_score:.6f}")
+        lines.append(f"score = {' + '.join(parts)} = {hit.score:.6f}")
     else:
         lines.append(f"score = {weighted}{v:.6f} + {f:.6f} = {hit.score:.6f}")
     decided = tie_break(result, hit)

@@ -82,6 +82,7 @@ def test_tuned_scores_are_the_weighted_legs_plus_the_neighbour(chat):
         "drop_stopwords": True,
         "prefixes": True,
         "neighbour_weight": 0.3,
+        "update_similarity": 0.0,
     }
     weighted = {h.sequence_start: 0.4 * h.vector_score + 0.6 * h.fts_score for h in result.pool}
     for h in result.hits:
