@@ -856,10 +856,6 @@ def _diff_words(old: str, new: str) -> str:
     return " ".join("".join(marks[op].format(text.strip()) + " " for op, text in word_diff(old, new)).split())
 
 
-def _events(n: int | None) -> str:
-    return f"{n or 0:,} event" + ("" if n == 1 else "s")
-
-
 def _print_diff(diff: FileDiff, as_json: bool) -> int:
     """The counts, then a line per change (a changed note's text as a word diff)."""
     if as_json:
@@ -879,10 +875,7 @@ def _print_diff(diff: FileDiff, as_json: bool) -> int:
         return 0
     print(", ".join(f"{what} {n:,}" for what, n in diff.counts().items()))
     for c in diff.sessions:
-        events = {"added": _events(c.new_events), "removed": f"had {_events(c.old_events)}",
-                  "appended": f"+{_events(c.appended)} ({c.old_events} → {c.new_events})",
-                  "rewritten": f"{c.old_events} → {_events(c.new_events)}"}[c.kind]  # fmt: skip
-        print(safe(f"session {c.kind:<9} {c.session_id}  {events}"))
+        print(safe(f"session {c.kind:<9} {c.session_id}  {c.events}"))
     for c in diff.summaries:
         print(safe(f"summary changed  {c.session_id}  {_diff_words(c.old or '', c.new or '')[:200]}"))
     for c in diff.notes:

@@ -40,6 +40,20 @@ class SessionChange:
     def appended(self) -> int:
         return (self.new_events or 0) - (self.old_events or 0)
 
+    @property
+    def events(self) -> str:
+        """Its events in words: ``had 9 events``, ``+1 event (4 → 5)``…"""
+        return {
+            "added": _events(self.new_events),
+            "removed": f"had {_events(self.old_events)}",
+            "appended": f"+{_events(self.appended)} ({self.old_events} → {self.new_events})",
+            "rewritten": f"{self.old_events} → {_events(self.new_events)}",
+        }[self.kind]
+
+
+def _events(n: int | None) -> str:
+    return f"{n or 0:,} event" + ("" if n == 1 else "s")
+
 
 @dataclass
 class NoteChange:

@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
 )
 
 from ..core.compare import FileDiff, NoteChange, ScheduleChange, SessionChange, SummaryChange, word_diff
-from .widgets import plural, tab_leaves
+from .widgets import tab_leaves
 
 _STYLE = {"-": "color:#b3261e;text-decoration:line-through;", "+": "color:#1e7b34;font-weight:600;"}
 
@@ -36,13 +36,7 @@ def words_html(old: str, new: str) -> str:
 
 def _line(change: object) -> str:
     if isinstance(change, SessionChange):
-        counts = {
-            "added": plural(change.new_events or 0, "event"),
-            "removed": f"had {plural(change.old_events or 0, 'event')}",
-            "appended": f"+{plural(change.appended, 'event')} ({change.old_events} → {change.new_events})",
-            "rewritten": f"{change.old_events} → {plural(change.new_events or 0, 'event')}",
-        }[change.kind]
-        return f"{change.kind}: {change.session_id} — {counts}"
+        return f"{change.kind}: {change.session_id} — {change.events}"
     if isinstance(change, SummaryChange):
         return f"changed: {change.session_id}"
     if isinstance(change, NoteChange):

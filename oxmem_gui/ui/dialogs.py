@@ -125,6 +125,11 @@ class Dialogs:
         dialog.resize(760, 480)
         return dialog.exec() == QDialog.DialogCode.Accepted
 
+    def _fit(self, dialog: QDialog) -> None:
+        """Never wider than the window it belongs to."""
+        if self.parent is not None:
+            dialog.resize(min(dialog.width(), max(self.parent.width() - 40, 400)), dialog.height())
+
     def table(
         self,
         title: str,
@@ -136,8 +141,7 @@ class Dialogs:
         """Rows to read under ``heading``, cut to the window's width (each cell whole in its tooltip); with
         ``action``, a button of that name beside Close: True when the user chose it."""
         dialog = TableDialog(title, heading, columns, rows, action, self.parent)
-        if self.parent is not None:  # never wider than the window it belongs to
-            dialog.resize(min(dialog.width(), max(self.parent.width() - 40, 400)), dialog.height())
+        self._fit(dialog)
         return dialog.exec() == QDialog.DialogCode.Accepted
 
     def backups(
@@ -151,8 +155,7 @@ class Dialogs:
     def compare(self, diff: FileDiff) -> None:
         """File ▸ Compare with Backup…'s answer: the changes, to read."""
         dialog = CompareDialog(diff, self.parent)
-        if self.parent is not None:  # never wider than the window it belongs to
-            dialog.resize(min(dialog.width(), max(self.parent.width() - 40, 400)), dialog.height())
+        self._fit(dialog)
         dialog.exec()
 
     def open_file(self, title: str, filters: str, folder: str = "") -> Path | None:

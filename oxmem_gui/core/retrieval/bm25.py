@@ -274,21 +274,21 @@ class Bm25Index:
         return found
 
     def _session_rows(self, conn: apsw.Connection, session_id: Scope) -> np.ndarray:
-        found = self._sessions.get(session_id)
-        if found is None:
+        """The dense positions of the scope's rows, kept for a few scopes (followed as rows are appended)."""
+
+        def read() -> np.ndarray:
             where, args = scope_sql(session_id)
-            rowids = np.array([r[0] for r in conn.execute(f"SELECT c.rowid FROM chunks c WHERE {where}", args)],
-                              dtype=np.int64)  # fmt: skip
-            positions = np.searchsorted(self._rowids, rowids)
-            known = positions < len(self._rowids)
-            known[known] = self._rowids[positions[known]] == rowids[known]
-            found = positions[known]
-            self._sessions[session_id] = found
-            while len(self._sessions) > 8:
-                self._sessions.popitem(last=False)
-        else:
-            self._sessions.move_to_end(session_id)
-        return found
+            return self._positions([r[0] for r in conn.execute(f"SELECT c.rowid FROM chunks c WHERE {where}", args)])
+
+        return _kept(self._sessions, session_id, read, 8)
+
+    def _positions(self, rowids: list[int]) -> np.ndarray:
+        """The dense positions of those of ``rowids`` the row list holds, in the order given."""
+        wanted = np.asarray(rowids, dtype=np.int64)
+        positions = np.searchsorted(self._rowids, wanted)
+        known = positions < len(self._rowids)
+        known[known] = self._rowids[positions[known]] == wanted[known]
+        return positions[known]
 
     # -- scoring -------------------------------------------------------------------------------------
 
@@ -406,16 +406,22 @@ class TableBm25(Bm25Index):
 
     def _admitted_rows(self, key: Hashable, read: Callable[[], list[int]]) -> np.ndarray:
         """Which dense rows a filter admits (a mask), kept for this state of the file (a few filters)."""
-        found = self._admitted.get(key)
-        if found is None:
-            rowids = np.sort(np.fromiter(read(), dtype=np.int64))
-            at = np.searchsorted(rowids, self._rowids)
+
+        def mask() -> np.ndarray:
             found = np.zeros(len(self._rowids), dtype=bool)
-            inside = at < len(rowids)
-            found[inside] = rowids[at[inside]] == self._rowids[inside]
-            self._admitted[key] = found
-            while len(self._admitted) > 4:
-                self._admitted.popitem(last=False)
-        else:
-            self._admitted.move_to_end(key)
-        return found
+            found[self._positions(read())] = True
+            return found
+
+        return _kept(self._admitted, key, mask, 4)
+
+
+def _kept(cache: OrderedDict, key: Hashable, make: Callable[[], np.ndarray], most: int) -> np.ndarray:
+    """``cache[key]``, made by ``make()`` the first time; the ``most`` used last are kept."""
+    found = cache.get(key)
+    if found is None:
+        found = cache[key] = make()
+        while len(cache) > most:
+            cache.popitem(last=False)
+    else:
+        cache.move_to_end(key)
+    return found
