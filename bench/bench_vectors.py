@@ -4,7 +4,8 @@ Builds one session of N chunks with synthetic text (a Zipf-distributed vocabular
 unit vectors, then runs hybrid queries with a precomputed query vector (the time excludes embedding the query):
 first the baseline of the seed design — every vector of the session fetched from SQLite and scored in memory for
 each query, FTS5 scoring every matching row — then the store's way: the cached matrix and cached BM25 postings;
-then the same queries through the tuned ranking profile (prefix terms, neighbour step).
+then the same queries through the tuned ranking profile (prefix terms, neighbour and update steps), and through
+the tuned profile as it was before the update step (0.4/0.6, no update step), in the same run.
 Stores are kept in bench/out/ between runs.
 
     python bench/bench_vectors.py [--sizes 10000,100000,1000000] [--queries 100]
@@ -18,6 +19,7 @@ import random
 import statistics
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import apsw
@@ -26,6 +28,10 @@ import numpy as np
 from oxmem_gui.core import MemoryStore
 from oxmem_gui.core.retrieval import hybrid as retrieval
 from oxmem_gui.core.retrieval.bm25 import MIN_ROWS
+from oxmem_gui.core.retrieval.ranking import TUNED, RankingProfile
+
+#: the tuned profile before the update step, for the latency ratio
+PREVIOUS: RankingProfile = replace(TUNED, vector_weight=0.4, fts_weight=0.6, update_overlap=0.0)
 
 DIMS = 384
 MODEL = "bench-synthetic-384"
@@ -112,14 +118,25 @@ async def measure(path: Path, n: int, queries: int, baseline_queries: int) -> tu
         build_s = time.perf_counter() - t
         cached = [await run(i) for i in range(queries)]
 
-        async def tuned(i: int) -> float:
+        async def timed(profile: RankingProfile | None, i: int) -> float:
             t = time.perf_counter()
-            await store.search("tuned", SESSION, texts[i], 8, query_embedding=qvecs[i], query_embedding_model=MODEL)
+            if profile is None:
+                await store.search("tuned", SESSION, texts[i], 8, query_embedding=qvecs[i], query_embedding_model=MODEL)
+            else:
+                await store.profile_query(
+                    profile, SESSION, texts[i], 8, query_embedding=qvecs[i], query_embedding_model=MODEL
+                )
             return (time.perf_counter() - t) * 1000
 
-        profile = [await tuned(i) for i in range(queries)]  # a prefix's postings are read the first time, too
+        # the tuned profile and the one before the update step, query by query, taking turns at going first (the
+        # first to use a prefix reads its postings)
+        profile, before = [], []
+        for i in range(queries):
+            pair = [(profile, None), (before, PREVIOUS)]
+            for times, chosen in pair if i % 2 else pair[::-1]:
+                times.append(await timed(chosen, i))
         legs = await store._db.run(_time_legs, store._caches.vectors, store._caches.bm25, texts, qvecs)
-    return baseline, cached, profile, build_s, legs
+    return baseline, cached, profile, before, build_s, legs
 
 
 def _time_legs(conn: apsw.Connection, index, bm25, texts: list[str], qvecs: np.ndarray) -> tuple[float, float, float]:
@@ -154,7 +171,7 @@ def main() -> None:
             print(f"building {path.name} …", file=sys.stderr)
             build(path, n)
         baseline_queries = 20 if n <= 100_000 else 3
-        baseline, cached, profile, build_s, (vec_ms, fts_ms, fts5_ms) = asyncio.run(
+        baseline, cached, profile, before, build_s, (vec_ms, fts_ms, fts5_ms) = asyncio.run(
             measure(path, n, args.queries, baseline_queries)
         )
         b50, c50, t50 = statistics.median(baseline), statistics.median(cached), statistics.median(profile)
@@ -168,6 +185,8 @@ def main() -> None:
                 f"{b50 / c50:,.1f}×",
                 f"{t50:.1f} / {pct(profile, 0.95):.1f}",
                 f"{t50 / c50:.2f}×",
+                f"{statistics.median(before):.1f}",
+                f"{t50 / statistics.median(before):.2f}×",
                 f"{vec_ms:.1f}",
                 f"{fts_ms:.1f}",
                 f"{fts5_ms:.1f}",
@@ -183,6 +202,8 @@ def main() -> None:
         "speed-up",
         "tuned profile p50 / p95 ms",
         "tuned / cached p50",
+        "tuned before the update step p50 ms",
+        "tuned / before p50",
         "vector leg p50 ms",
         "FTS leg p50 ms",
         "FTS5-scored leg p50 ms",

@@ -615,7 +615,7 @@ NATIVE_RETRIEVERS = (
         False,
         "the hybrid with measured extra steps: stopwords dropped and words matched as prefixes in the FTS leg, "
         f"{TUNED.vector_weight:g} vector / {TUNED.fts_weight:g} FTS, plus {TUNED.neighbour_weight:g} × the best "
-        "neighbouring turn's score; takes tags",
+        "neighbouring turn's score, and the newer statement of a fact level with the older it restates; takes tags",
         tag_filter=True,
         every=True,
     ),

@@ -20,3 +20,4 @@ for size in 1300x720 1024x640; do
 done
 .venv/bin/python resources/screenshots/compare_shot.py resources/screenshots/compare-with-backup.png
 .venv/bin/python resources/screenshots/sql_shot.py resources/screenshots/sql-console-1024x640.png
+.venv/bin/python resources/screenshots/update_shot.py resources/screenshots/search-update-1024x640.png

@@ -89,7 +89,9 @@ def test_search_defaults_to_the_tuned_profile_and_a_chosen_ranking(capsys, db):
     assert (doc["retriever"], doc["fts_mode"], doc["fts_expression"]) == ("tuned", "keywords", '"half"* OR "roundi"*')
     assert doc["dropped_terms"] == ["up"] and doc["profile"]["neighbour_weight"] == 0.3
     top = doc["hits"][0]
-    assert top["score"] == pytest.approx(0.4 * top["vector_score"] + 0.6 * top["fts_score"] + top["context_score"])
+    assert top["score"] == pytest.approx(
+        0.2 * top["vector_score"] + 0.8 * top["fts_score"] + top["context_score"] + top["update_score"]
+    )
     # tuning options mean contract §6's tunable hybrid
     assert run_json(capsys, "--db", db, "search", session, "rounding", "--fts-weight", "1")["retriever"] == "oxmem"
     code, _, err = run(capsys, "--db", db, "search", session, "rounding", "--ranking", "tuned", "--fts-mode", "phrase")

@@ -14,7 +14,8 @@ from oxmem_gui.ui.context import StoreContext
 from oxmem_gui.ui.main_window import MainWindow
 from oxmem_gui.ui.search.metrics import MetricsDialog
 from oxmem_gui.ui.search.panel import DEMO_DEFAULT_TIP
-from oxmem_gui.ui.search.results import GRADE_COLUMN, VALUE_ROLE, highlight
+from oxmem_gui.ui.search.results import BAR_ROLE, GRADE_COLUMN, VALUE_ROLE, highlight
+from tests.conftest import user
 from tests.ui.conftest import FakeDialogs, settle
 
 
@@ -217,7 +218,8 @@ def test_the_panel_opens_on_the_tuned_default_and_explains_its_steps(make_window
     ]
     assert panel.legs_label.text().startswith("FTS expression: <code>&quot;quie&quot;* OR &quot;hote&quot;*")
     pane = panel.explain_view.toPlainText()
-    assert "neighbour context: the turn at sequence 12 weighted" in pane
+    assert "neighbour context: the turn at sequence 10 weighted" in pane
+    assert "update: restates no older candidate of its session → + 0" in pane
     assert "stopwords dropped from the query: in" in pane
     mark = "<b style='background-color:#ffe58a;color:#000'>"
     assert (
@@ -228,6 +230,26 @@ def test_the_panel_opens_on_the_tuned_default_and_explains_its_steps(make_window
     panel.tags.commit()
     settle(qloop, ctx)
     assert panel.model.rowCount() == 0 and panel.result.retriever == "tuned"
+
+
+def test_the_update_step_shows_what_superseded_what(make_window, qloop):
+    """A preference stated, then changed: the Flags column says which statement updates which, the Parts bar has
+    the lift, and the explanation names the older statement."""
+    window, ctx, _ = make_window()
+    old = "I prefer aisle seats on flights, and I'm vegetarian."
+    new = "I prefer window seats on flights now, and I'm still vegetarian, thanks for asking."
+    qloop.run_until_complete(ctx.store.store_many([("chat:prefs", 1, user(old)), ("chat:prefs", 2, user(new))]))
+    panel = search(window, ctx, qloop, "chat:prefs", "which seats do I prefer on flights", ranking="tuned")
+    m = panel.model
+    assert [m.hit(r).text for r in range(m.rowCount())] == [new, old]  # the newer first
+    assert [m.index(r, 6).data() for r in range(2)] == ["updates #1", "updated by #2"]
+    newer = m.hit(0)
+    assert newer.update_of == 1 and newer.update_overlap == pytest.approx(8 / 15)
+    assert m.index(0, 3).data(BAR_ROLE)[3] == newer.update_score
+    panel.view.selectRow(0)
+    assert "update: restates the statement at sequence 1 (one role, the same query words matched, 53% of" in (
+        panel.explain_view.toPlainText()
+    )
 
 
 def test_make_default_per_session_and_per_file_keeps_the_hybrids_tuning(make_window, qloop):
@@ -288,12 +310,12 @@ def test_make_default_is_off_on_the_demo_that_is_forgotten_when_it_closes(qloop,
 def test_the_slider_shows_a_fixed_profile_and_gives_the_hybrid_its_setting_back(make_window, qloop):
     window, ctx, _ = make_window()
     panel = window.search
-    assert (panel.weight.value(), panel.weight_label.text()) == (40, "0.40 / FTS 0.60 (fixed)")
+    assert (panel.weight.value(), panel.weight_label.text()) == (20, "0.20 / FTS 0.80 (fixed)")
     use_ranking(panel, "oxmem")
     assert (panel.weight.value(), panel.weight_label.text()) == (70, "0.70 / FTS 0.30")
     panel.weight.setValue(25)
     use_ranking(panel, "tuned")
-    assert panel.weight.value() == 40 and not panel.weight.isEnabled()
+    assert panel.weight.value() == 20 and not panel.weight.isEnabled()
     use_ranking(panel, "oxydra")
     assert panel.weight_label.text() == "as the agent weighs it"
     use_ranking(panel, "oxmem")

@@ -35,6 +35,10 @@ def hit_flags(result: QueryResult, hit: Hit) -> list[str]:
     for leg, raw in (("vector", hit.vector_raw), ("fts", hit.fts_raw)):
         if raw is not None:
             flags += leg_flags(leg, result.legs[leg])
+    if hit.update_of is not None:
+        flags.append(f"updates sequence {hit.update_of}")
+    if hit.updated_by is not None:
+        flags.append(f"updated by sequence {hit.updated_by}")
     return flags
 
 
@@ -84,8 +88,9 @@ def _update_lines(result: QueryResult, hit: Hit) -> list[str]:
             else "it already scores at least as much: + 0"
         )
         lines.append(
-            f"update: restates the statement at sequence {hit.update_of} (cosine {hit.update_cosine:.6f} ≥ "
-            f"{result.profile['update_similarity']:g}) and is newer; {lifted}"
+            f"update: restates the statement at sequence {hit.update_of} (one role, the same query words matched, "
+            f"{hit.update_overlap:.0%} of their words shared ≥ {result.profile['update_overlap']:.0%}) and is newer; "
+            f"{lifted}"
         )
     if hit.updated_by is not None:
         lines.append(f"updated by the statement at sequence {hit.updated_by}, which ranks at least level with this")
@@ -122,13 +127,13 @@ def explain(result: QueryResult, hit: Hit) -> str:
         _leg_line(result, hit, "vector"),
         _leg_line(result, hit, "fts"),
     ]
-    if result.profile.get("neighbour_weight") or result.profile.get("update_similarity"):
+    if result.profile.get("neighbour_weight") or result.profile.get("update_overlap"):
         lines += [f"weighted = {weighted}{v:.6f} + {f:.6f} = {v + f:.6f}"]
         parts = [f"{v + f:.6f}"]
         if result.profile.get("neighbour_weight"):
             lines.append(_neighbour_line(result, hit))
             parts.append(f"{hit.context_score:.6f}")
-        if result.profile.get("update_similarity"):
+        if result.profile.get("update_overlap"):
             lines += _update_lines(result, hit)
             if hit.update_of is not None:
                 parts.append(f"{hit.update_score:.6f}")

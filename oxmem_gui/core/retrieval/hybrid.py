@@ -73,10 +73,11 @@ class Hit:
     context_score: float = 0.0
     context_sequence: int | None = None
     #: a profile's update step: what it added, the sequence of the older statement this one restates (it ranks
-    #: just above it), their cosine; and, on the older one, the sequence of the newer statement that updates it
+    #: just above it), the share of their words in common; and, on the older one, the sequence of the newer
+    #: statement that updates it
     update_score: float = 0.0
     update_of: int | None = None
-    update_cosine: float | None = None
+    update_overlap: float | None = None
     updated_by: int | None = None
 
 

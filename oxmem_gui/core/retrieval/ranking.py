@@ -9,23 +9,26 @@ conversational-memory sets (LongMemEval, LoCoMo; figures in the README), with no
    is searched as a prefix of its first ``max(4, n − 2)`` letters (``"painted"`` → ``"paint"*``), a crude
    stemmer that also matches ``painting``. The FTS leg's BM25 is FTS5's own for that expression.
 2. **Both legs** as contract §6 (``top_k × 4`` candidates each, min–max normalized), weighted
-   ``0.4 × vector + 0.6 × FTS``.
+   ``0.2 × vector + 0.8 × FTS``.
 3. **Neighbour context.** A conversation's answer often spans turns: each candidate adds
    ``0.3 ×`` the best weighted score among the candidates of the turn just before or after it (sequence ± 1).
-4. **Order** as contract §6: score, then recency, then chunk id.
+4. **Updates.** A newer statement of a fact (the same query words matched, half its words shared with an older
+   candidate of its session and role) scores at least what the older one scores (:func:`with_updates`).
+5. **Order** as contract §6: score, then recency, then chunk id: the newer of two equal scores first.
 
 Every step is in the result: the dropped stopwords, the expression, and per hit the neighbour's sequence and
-what it added, so the explanation stays raw → normalized → weighted → final.
+what it added, and what it updates or is updated by, so the explanation stays raw → normalized → weighted → final.
 """
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 import apsw
-import numpy as np
 
 from ..embeddings.backends import EmbeddingBackend
 from .bm25 import Bm25Index
@@ -49,8 +52,9 @@ class RankingProfile:
     drop_stopwords: bool
     prefixes: bool
     neighbour_weight: float
-    #: the update step (:func:`with_updates`): the cosine at which a newer candidate restates an older one (0: off)
-    update_similarity: float = 0.0
+    #: the update step (:func:`with_updates`): the share of words at which a newer candidate restates an older one
+    #: (0: off)
+    update_overlap: float = 0.0
 
     def settings(self) -> dict[str, Any]:
         """The profile as recorded in results and ``--json`` output."""
@@ -74,11 +78,11 @@ class RankingProfile:
                 f"neighbour context: + {self.neighbour_weight:g} × the best weighted score of the turn just "
                 "before or after (sequence ± 1) among the candidates"
             )
-        if self.update_similarity:
+        if self.update_overlap:
             out.append(
-                f"updates: a candidate that restates an older candidate of its session (their vectors' cosine ≥ "
-                f"{self.update_similarity:g}, other words) ranks at least level with it, so the newer statement of a "
-                "fact comes first"
+                f"updates: a candidate that restates an older candidate of its session (one role, the same query "
+                f"words matched, ≥ {self.update_overlap:.0%} of their words shared, not the same text) ranks at least "
+                "level with it, so the newer statement of a fact comes first"
             )
         out.append("order: score, then the newer turn, then chunk id (contract §6)")
         return out
@@ -87,11 +91,12 @@ class RankingProfile:
 TUNED = RankingProfile(
     name="tuned",
     label="oxmem tuned",
-    vector_weight=0.4,
-    fts_weight=0.6,
+    vector_weight=0.2,
+    fts_weight=0.8,
     drop_stopwords=True,
     prefixes=True,
     neighbour_weight=0.3,
+    update_overlap=0.5,
 )
 PROFILES: dict[str, RankingProfile] = {TUNED.name: TUNED}
 
@@ -144,65 +149,67 @@ def neighboured(pool: Sequence[Hit], weight: float) -> list[Hit]:
     return scored
 
 
-def with_updates(hits: Sequence[Hit], vectors: Mapping[str, np.ndarray], similarity: float) -> list[Hit]:
-    """The update step: a hit that restates an older hit of its session — their unit ``vectors`` (by chunk id, one
-    model) at cosine ≥ ``similarity``, their texts different — scores at least what that older one scores, so the
-    newer statement ranks first (contract §6's order puts the newer of two equal scores first). Of several older
-    ones, the best-scoring counts; a chain (a fact updated twice) carries through, oldest first. Sets
-    ``update_of`` / ``update_cosine`` / ``update_score`` on the newer hit and ``updated_by`` on the older one. Only
-    statements of one role are compared (a user's restatement, not the assistant's reply about it).
+def with_updates(hits: Sequence[Hit], terms: Sequence[str], overlap: float) -> list[Hit]:
+    """The update step: a hit that restates an older hit of its session scores at least what that older one
+    scores, so the newer statement ranks first (contract §6's order puts the newer of two equal scores first).
 
-    Not part of the tuned profile yet: on LongMemEval's 72 knowledge-update questions (``bench_quality.py --sets
-    lme-ku``) it moves nDCG@10 by −0.004 … +0.001 at cosine 0.8–0.9 (0.668 without it; without the role test, and
-    at 0.5–0.7, it costs up to −0.5)."""
+    "Restates": both are one role's (a user's restatement, not the assistant's reply about it), their texts
+    differ, both are FTS candidates and the same FTS ``terms`` of the query occur in both (at least one; a term
+    ending in ``*`` is a prefix; words as FTS5's ``unicode61`` folds them), and at least ``overlap`` of their
+    distinct words are shared (Jaccard): "Ana plays for Porto" then "Ana plays for Benfica" asked "which team does
+    Ana play for". Of several older ones, the best-scoring (then the newest) counts; a chain (a fact updated twice)
+    carries through. Sets ``update_of`` / ``update_overlap`` / ``update_score`` on the newer hit and ``updated_by``
+    on the older one.
+
+    Why words, not vectors: a sentence embedding puts "… plays for Porto" and "… plays for Benfica" at cosine
+    0.6–0.85, no nearer than two facts about other people in the same words; what marks an update is the same
+    subject matched by the query in the same wording (measured in ``bench/bench_quality.py``)."""
+    prefixes = tuple(_fold(t[:-1]) for t in terms if t.endswith("*"))
+    exact = frozenset(_fold(t) for t in terms if not t.endswith("*"))
     out = {h.chunk_id: h for h in hits}
-    sessions: dict[str, list[Hit]] = {}
+    groups: dict[tuple[str, object, frozenset[str]], list[tuple[Hit, frozenset[str]]]] = {}
     for h in hits:
-        sessions.setdefault(h.session_id, []).append(h)
-    for group in sessions.values():
-        group = sorted((h for h in group if h.chunk_id in vectors), key=lambda h: (recency(h), h.chunk_id))
-        for i, h in enumerate(group):
+        if h.fts_raw is None:  # not matched by the FTS leg
+            continue
+        words = frozenset(_WORD.findall(_fold(h.text)))
+        matched = (words & exact) | {p for p in prefixes if any(w.startswith(p) for w in words)}
+        if matched:
+            groups.setdefault((h.session_id, _role(h), frozenset(matched)), []).append((h, words))
+    for group in groups.values():
+        group.sort(key=lambda hw: (recency(hw[0]), hw[0].chunk_id))
+        for i, (h, words) in enumerate(group):
             best: tuple[float, float, Hit] | None = None
-            for older in group[:i]:
-                if recency(older) >= recency(h) or older.text == h.text or _role(older) != _role(h):
+            for older, theirs in group[:i]:
+                if recency(older) >= recency(h) or older.text == h.text:
                     continue
-                cosine = float(vectors[h.chunk_id] @ vectors[older.chunk_id])
+                shared = len(words & theirs) / len(words | theirs)
                 score = out[older.chunk_id].score
-                if cosine >= similarity and (best is None or score > best[0]):
-                    best = (score, cosine, older)
+                if shared >= overlap and (best is None or score >= best[0]):  # a tie: the newest
+                    best = (score, shared, older)
             if best is None:
                 continue
-            score, cosine, older = best
+            score, shared, older = best
             mine = out[h.chunk_id]
             lift = max(0.0, score - mine.score)
             out[h.chunk_id] = replace(mine, score=mine.score + lift, update_score=lift, update_of=recency(older),
-                                      update_cosine=cosine)  # fmt: skip
+                                      update_overlap=shared)  # fmt: skip
             out[older.chunk_id] = replace(out[older.chunk_id], updated_by=recency(h))
     return [out[h.chunk_id] for h in hits]
 
 
+#: a word of a text (FTS5's ``unicode61`` splits on what is not a letter or digit)
+_WORD = re.compile(r"[^\W_]+")
+
+
+def _fold(text: str) -> str:
+    """``text`` as FTS5's ``unicode61`` compares it: case folded, diacritics removed."""
+    if text.isascii():
+        return text.lower()
+    return "".join(c for c in unicodedata.normalize("NFKD", text.casefold()) if not unicodedata.combining(c))
+
+
 def _role(hit: Hit) -> object:
     return hit.metadata.get("role") if isinstance(hit.metadata, dict) else None
-
-
-def unit_vectors(conn: apsw.Connection, hits: Sequence[Hit], model: str | None) -> dict[str, np.ndarray]:
-    """The stored vectors of ``model`` of the hits' chunks, scaled to unit length, by chunk id (a vector that is
-    not ``model``'s, or cannot be read, is left out)."""
-    found: dict[str, np.ndarray] = {}
-    ids = [h.chunk_id for h in hits]
-    for start in range(0, len(ids), 500):
-        batch = ids[start : start + 500]
-        marks = ", ".join("?" * len(batch))
-        for cid, blob in conn.execute(
-            f"SELECT chunk_id, embedding_blob FROM chunks_vec WHERE embedding_model = ? AND chunk_id IN ({marks})",
-            (model, *batch),
-        ):
-            if isinstance(blob, bytes) and blob and len(blob) % 4 == 0:
-                v = np.frombuffer(blob, dtype="<f4").astype(np.float64)
-                norm = float(np.linalg.norm(v))
-                if norm > 0 and np.isfinite(norm):
-                    found[cid] = v / norm
-    return found
 
 
 def profile_query(
@@ -243,9 +250,8 @@ def profile_query(
         replace(h, score=profile.vector_weight * h.vector_score + profile.fts_weight * h.fts_score) for h in result.pool
     ]
     scored = neighboured(weighted, profile.neighbour_weight)
-    if profile.update_similarity and result.models:
-        vectors = unit_vectors(conn, scored, result.models[0])
-        scored = with_updates(scored, vectors, profile.update_similarity)
+    if profile.update_overlap:
+        scored = with_updates(scored, terms, profile.update_overlap)
     result.hits = ranked(scored, top_k)
     result.retriever = profile.name
     result.steps = profile.steps()

@@ -30,6 +30,7 @@ HTML_ROLE = Qt.ItemDataRole.UserRole + 22
 VECTOR_COLOR = QColor("#3b82c4")
 FTS_COLOR = QColor("#e08a2c")
 CONTEXT_COLOR = QColor("#9a9a9a")
+UPDATE_COLOR = QColor("#2e8b57")
 GRADE_COLUMN = 7
 #: the hit's session: shown only when a search spans sessions
 SESSION_COLUMN = 8
@@ -85,6 +86,8 @@ def short_flag(flag: str) -> str:
     """A :func:`hit_flags` warning in a few words, for the narrow Flags column (its tooltip has the whole)."""
     if flag.startswith("not in "):
         return flag.removesuffix(" candidates")
+    if flag.startswith("update"):  # the update step: "updates sequence 3", "updated by sequence 7"
+        return flag.replace("sequence ", "#")
     leg = "vector" if flag.startswith("vector") else "FTS"
     if "collapsed" in flag:
         return f"{leg} collapsed"
@@ -112,11 +115,12 @@ class ResultsModel(RowsModel):
         "Rank under the current settings",
         "Rank change against this query's ranking with the default settings (its first run with them): "
         "↑ up, ↓ down, = same, new (not in that top k)",
-        "Score = vector weight × vector score + FTS weight × FTS score",
-        "The score's two contributions as a bar: vector (blue) + FTS (orange)",
+        "Score = vector weight × vector score + FTS weight × FTS score (+ a profile's neighbour and update steps)",
+        "The score's contributions as a bar: vector (blue) + FTS (orange) + a profile's neighbour context (grey) "
+        "+ update lift (green)",
         "Vector leg: raw cosine → normalized 0…1 (the tooltip has × weight = contribution)",
         "FTS leg: raw −bm25 → normalized 0…1 (the tooltip has × weight = contribution)",
-        "Warnings about how the hit was scored (the tooltip has them in full)",
+        "Warnings about how the hit was scored, and what it updates or is updated by (the tooltip has them in full)",
         GRADES_TIP + ". Double-click to grade.",
         "The session the hit is in (a search of all sessions ranks them together)",
         "The hit's text (the whole text is in the tooltip and in the pane below)",
@@ -181,7 +185,7 @@ class ResultsModel(RowsModel):
                 0: str(h.rank),
                 1: move.label if move else "",
                 2: f"{h.score:.4f}",
-                3: f"{vc:.3f} + {fc:.3f}" + (f" + {h.context_score:.3f}" if h.context_score else ""),
+                3: f"{vc:.3f} + {fc:.3f}" + "".join(f" + {x:.3f}" for x in (h.context_score, h.update_score) if x),
                 4: self._leg_short(h.vector_raw, h.vector_score),
                 5: self._leg_short(h.fts_raw, h.fts_score),
                 6: ", ".join(short_flag(f) for f in hit_flags(r, h)),
@@ -198,7 +202,7 @@ class ResultsModel(RowsModel):
                 5: (h.fts_raw, h.fts_score, fc),
             }.get(col)
         if role == BAR_ROLE and col == 3:
-            return (vc, fc, h.context_score, 1.0 + r.profile.get("neighbour_weight", 0.0))
+            return (vc, fc, h.context_score, h.update_score, 1.0 + r.profile.get("neighbour_weight", 0.0))
         if role == HTML_ROLE and col == TEXT_COLUMN:
             return highlight(" ".join(h.text.split()), r)
         if role == Qt.ItemDataRole.EditRole and col == GRADE_COLUMN:
@@ -252,8 +256,8 @@ class ResultsModel(RowsModel):
 
 
 class BarDelegate(QStyledItemDelegate):
-    """The contributions as a stacked bar — vector blue, FTS orange, a profile's neighbour context grey — on the
-    scale of the highest score the ranking can give (1, or 1 + the neighbour weight)."""
+    """The contributions as a stacked bar — vector blue, FTS orange, a profile's neighbour context grey and update
+    lift green — on the scale of the highest score the ranking can give (1, or 1 + the neighbour weight)."""
 
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex) -> None:
         self.initStyleOption(option, index)
@@ -264,11 +268,11 @@ class BarDelegate(QStyledItemDelegate):
         value = index.data(BAR_ROLE)
         if not value:
             return
-        vc, fc, cc, scale = value
+        vc, fc, cc, uc, scale = value
         rect = option.rect.adjusted(4, 5, -4, -5)
         painter.save()
         x = rect.x()
-        for part, color in ((vc, VECTOR_COLOR), (fc, FTS_COLOR), (cc, CONTEXT_COLOR)):
+        for part, color in ((vc, VECTOR_COLOR), (fc, FTS_COLOR), (cc, CONTEXT_COLOR), (uc, UPDATE_COLOR)):
             width = round(rect.width() * max(0.0, min(1.0, part / scale)))
             painter.fillRect(x, rect.y(), width, rect.height(), color)
             x += width

@@ -77,25 +77,27 @@ def test_tuned_scores_are_the_weighted_legs_plus_the_neighbour(chat):
     assert result.profile == {
         "name": "tuned",
         "label": "oxmem tuned",
-        "vector_weight": 0.4,
-        "fts_weight": 0.6,
+        "vector_weight": 0.2,
+        "fts_weight": 0.8,
         "drop_stopwords": True,
         "prefixes": True,
         "neighbour_weight": 0.3,
-        "update_similarity": 0.0,
+        "update_overlap": 0.5,
     }
-    weighted = {h.sequence_start: 0.4 * h.vector_score + 0.6 * h.fts_score for h in result.pool}
+    weighted = {h.sequence_start: 0.2 * h.vector_score + 0.8 * h.fts_score for h in result.pool}
     for h in result.hits:
         lent = max((weighted.get(h.sequence_start + d, 0.0) for d in (-1, 1)), default=0.0)
-        assert h.score == pytest.approx(0.4 * h.vector_score + 0.6 * h.fts_score + 0.3 * lent, abs=1e-12)
+        assert h.update_of is None  # no two turns here restate one another
+        assert h.score == pytest.approx(0.2 * h.vector_score + 0.8 * h.fts_score + 0.3 * lent, abs=1e-12)
         assert h.context_score == pytest.approx(0.3 * lent, abs=1e-12)
     # "paint"* found "painted" and "painting"; the sunrise turn has both words
     assert result.hits[0].text == "Melanie: I painted a sunrise by the lake last year"
     assert {h.sequence_start for h in result.hits if h.fts_raw is not None} == {2, 4, 5, 6}
     lines = explain(result, result.hits[0]).splitlines()
-    assert lines[3].startswith("weighted = 0.4 × ")
+    assert lines[3].startswith("weighted = 0.2 × ")
     assert lines[4].startswith("neighbour context: the turn at sequence ")
-    assert lines[5] == f"score = {result.hits[0].score - result.hits[0].context_score:.6f} + " + (
+    assert lines[5] == "update: restates no older candidate of its session → + 0"
+    assert lines[6] == f"score = {result.hits[0].score - result.hits[0].context_score:.6f} + " + (
         f"{result.hits[0].context_score:.6f} = {result.hits[0].score:.6f}"
     )
     assert "stopwords dropped from the query: When, did, a" in lines
