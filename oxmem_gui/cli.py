@@ -65,6 +65,7 @@ from .core.store.importing import BATCH_EVENTS
 from .core.store.inputs import INT64_MAX
 from .core.store.jsonl import read_jsonl
 from .core.store.migrations import discard_new_store
+from .core.store.notes import NOTES_PREFIX
 from .core.store.sql_console import DEFAULT_LIMIT as SQL_LIMIT
 from .core.store.sql_console import SqlResult
 from .core.store.summary import message_text
@@ -362,6 +363,15 @@ def build_parser() -> argparse.ArgumentParser:
         dest="all_sessions",
         help="search every session at once, in one ranking (give no SESSION); each hit names its session",
     )
+    p.add_argument(
+        "--why",
+        type=_text,
+        default=None,
+        metavar="ID",
+        help="why this memory (a chunk id, an event's sequence number, a note id; an agent's message or memory id) "
+        "is not in the top k: where it ranked, the step that cut it, and what would bring it back (default: the "
+        "hits themselves)",
+    )
     _search_options(p)
     p = command("reindex", "re-embed chunks with another model, in short batches (resumable)")
     p.add_argument("--session", type=_text, default=None, help="only this session (default: every session)")
@@ -539,6 +549,14 @@ def build_parser() -> argparse.ArgumentParser:
     p = command("search", "hybrid search of a user's notes", notes)
     p.add_argument("user", type=_text)
     p.add_argument("query", type=_text)
+    p.add_argument(
+        "--why",
+        type=_text,
+        default=None,
+        metavar="ID",
+        help="why this note (its id; an agent's memory or fact id) is not in the top k: where it ranked, the step "
+        "that cut it, and what would bring it back (default: the hits themselves)",
+    )
     _search_options(p)
     return parser
 
@@ -654,8 +672,34 @@ def _ranking_kwargs(ranking: Retriever, args: argparse.Namespace) -> dict[str, A
     return {"tags": args.tags, "tag_mode": args.tag_mode} if ranking.tag_filter and args.tags else {}
 
 
+async def _why_note(store: Memory, args: argparse.Namespace) -> None:
+    """``notes search USER QUERY --why ID``: the agent's own ranking of notes where it has one (ZEKE's), else the
+    store's hybrid over the user's notes (``memory:USER``)."""
+    if any(r.scope == "notes" for r in store.retrievers()):
+        ranking = await _ranking(store, args, "notes")
+        story = await store.why_not(
+            ranking.name, args.user, args.query, args.why, args.top_k, **_ranking_kwargs(ranking, args)
+        )
+    else:
+        story = await store.why_not(
+            "oxmem", f"{NOTES_PREFIX}{args.user}", args.query, args.why, args.top_k, **_search_kwargs(args)
+        )
+    _print_json(_why_json(story)) if args.json else print(safe("\n".join(story.lines()), keep_newlines=True))
+
+
+def _why_json(story: Any) -> dict[str, Any]:
+    """A why-not story as ``--json`` prints it: every field, the ranking's hits as ``search --json`` has them."""
+    out = {f.name: getattr(story, f.name) for f in dataclasses.fields(story) if f.name != "result"}
+    out["legs"] = {name: dataclasses.asdict(leg) for name, leg in story.legs.items()}
+    out["changes"] = [dataclasses.asdict(c) for c in story.changes]
+    out["above"] = [{"rank": r, "chunk_id": c, "score": s} for r, c, s in story.above]
+    out["hits"] = _query_json(story.result)["hits"] if story.result is not None else []
+    return out
+
+
 def _query_json(result: QueryResult) -> dict[str, Any]:
     doc = dataclasses.asdict(result)
+    doc.pop("ranking")  # the pool, ranked: ``pool`` and ``hits`` have it
     doc["vector_errors"] = [{"chunk_id": c, "error": e} for c, e in result.vector_errors]
     return doc
 
@@ -1033,6 +1077,14 @@ async def _dispatch(store: Memory, args: argparse.Namespace) -> int:
                              else "give the SESSION to search, or --all to search every session")  # fmt: skip
         ranking = await _ranking(store, args, "session", args.session)
         scope = ALL_SESSIONS if args.all_sessions else args.session
+        if args.why is not None:
+            if args.all_sessions:
+                raise OxmemError("--why explains a miss in one SESSION: give the session, not --all")
+            story = await store.why_not(
+                ranking.name, scope, args.query, args.why, args.top_k, **_ranking_kwargs(ranking, args)
+            )
+            _print_json(_why_json(story)) if out_json else print(safe("\n".join(story.lines()), keep_newlines=True))
+            return 0
         result = await store.search(ranking.name, scope, args.query, args.top_k, **_ranking_kwargs(ranking, args))
         _print_json(_query_json(result)) if out_json else _print_query(result, ranking)
     elif cmd == "reindex":
@@ -1341,6 +1393,9 @@ async def _notes(store: Memory, args: argparse.Namespace) -> int:
         await store.delete_note(args.user, args.note_id)
         _print_json({"deleted": args.note_id}) if args.json else print(safe(f"deleted {args.note_id}"))
     elif action == "search":
+        if args.why is not None:
+            await _why_note(store, args)
+            return 0
         if args.ranking is None and any(r.scope == "notes" for r in store.retrievers()):
             ranking = await _ranking(store, args, "notes")
             hits = await store.search_notes(args.user, args.query, args.top_k, **_ranking_kwargs(ranking, args))

@@ -46,9 +46,10 @@ from .formats.tables import TableInfo, TablePage, list_tables, table_page
 from .libsql_writer import LibsqlWriter, have_libsql
 from .retrieval import hybrid as retrieval
 from .retrieval import notes as note_hits
+from .retrieval import why_not
 from .retrieval.caches import SearchCaches
 from .retrieval.ranking import PROFILES, TUNED, RankingProfile, profile_query
-from .retrieval.scope import Scope
+from .retrieval.scope import AllSessions, Scope
 from .retrieval.vectors import DEFAULT_MAX_BYTES
 from .schedules import store as schedules
 from .schedules.api import ScheduleStore
@@ -432,6 +433,38 @@ class MemoryStore:
             query_embeddings=self._query_vectors(query_embedding, query_embedding_model),
             bm25=self._caches.bm25,
             models=models,
+        )
+
+    async def why_not(
+        self,
+        retriever: str,
+        session_id: str,
+        query: str,
+        target: str,
+        top_k: int = 8,
+        *,
+        suggest: bool = True,
+        query_embedding: Sequence[float] | None = None,
+        query_embedding_model: str | None = None,
+        **options: Any,
+    ) -> why_not.WhyNot:
+        """Why ``target`` (a chunk id, an event's sequence number, a note id) is not in ``retriever``'s top k for
+        ``query`` in ``session_id`` (:mod:`.retrieval.why_not`), in one snapshot."""
+        if isinstance(session_id, AllSessions):
+            raise InvalidInputError("say which session the memory should have been recalled in")
+        return await self._db.read(
+            why_not.why_not,
+            self._caches.vectors,
+            self._available,
+            retriever,
+            session_id,
+            query,
+            target,
+            top_k,
+            bm25=self._caches.bm25,
+            suggest=suggest,
+            query_embeddings=self._query_vectors(query_embedding, query_embedding_model),
+            **options,
         )
 
     async def session_models(self, session_id: str) -> list[str]:

@@ -152,6 +152,14 @@ class Dialogs:
         dialog.exec()
         return (dialog.action, dialog.chosen) if dialog.action else None
 
+    def pick_memory(self, items: Sequence[tuple[str, str]]) -> str | None:
+        """*Why not…?*'s picker: the chosen memory's target (a sequence number), or None."""
+        from .search.why_not import WhyNotPicker
+
+        dialog = WhyNotPicker(items, self.parent)
+        self._fit(dialog)
+        return dialog.chosen if dialog.exec() == QDialog.DialogCode.Accepted else None
+
     def compare(self, diff: FileDiff) -> None:
         """File ▸ Compare with Backup…'s answer: the changes, to read."""
         dialog = CompareDialog(diff, self.parent)

@@ -94,6 +94,7 @@ class MainWindow(FileOperations, QMainWindow):
             QListWidgetItem(icon(name), name.capitalize(), self.nav)
         self.nav.currentRowChanged.connect(self.stack.setCurrentIndex)
         self.search.open_event.connect(self.show_event)
+        self.sessions.why_not.connect(self._why_not)
         body = QWidget()
         layout = QHBoxLayout(body)
         layout.setContentsMargins(4, 4, 4, 0)
@@ -265,6 +266,11 @@ class MainWindow(FileOperations, QMainWindow):
 
     def current_panel(self) -> str:
         return PANELS[self.stack.currentIndex()]
+
+    def _why_not(self, session_id: str, sequence: int) -> None:
+        """The session browser's *Why wasn't this recalled?*: the search panel explains the event."""
+        self.show_panel("search")
+        self.search.why_not_event(session_id, sequence)
 
     def show_event(self, session_id: str, sequence: int) -> None:
         """Show one event in the session browser (a search hit's "open")."""

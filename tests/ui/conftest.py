@@ -40,9 +40,15 @@ class FakeDialogs:
         self.backup_lists: list[list] = []
         self.backup_answers: list = []
         self.compared: list = []  # the diffs File ▸ Compare with Backup… showed
+        self.memory_lists: list[list[tuple[str, str]]] = []  # what each Why not…? picker offered
+        self.memory_answers: list[str | None] = []
 
     def error(self, message: str) -> None:
         self.errors.append(message)
+
+    def pick_memory(self, items) -> str | None:
+        self.memory_lists.append(list(items))
+        return self.memory_answers.pop(0) if self.memory_answers else None
 
     def info(self, message: str) -> None:
         self.infos.append(message)

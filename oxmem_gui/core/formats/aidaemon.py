@@ -484,6 +484,12 @@ class AidaemonReader(ForeignReader):
             )
         ]
 
+    def _why_unranked(
+        self, conn: apsw.Connection, scope: str, query: str, target: str, label: str, every: QueryResult
+    ) -> str:
+        """Every message (or episode) of the session is among the recall's candidates: one that is not is not there."""
+        raise NotFoundError(f"no message or episode {target!r} in session {scope!r}")
+
     def _rank_aidaemon(self, conn: apsw.Connection, scope: str, query: str, top_k: int, **options: Any) -> QueryResult:
         """The three lists of aidaemon's legacy ``get_context``: :func:`.aidaemon_recall.rank`."""
         return rank(conn, scope, query, top_k, self.query_vector, options)

@@ -35,6 +35,8 @@ from ..retrieval.bm25 import TableBm25
 from ..retrieval.hybrid import MAX_TOP_K, Hit, QueryResult
 from ..retrieval.notes import NoteHit
 from ..retrieval.scope import AllSessions, Scope
+from ..retrieval.why_not import Change as WhyChange
+from ..retrieval.why_not import WhyNot
 from ..schedules.store import Schedule, ScheduleRun
 from ..store import backups, browse, sql_console, summary
 from ..store.events import Event, SessionInfo
@@ -568,6 +570,72 @@ class ForeignReader:
         check_positive(top_k, "top_k", MAX_TOP_K)
         return await self._db.read(method, scope, query, top_k, **options)
 
+    async def why_not(
+        self, retriever: str, scope: str, query: str, target: str, top_k: int = 8, **options: Any
+    ) -> WhyNot:
+        """Why ``target`` (an id the agent's ranking returns its hits by) is not in ``retriever``'s top k: its place
+        in the agent's own ranking asked for every hit it gives (the agent's limits kept), in one snapshot."""
+        method = self._retriever_method(retriever)
+        check_text(query, "query")
+        check_positive(top_k, "top_k", MAX_TOP_K)
+        if not isinstance(target, str) or not target.strip():
+            raise InvalidInputError("say which memory: the id of a message, fact or memory")
+
+        def story(conn: apsw.Connection) -> WhyNot:
+            result = method(conn, scope, query, top_k)
+            every = method(conn, scope, query, MAX_TOP_K)
+            label = next(r.label for r in self.retrievers() if r.name == retriever)
+            wanted = target.strip()
+            number = wanted.removeprefix("#")
+            if number.isdigit():  # an event of the session, as the session browser numbers it
+                wanted = self._event_target(conn, scope, int(number), every)
+            hit = next((h for h in every.hits if h.chunk_id == wanted), None)
+            out = WhyNot(retriever, query, top_k, target, scope, None, wanted, "", None, len(every.hits),
+                         None, False, "", "", result=result)  # fmt: skip
+            if hit is None:
+                pooled = next((h for h in every.pool if h.chunk_id == wanted), None)
+                out.reason = "not-ranked"
+                if pooled is None:
+                    out.cut = self._why_unranked(conn, scope, query, wanted, label, every)
+                else:  # a candidate the agent's lists left out: its notes say why, list by list
+                    out.sequence, out.text, out.notes = pooled.sequence_start, pooled.text, list(pooled.notes)
+                    out.cut = f"{label} did not take it: " + "; ".join(pooled.notes)
+                return out
+            out.session_id, out.sequence, out.text = hit.session_id, hit.sequence_start, hit.text
+            out.rank, out.score = hit.rank, hit.score
+            if any(h.chunk_id == hit.chunk_id for h in result.hits):
+                out.recalled, out.reason = True, "recalled"
+                return out
+            out.above = [(h.rank, h.chunk_id, h.score) for h in result.hits]
+            limit = len(result.hits)
+            out.reason = "agent-limit" if hit.rank > limit and limit < top_k else "outranked"
+            out.cut = (
+                f"{label} returns {limit} hits at most here; this is its #{hit.rank}"
+                if out.reason == "agent-limit"
+                else f"outranked within the top {top_k}: {label}'s #{hit.rank}"
+            )
+            if hit.rank <= MAX_TOP_K and out.reason == "outranked":
+                out.changes = [WhyChange("top_k", hit.rank, f"top {hit.rank} (now {top_k})", hit.rank)]
+            out.notes = list(hit.notes)
+            return out
+
+        return await self._db.read(story)
+
+    def _event_target(self, conn: apsw.Connection, scope: str, sequence: int, every: QueryResult) -> str:
+        """The id the agent's ranking gives the session's event at ``sequence`` (formats whose hits are not
+        numbered by the session's sequence override this); raises :class:`NotFoundError` when there is none."""
+        found = next((h.chunk_id for h in [*every.hits, *every.pool] if h.sequence_start == sequence), None)
+        if found is None:
+            raise NotFoundError(f"no event at sequence {sequence} that {self.LABEL}'s ranking returns for this query")
+        return found
+
+    def _why_unranked(
+        self, conn: apsw.Connection, scope: str, query: str, target: str, label: str, every: QueryResult
+    ) -> str:
+        """Why the agent's ranking (``every``: asked for every hit) does not return ``target`` at all; formats
+        that know more say more, and raise :class:`NotFoundError` for an id that is in no table it ranks."""
+        return f"{label} does not return it for this query, at any depth" + skipped_legs(every)
+
     def _retriever_method(self, name: str) -> Callable[..., QueryResult]:
         known = [r.name for r in self.retrievers()]
         if name not in known:
@@ -649,6 +717,13 @@ class ForeignReader:
 
     def _runs(self, conn: apsw.Connection, schedule_id: str) -> list[ScheduleRun]:
         return []
+
+
+def skipped_legs(result: QueryResult) -> str:
+    """``"; the vector leg did not run: MODEL: why"`` when a ranking could not embed the query, else ``""``."""
+    if not result.skipped_models:
+        return ""
+    return "; the vector leg did not run: " + "; ".join(f"{m}: {why}" for m, why in result.skipped_models.items())
 
 
 class ForeignSchedules:

@@ -44,7 +44,7 @@ import apsw
 
 from ..embeddings.indexing import dumps
 from ..errors import InvalidInputError, NotFoundError
-from ..retrieval.hybrid import Hit, LegStats, QueryResult
+from ..retrieval.hybrid import MAX_TOP_K, Hit, LegStats, QueryResult
 from ..retrieval.scope import AllSessions, Scope, shown_scope
 from ..schedules.store import Schedule
 from ..store.browse import SessionRow
@@ -52,6 +52,7 @@ from ..store.events import Event
 from ..store.notes import Note
 from . import omega_conversations, omega_facts, omega_tasks
 from .base import Capabilities, ForeignReader, Retriever, hit
+from .detect import article
 from .times import parse_when, rfc3339, shown_time
 
 #: hits Omega's recall asks for (``search_messages(…, limit = 5)``)
@@ -357,6 +358,40 @@ class OmegaReader(ForeignReader):
 
     def retrievers(self) -> list[Retriever]:
         return [Retriever("omega-recall", "Omega recall", "session", False, RECALL_DESCRIPTION, every=True)]
+
+    def _event_target(self, conn: apsw.Connection, scope: str, sequence: int, every: QueryResult) -> str:
+        """A message's events are numbered by its rowid (:meth:`_events`): its id."""
+        found = conn.execute("SELECT id FROM messages WHERE rowid = ?", (sequence,)).fetchall()
+        if not found:
+            raise NotFoundError(f"no message numbered {sequence} in this file")
+        return str(found[0][0])
+
+    def _why_unranked(
+        self, conn: apsw.Connection, scope: str, query: str, target: str, label: str, every: QueryResult
+    ) -> str:
+        """Why Omega's recall does not return message ``target``: which of its filters, or its limit, cut it."""
+        found = conn.execute(
+            "SELECT m.rowid, m.conversation_id, m.role, m.content, c.sender_id FROM messages m "
+            "LEFT JOIN conversations c ON c.id = m.conversation_id WHERE m.id = ?",
+            (target,),
+        ).fetchall()
+        if not found:
+            raise NotFoundError(f"no message {target!r} in this file")
+        rowid, conversation, role, content, sender = found[0]
+        mine = self._conversation(conn, scope)["sender_id"]
+        if role != "user":
+            return f"Omega indexes only user messages (messages_fts holds no other): this is {article(role)} {role} one"
+        if conversation == scope:
+            return "Omega leaves out the conversation it recalls for: this message is in it"
+        if sender != mine:
+            return f"it is sender {sender}'s; Omega recalls only the same sender's ({mine}) other conversations"
+        if len(query.encode("utf-8")) < MIN_QUERY_BYTES:
+            return f"Omega ignores queries under {MIN_QUERY_BYTES} bytes"
+        rows = self._recall_rows(conn, query, phrase(query), scope, mine, MAX_TOP_K)
+        place = next((i for i, r in enumerate(rows, 1) if r[0] == rowid), None)
+        if place is None:
+            return f"Omega's phrase {phrase(query)} does not match it: the words are not in its text in that order"
+        return f"it matches at #{place} by Omega's rank, but Omega returns only its {RECALL_LIMIT} best"
 
     def _rank_omega_recall(
         self, conn: apsw.Connection, scope: Scope, query: str, top_k: int, **options: Any

@@ -61,13 +61,13 @@ import apsw
 import numpy as np
 
 from ..embeddings.model_files import MODEL_NAME
-from ..errors import InvalidInputError
+from ..errors import InvalidInputError, NotFoundError
 from ..retrieval.hybrid import Hit, LegStats, QueryResult
 from ..retrieval.scope import AllSessions, Scope, shown_scope
 from ..schedules.cadence import parse_time
 from ..store.notes import Note
 from . import zeke_edits
-from .base import Capabilities, EvictionPreview, ForeignReader, Retriever, hit
+from .base import Capabilities, EvictionPreview, ForeignReader, Retriever, hit, skipped_legs
 from .info import EmbeddingInfo
 from .times import rfc3339, shown_time
 from .zeke_eviction import (
@@ -423,6 +423,20 @@ class ZekeReader(ForeignReader):
         return await self._edit(zeke_edits.restore_memories, list(items), dict(expected) if expected else None)
 
     # -- search ---------------------------------------------------------------------------------------
+
+    def _why_unranked(
+        self, conn: apsw.Connection, scope: str, query: str, target: str, label: str, every: QueryResult
+    ) -> str:
+        """Why ZEKE's recall does not return memory ``target`` at any depth: another scope, or neither leg."""
+        found = conn.execute("SELECT scope, embedding IS NULL FROM memories WHERE id = ?", (target,)).fetchall()
+        if not found:
+            raise NotFoundError(f"no memory {target!r} in this file")
+        their_scope, no_vector = found[0]
+        if not prefix_matches(their_scope, scope):
+            return f"it is in scope {their_scope!r}, which does not start with {scope!r}"
+        if no_vector:
+            return "its FTS leg does not match the query, and it has no embedding for the vector leg"
+        return f"its FTS leg does not match the query{skipped_legs(every)}"
 
     def retrievers(self) -> list[Retriever]:
         return [

@@ -110,6 +110,8 @@ class QueryResult:
     profile: dict[str, Any] = field(default_factory=dict)
     #: query words a profile left out of the FTS expression (stopwords)
     dropped_terms: list[str] = field(default_factory=list)
+    #: the whole pool, scored and ranked as ``hits`` are (``hits`` is its head); empty for the agents' rankings
+    ranking: list[Hit] = field(default_factory=list, repr=False)
 
 
 def fts_terms(query: str) -> list[str]:
@@ -436,7 +438,8 @@ def hybrid_query(
         for cid, e in merged.items()
         if cid in details
     ]
-    result.hits = rank_pool(result.pool, vector_weight, fts_weight, top_k)
+    result.ranking = rank_pool(result.pool, vector_weight, fts_weight, len(result.pool))
+    result.hits = result.ranking[:top_k]
     return result
 
 
@@ -463,5 +466,7 @@ def rerank(result: QueryResult, vector_weight: float, fts_weight: float) -> Quer
     """The same query with other weights, from the legs already fetched: the candidates of each leg do not
     depend on the weights, so this equals a fresh :func:`hybrid_query` with those weights, number for number."""
     vector_weight, fts_weight = validate_weights(vector_weight, fts_weight)
-    hits = rank_pool(result.pool, vector_weight, fts_weight, result.top_k)
-    return replace(result, vector_weight=vector_weight, fts_weight=fts_weight, hits=hits)
+    ranking = rank_pool(result.pool, vector_weight, fts_weight, len(result.pool))
+    return replace(
+        result, vector_weight=vector_weight, fts_weight=fts_weight, hits=ranking[: result.top_k], ranking=ranking
+    )

@@ -164,14 +164,14 @@ def with_updates(hits: Sequence[Hit], terms: Sequence[str], overlap: float) -> l
     Why words, not vectors: a sentence embedding puts "… plays for Porto" and "… plays for Benfica" at cosine
     0.6–0.85, no nearer than two facts about other people in the same words; what marks an update is the same
     subject matched by the query in the same wording (measured in ``bench/bench_quality.py``)."""
-    prefixes = tuple(_fold(t[:-1]) for t in terms if t.endswith("*"))
-    exact = frozenset(_fold(t) for t in terms if not t.endswith("*"))
+    prefixes = tuple(fold(t[:-1]) for t in terms if t.endswith("*"))
+    exact = frozenset(fold(t) for t in terms if not t.endswith("*"))
     out = {h.chunk_id: h for h in hits}
     groups: dict[tuple[str, object, frozenset[str]], list[tuple[Hit, frozenset[str]]]] = {}
     for h in hits:
         if h.fts_raw is None:  # not matched by the FTS leg
             continue
-        words = frozenset(_WORD.findall(_fold(h.text)))
+        words = frozenset(_WORD.findall(fold(h.text)))
         matched = (words & exact) | {p for p in prefixes if any(w.startswith(p) for w in words)}
         if matched:
             groups.setdefault((h.session_id, _role(h), frozenset(matched)), []).append((h, words))
@@ -201,7 +201,7 @@ def with_updates(hits: Sequence[Hit], terms: Sequence[str], overlap: float) -> l
 _WORD = re.compile(r"[^\W_]+")
 
 
-def _fold(text: str) -> str:
+def fold(text: str) -> str:
     """``text`` as FTS5's ``unicode61`` compares it: case folded, diacritics removed."""
     if text.isascii():
         return text.lower()
@@ -252,7 +252,8 @@ def profile_query(
     scored = neighboured(weighted, profile.neighbour_weight)
     if profile.update_overlap:
         scored = with_updates(scored, terms, profile.update_overlap)
-    result.hits = ranked(scored, top_k)
+    result.ranking = ranked(scored, len(scored))
+    result.hits = result.ranking[:top_k]
     result.retriever = profile.name
     result.steps = profile.steps()
     result.profile = profile.settings()

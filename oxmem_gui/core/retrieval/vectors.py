@@ -147,6 +147,10 @@ class SessionMatrix:
         self.sequence_end.extend(ends)
         self.vector_rowids.extend(rowids if rowids is not None else [None] * extra)
 
+    def row_of(self, chunk_id: str) -> int | None:
+        """The row of ``chunk_id``'s vector (None: not in this matrix)."""
+        return self._rows.get(chunk_id)
+
     def cosines(self, query: np.ndarray) -> np.ndarray:
         n = len(self.chunk_ids)
         q = np.asarray(query, dtype=np.float32)

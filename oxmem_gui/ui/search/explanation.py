@@ -44,6 +44,10 @@ class ExplanationView(QTextBrowser):
         super().__init__(parent)
         self.setToolTip("The selected hit: where it is, its whole text, and how its score was made")
 
+    def show_text(self, text: str) -> None:
+        """Plain lines (a *Why not…?* story)."""
+        self.setHtml(f"<pre style='white-space:pre-wrap'>{html.escape(text)}</pre>")
+
     def show_hit(self, result: QueryResult, hit: Hit, place: str) -> None:
         first, _, rest = explain(result, hit).partition("\n")
         self.setHtml(

@@ -8,7 +8,7 @@ import html
 from typing import Any
 
 from PySide6.QtCore import QEvent, Qt, Signal
-from PySide6.QtWidgets import QAbstractItemView, QDialog, QSplitter, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QAbstractItemView, QDialog, QHBoxLayout, QPushButton, QSplitter, QVBoxLayout, QWidget
 
 from ...core.errors import InvalidInputError, NotFoundError, OxmemError
 from ...core.formats.base import Retriever
@@ -16,6 +16,7 @@ from ...core.retrieval.explain import moves
 from ...core.retrieval.hybrid import LegStats, QueryResult, rerank
 from ...core.retrieval.judgments import JudgmentStore
 from ...core.retrieval.scope import AllSessions
+from ...core.retrieval.why_not import WhyNot
 from ...core.store.notes import NOTES_PREFIX
 from ..context import StoreContext
 from ..dialogs import Dialogs
@@ -25,6 +26,10 @@ from .controls import DEFAULTS, TIPS, WARN_STYLE, SearchControls, data_label, se
 from .explanation import ExplanationView, where
 from .results import GRADE_COLUMN, ResultsModel, ResultsView
 from .tools import ResultTools
+from .why_not import memory_items
+
+#: the events the Why not…? picker offers (the session's first ones)
+PICKER_EVENTS = 5000
 
 DEMO_DEFAULT_TIP = "The demo is a temporary file: a default chosen for it would be forgotten when it closes"
 
@@ -32,7 +37,7 @@ DEMO_DEFAULT_TIP = "The demo is a temporary file: a default chosen for it would 
 CONTROLS = ("ranking", "session", "query", "top_k", "weight", "weight_label", "mode", "model_box", "tags", "tag_mode",
             "reset_button", "go", "query_note", "defaults_note")  # fmt: skip
 TOOLS = ("set_box", "metrics_button", "pin_button", "compare_button", "default_button", "default_session_action",
-         "default_file_action", "forget_default_action", "export_button")  # fmt: skip
+         "default_file_action", "forget_default_action", "export_button", "why_button")  # fmt: skip
 
 
 class SearchPanel(ResultActions, QWidget):
@@ -101,6 +106,20 @@ class SearchPanel(ResultActions, QWidget):
         t.default_file_action.triggered.connect(lambda: self.make_default(False))
         t.forget_default_action.triggered.connect(self.forget_default)
         t.export_button.clicked.connect(self.export)
+        t.why_button.clicked.connect(lambda: self.why_not())
+        #: the last *Why not…?* story shown (None: none), and the bar that offers its suggested change
+        self.story: WhyNot | None = None
+        self._pending_why: tuple[str, str] | None = None  # (session, target) to explain after the next search
+        self.why_label = data_label()
+        self.apply_button = QPushButton("Apply")
+        self.apply_button.setToolTip("Make the suggested change to the controls and search again")
+        self.apply_button.clicked.connect(self.apply_suggestion)
+        self.why_bar = QWidget()
+        bar = QHBoxLayout(self.why_bar)
+        bar.setContentsMargins(0, 0, 0, 0)
+        bar.addWidget(self.why_label, 1)
+        bar.addWidget(self.apply_button)
+        self.why_bar.hide()
 
         self.model = ResultsModel(self)
         self.model.grade_changed.connect(self._graded)
@@ -113,7 +132,12 @@ class SearchPanel(ResultActions, QWidget):
 
         split = QSplitter(Qt.Orientation.Vertical)
         split.addWidget(self.view)
-        split.addWidget(self.explain_view)
+        below = QWidget()
+        below_layout = QVBoxLayout(below)
+        below_layout.setContentsMargins(0, 0, 0, 0)
+        below_layout.addWidget(self.why_bar)
+        below_layout.addWidget(self.explain_view, 1)
+        split.addWidget(below)
         split.setChildrenCollapsible(False)
         split.setSizes([420, 200])
         self.splitter = split
@@ -156,6 +180,15 @@ class SearchPanel(ResultActions, QWidget):
         has = self.result is not None
         for b in (self.pin_button, self.export_button):
             b.setEnabled(has)
+        ranking = self.current_ranking()
+        explains = ranking is not None and ranking.scope == "session"
+        self.why_button.setEnabled(has and explains and self._shown_scope is None and not self.stale())
+        self.why_button.setToolTip(
+            self.tools.why_tip
+            if explains
+            else "Why not…? picks from a session's events; for notes, oxmem notes search GROUP QUERY --why ID tells "
+            "where a note ranked and what cut it"
+        )
         self.compare_button.setEnabled(has and (self.pinned is not None or self.baseline is not None))
 
     def stale(self) -> bool:
@@ -330,6 +363,9 @@ class SearchPanel(ResultActions, QWidget):
                 result = rerank(result, w, round(1 - w, 10))
             self._show(result)
             self._load_grades()
+            pending, self._pending_why = self._pending_why, None
+            if pending is not None and pending[0] == result.session_id:
+                self.why_not(pending[1])
 
         def failed(exc: Exception) -> bool:
             if generation != self._generation:
@@ -377,7 +413,115 @@ class SearchPanel(ResultActions, QWidget):
         self.weight.setValue(round(vector_weight * 100))
         self.mode.setCurrentText(fts_mode)
 
+    # -- why not this one? --------------------------------------------------------------------------------
+
+    def why_not(self, target: str | None = None) -> None:
+        """Explain a memory the shown search did not recall: ``target`` (a sequence number), else one picked from
+        the session's events (the picker types to find). The story goes in the explanation pane, the memory's row
+        is pinned at its true rank, and *Apply* makes the suggested change."""
+        store, ranking, result = self.ctx.store, self.current_ranking(), self.result
+        if store is None or ranking is None or result is None or result.session_id is None:
+            self.controls.say("Search a session first: Why not…? explains a memory that search did not recall.")
+            return
+        session, query, k = result.session_id, result.query, result.top_k
+        options = self.controls.options()
+
+        async def events() -> list:
+            return await store.events_page(session, None, PICKER_EVENTS)
+
+        def pick(found: list) -> None:
+            chosen = self.dialogs.pick_memory(memory_items(found))
+            if chosen is not None:
+                self.why_not(chosen)
+
+        if target is None:
+            self.ctx.run(events, on_done=pick)
+            return
+
+        async def work() -> WhyNot:
+            return await store.why_not(ranking.name, session, query, target, k, **options)
+
+        def failed(exc: Exception) -> bool:
+            if isinstance(exc, (InvalidInputError, NotFoundError)):
+                self.dialogs.error(str(exc))
+                return True
+            return False
+
+        self.ctx.run(work, on_done=self._show_story, on_error=failed)
+
+    def why_not_event(self, session_id: str, sequence: int) -> None:
+        """*Why wasn't this recalled?* from the session browser: explain that event for the query shown, when it
+        searched this session; else put the session in the field and explain it after the next search."""
+        r = self.result
+        if r is not None and r.session_id == session_id and not self.stale():
+            self.why_not(str(sequence))
+            return
+        self._pending_why = (session_id, str(sequence))
+        self.session.setCurrentText(session_id)
+        if self.query.text().strip():
+            self.search()
+        else:
+            self.controls.say(f"Type the query it should have been recalled for; event #{sequence} is explained then.")
+            self.query.setFocus()
+
+    def _show_story(self, story: WhyNot) -> None:
+        if self.result is None or story.query != self.result.query or story.session_id != self.result.session_id:
+            return  # another search is shown now
+        self.story = story
+        # the store's rankings rank every candidate; an agent's keeps its candidates in the pool
+        candidates = self.result.ranking or self.result.pool
+        hit = next((h for h in candidates if h.chunk_id == story.chunk_id), None)
+        if hit is not None and not story.recalled:
+            self.model.pin(hit, f"#{story.rank} of {story.of}" if story.rank else "not taken")
+            self.view.resizeColumnToContents(0)
+        elif hit is None and story.chunk_id:
+            self.model.pin(None)
+        best = story.changes[0] if story.changes else None
+        set_label(
+            self.why_label,
+            ("Recalled" if story.recalled else "Not recalled: " + story.cut[:1].upper() + story.cut[1:])
+            + (
+                ""
+                if story.recalled
+                else f" — would bring it back: {best.words}"
+                if best
+                else " — nothing within these controls brings it back"
+            ),
+        )
+        self.apply_button.setEnabled(best is not None)
+        self.why_bar.show()
+        self.explain_view.show_text("\n".join(story.lines()))
+        row = next((r for r in range(self.model.rowCount()) if self.model.hit(r).chunk_id == story.chunk_id), None)
+        if row is not None:
+            self.view.selectionModel().blockSignals(True)
+            self.view.selectRow(row)
+            self.view.selectionModel().blockSignals(False)
+
+    def apply_suggestion(self) -> None:
+        """Make the shown story's first suggested change to the controls, then search again."""
+        if self.story is None or not self.story.changes:
+            return
+        change = self.story.changes[0]
+        c = self.controls
+        if change.control == "vector_weight":
+            c.weight.setValue(round(change.value * 100))
+        elif change.control == "top_k":
+            c.top_k.setValue(change.value)
+        elif change.control == "tags":
+            c.tags.set_tags([])
+        elif change.control == "fts_mode":
+            c.mode.setCurrentText(change.value)
+        elif change.control == "query":
+            c.query.setText(change.value)
+        self._clear_story()
+        self.search()
+
+    def _clear_story(self) -> None:
+        self.story = None
+        self.why_bar.hide()
+
     def _show(self, result: QueryResult) -> None:
+        self._clear_story()
         selected = self.model.hit(self.view.currentIndex().row())
         self.result = result
         moved = {m.chunk_id: m for m in moves(self.baseline, result)} if self.baseline is not None else {}

@@ -132,11 +132,21 @@ class ResultsModel(RowsModel):
         self.result: QueryResult | None = None
         self.moves: dict[str, Move] = {}
         self.grades: dict[str, int] = {}
+        #: a hit below the top k shown at its true rank (*Why not…?*), and that rank in words ("#23 of 64")
+        self.pinned: Hit | None = None
+        self.pinned_label = ""
 
     def set_result(self, result: QueryResult | None, moved: dict[str, Move] | None = None) -> None:
         self.result = result
         self.moves = moved or {}
+        self.pinned, self.pinned_label = None, ""
         self.set_rows(result.hits if result else [])
+
+    def pin(self, hit: Hit | None, label: str = "") -> None:
+        """Show ``hit`` (not among the hits) as a last row, its rank column saying ``label``; None: none."""
+        self.pinned, self.pinned_label = hit, label
+        hits = self.result.hits if self.result else []
+        self.set_rows(hits + ([hit] if hit is not None and all(h.chunk_id != hit.chunk_id for h in hits) else []))
 
     def set_grades(self, grades: dict[str, int]) -> None:
         self.grades = dict(grades)
@@ -182,7 +192,7 @@ class ResultsModel(RowsModel):
         if role == Qt.ItemDataRole.DisplayRole:
             move = self.moves.get(h.chunk_id)
             return {
-                0: str(h.rank),
+                0: self.pinned_label if h is self.pinned else str(h.rank),
                 1: move.label if move else "",
                 2: f"{h.score:.4f}",
                 3: f"{vc:.3f} + {fc:.3f}" + "".join(f" + {x:.3f}" for x in (h.context_score, h.update_score) if x),
@@ -237,6 +247,10 @@ class ResultsModel(RowsModel):
                 if label.startswith("↑") or label == "new"
                 else (QColor("#c0392b") if label.startswith("↓") else None)
             )
+        if role == Qt.ItemDataRole.BackgroundRole and h is self.pinned:
+            return QColor("#fff3c4")
+        if role == Qt.ItemDataRole.ForegroundRole and h is self.pinned:
+            return QColor("#000000")
         if role == Qt.ItemDataRole.ForegroundRole and col == 6 and hit_flags(r, h):
             return QColor("#b35c00")
         return None

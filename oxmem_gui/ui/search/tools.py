@@ -15,7 +15,7 @@ class ResultTools(QWidget):
         self.set_box = QComboBox(editable=True)
         self.set_box.lineEdit().setPlaceholderText("query set")
         self.set_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-        self.set_box.setMinimumContentsLength(12)
+        self.set_box.setMinimumContentsLength(4)
         self.set_box.setToolTip("The query set your grades go into (type a new name to start one)")
         self.metrics_button = QPushButton("Metrics…")
         self.metrics_button.setToolTip(
@@ -43,6 +43,12 @@ class ResultTools(QWidget):
         menu.addSeparator()
         self.forget_default_action = menu.addAction("Forget the choices: built-in default")
         self.default_button.setMenu(menu)
+        self.why_button = QPushButton("Why not…?")
+        self.why_tip = (
+            "Pick a memory of this session that the search did not recall: where it ranked, the step that cut it, "
+            "and the smallest change that brings it back"
+        )
+        self.why_button.setToolTip(self.why_tip)
         self.export_button = QPushButton("Export…")
         self.export_button.setToolTip("Save these results, with each hit's breakdown, as JSON or CSV")
 
@@ -51,6 +57,7 @@ class ResultTools(QWidget):
         row.addWidget(model_box)
         row.addWidget(self.default_button)
         row.addStretch(1)
+        row.addWidget(self.why_button)
         row.addWidget(self.pin_button)
         row.addWidget(self.compare_button)
         row.addWidget(self.export_button)

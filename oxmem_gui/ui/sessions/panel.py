@@ -5,13 +5,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt
+from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QFormLayout,
     QHBoxLayout,
     QLabel,
     QLineEdit,
+    QMenu,
     QPlainTextEdit,
     QPushButton,
     QSplitter,
@@ -68,7 +69,11 @@ def _pane(*widgets: QWidget) -> QWidget:
 
 class SessionsPanel(QWidget):
     """Sessions on the left; on the right, under a header naming the session they show, its events, summary,
-    chunks and context. The right side only ever shows the session selected on the left (or nothing)."""
+    chunks and context. The right side only ever shows the session selected on the left (or nothing).
+
+    ``why_not(session_id, sequence)`` is emitted by an event's context menu, *Why wasn't this recalled?*."""
+
+    why_not = Signal(str, int)
 
     def __init__(self, ctx: StoreContext, dialogs: Dialogs, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -117,6 +122,8 @@ class SessionsPanel(QWidget):
         fit_columns(self.events_view, (0, 3))
         fit_columns(self.events_view, (1, 2), widest=EVENT_COLUMN_WIDEST)
         self.events_view.selectionModel().currentRowChanged.connect(self._event_changed)
+        self.events_view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.events_view.customContextMenuRequested.connect(self._event_menu)
         self.events.modelReset.connect(lambda: self._show_event(None))
         self.event_label = ElidedLabel("")
         self.json_view = JsonView()
@@ -257,6 +264,17 @@ class SessionsPanel(QWidget):
                 self.sessions.load_until(lambda r: r.session_id == current, restore, within)
 
         self.sessions.reload(reloaded)
+
+    def _event_menu(self, point: Any) -> None:
+        """The event's context menu (the menu key opens it too): *Why wasn't this recalled?*."""
+        sequence, session = self.selected_event(), self.selected_session()
+        if sequence is None or session is None:
+            return
+        menu = QMenu(self.events_view)
+        action = menu.addAction("Why wasn't this recalled?")
+        action.setToolTip("Explain in the search panel why a search did not recall this event")
+        action.triggered.connect(lambda: self.why_not.emit(session, sequence))
+        menu.popup(self.events_view.viewport().mapToGlobal(point))
 
     def selected_event(self) -> int | None:
         """The sequence of the selected event."""

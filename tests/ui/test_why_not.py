@@ -1,0 +1,105 @@
+"""*Why not…?* in the search panel: the picker, the story beside the ranked list, the memory's row pinned at its
+true rank, *Apply*, and the session browser's *Why wasn't this recalled?*."""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+
+from tests.ui.conftest import settle
+from tests.ui.test_formats import files  # noqa: F401  (the fixture: every format's file)
+from tests.ui.test_search_panel import search
+
+LISBON = "telegram:alice:lisbon-trip"
+QUERY = "which seat on the flight"
+
+
+def test_pick_a_memory_read_why_and_apply_the_change(make_window, qloop):
+    window, ctx, dialogs = make_window()
+    panel = search(window, ctx, qloop, LISBON, QUERY, top_k=3, ranking="tuned")
+    assert panel.why_button.isEnabled()
+    dialogs.memory_answers.append("5")
+    panel.why_button.click()
+    settle(qloop, ctx)
+    settle(qloop, ctx)
+    offered = dialogs.memory_lists[0]
+    fifth = next(item for item in offered if item[1] == "5")
+    assert fifth[0].startswith("#5 assistant: Two direct options for 12–15 March: easyJet at €168")
+    story = panel.story
+    assert (story.rank, story.of, story.reason) == (11, 13, "outranked")
+    m = panel.model
+    assert m.rowCount() == 4 and m.index(3, 0).data() == "#11 of 13" and m.hit(3).chunk_id == story.chunk_id
+    assert panel.why_label.text().startswith("Not recalled: Outranked within the top 3: #11 with ")
+    assert panel.why_label.text().endswith("would bring it back: top 12 (now 3)")
+    assert "fts leg: no match: none of seat*, flig* is in its text" in panel.explain_view.toPlainText()
+    assert panel.apply_button.isEnabled() and panel.why_bar.isVisibleTo(panel)
+    panel.apply_button.click()
+    settle(qloop, ctx)
+    assert panel.top_k.value() == 12 and not panel.why_bar.isVisibleTo(panel)
+    assert story.chunk_id in [h.chunk_id for h in panel.result.hits]
+
+
+def test_the_session_browsers_menu_explains_the_event(make_window, qloop):
+    window, ctx, _ = make_window()
+    search(window, ctx, qloop, LISBON, QUERY, top_k=3, ranking="tuned")
+    window.show_panel("sessions")
+    window.sessions.why_not.emit(LISBON, 5)
+    settle(qloop, ctx)
+    assert window.current_panel() == "search" and window.search.story.rank == 11
+    # another session's event: its session goes in the field, and the story follows the search
+    window.sessions.why_not.emit("cli:alice:invoice-rounding", 7)
+    settle(qloop, ctx)
+    settle(qloop, ctx)
+    panel = window.search
+    assert panel.result.session_id == "cli:alice:invoice-rounding" and panel.story.sequence == 7
+
+
+def test_an_unknown_memory_is_a_dialog(make_window, qloop):
+    window, ctx, dialogs = make_window()
+    panel = search(window, ctx, qloop, LISBON, QUERY, top_k=3, ranking="tuned")
+    panel.why_not("99")
+    settle(qloop, ctx)
+    assert dialogs.errors == [f"no event at sequence 99 in session '{LISBON}'"] and panel.story is None
+
+
+def test_the_picker_finds_by_typed_words_and_enter_picks(qtbot):
+    from PySide6.QtCore import Qt
+
+    from oxmem_gui.ui.search.why_not import WhyNotPicker
+
+    picker = WhyNotPicker([("#1 user: a quiet hotel", "1"), ("#2 user: the easyJet flight", "2"),
+                           ("#3 user: an easyJet seat", "3")])  # fmt: skip
+    qtbot.addWidget(picker)
+    qtbot.keyClicks(picker.find, "easyjet")
+    shown = [picker.list.item(i).data(Qt.ItemDataRole.UserRole) for i in range(3) if not picker.list.item(i).isHidden()]
+    assert shown == ["2", "3"] and picker.list.currentRow() == 1
+    qtbot.keyClick(picker.find, Qt.Key.Key_Down)
+    assert picker.list.currentRow() == 2
+    qtbot.keyClick(picker.list, Qt.Key.Key_Return)
+    assert picker.chosen == "3" and picker.result() == picker.DialogCode.Accepted
+
+
+def test_omegas_recall_explains_an_event_in_omegas_words(files, make_window, qloop, tmp_path):  # noqa: F811
+    shutil.copy(files["omega"], tmp_path / "demo.db")
+    before = hashlib.sha256((tmp_path / "demo.db").read_bytes()).hexdigest()
+    window, ctx, dialogs = make_window(read_only=True)
+    settle(qloop, ctx)
+    panel = window.search
+    conversation = "0b7e2a10-5c1d-4c1a-8d01-000000000003"
+    panel.session.setCurrentText(conversation)
+    panel.query.setText("Lisbon")
+    panel.search()
+    settle(qloop, ctx)
+    assert panel.why_button.isEnabled()
+    dialogs.memory_answers.append("11")  # an event of this very conversation
+    panel.why_button.click()
+    settle(qloop, ctx)
+    settle(qloop, ctx)
+    assert dialogs.memory_lists[0][0][0].startswith("#11 user: Did I book a flight to Lisbon already")
+    assert panel.story.cut == "Omega leaves out the conversation it recalls for: this message is in it"
+    assert panel.why_label.text() == (
+        "Not recalled: Omega leaves out the conversation it recalls for: this message is in it — nothing within "
+        "these controls brings it back"
+    )
+    assert not panel.apply_button.isEnabled()
+    assert hashlib.sha256((tmp_path / "demo.db").read_bytes()).hexdigest() == before
