@@ -113,3 +113,18 @@ def test_a_note_of_the_store(capsys, demo):
     doc = json.loads(out)
     assert doc["session_id"] == "memory:alice" and doc["retriever"] == "oxmem"
     assert doc["recalled"] == (doc["rank"] is not None and doc["rank"] <= 8)
+
+
+def test_zekes_best_keyword_match_ranks_last_and_a_deeper_top_k_is_checked(capsys, formats):  # noqa: F811
+    zeke = str(formats["zeke"])
+    memory = "00000000-0000-4e4e-8000-000000000005"  # "Dana is allergic to penicillin.": the shortest, best BM25
+    code, out, err = cli(capsys, "--db", zeke, "--json", "notes", "search", "persona:", "Dana", "--top-k", "2",
+                         "--why", memory)  # fmt: skip
+    assert code == 0, err
+    doc = json.loads(out)
+    assert (doc["reason"], doc["rank"], doc["cut"]) == ("outranked", 6, "outranked within the top 2: ZEKE's hybrid "
+                                                        "recall's #6")  # fmt: skip
+    assert any(
+        "a better keyword match has a more negative bm25, so a lower fts score in ZEKE" in n for n in doc["notes"]
+    )
+    assert doc["changes"] == [{"control": "top_k", "value": 6, "words": "top 6 (now 2)", "rank": 6}]

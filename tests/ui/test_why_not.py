@@ -103,3 +103,23 @@ def test_omegas_recall_explains_an_event_in_omegas_words(files, make_window, qlo
     )
     assert not panel.apply_button.isEnabled()
     assert hashlib.sha256((tmp_path / "demo.db").read_bytes()).hexdigest() == before
+
+
+def test_zekes_recall_picks_from_the_scopes_memories(files, make_window, qloop, tmp_path):  # noqa: F811
+    shutil.copy(files["zeke"], tmp_path / "demo.db")
+    window, ctx, dialogs = make_window(read_only=True)
+    settle(qloop, ctx)
+    panel = window.search
+    panel.session.setCurrentText("persona:zeke")
+    panel.query.setText("Berlin")
+    panel.search()
+    settle(qloop, ctx)
+    assert panel.current_ranking().scope == "notes" and panel.why_button.isEnabled()
+    memory = "00000000-0000-4e4e-8000-000000000002"
+    dialogs.memory_answers.append(memory)
+    panel.why_button.click()
+    settle(qloop, ctx)
+    settle(qloop, ctx)
+    offered = dict((target, label) for label, target in dialogs.memory_lists[0])
+    assert offered[memory].startswith(f"{memory}: Dana prefers bullet points")
+    assert panel.story.chunk_id == memory and panel.story.cut.startswith("its FTS leg does not match the query")

@@ -609,13 +609,18 @@ class ForeignReader:
             out.above = [(h.rank, h.chunk_id, h.score) for h in result.hits]
             limit = len(result.hits)
             out.reason = "agent-limit" if hit.rank > limit and limit < top_k else "outranked"
-            out.cut = (
-                f"{label} returns {limit} hits at most here; this is its #{hit.rank}"
-                if out.reason == "agent-limit"
-                else f"outranked within the top {top_k}: {label}'s #{hit.rank}"
-            )
-            if hit.rank <= MAX_TOP_K and out.reason == "outranked":
-                out.changes = [WhyChange("top_k", hit.rank, f"top {hit.rank} (now {top_k})", hit.rank)]
+            taken = any(h.chunk_id == hit.chunk_id for h in result.pool)
+            if out.reason == "agent-limit":
+                out.cut = f"{label} returns {limit} hits at most here; this is its #{hit.rank}"
+            elif not taken:
+                out.cut = (f"not among the {len(result.pool)} candidates {label} takes at top {top_k}; asked for "
+                           f"every hit, it is #{hit.rank}")  # fmt: skip
+            else:
+                out.cut = f"outranked within the top {top_k}: {label}'s #{hit.rank}"
+            if out.reason == "outranked":  # checked: the agent's ranking asked for that many
+                deeper = next((h.rank for h in method(conn, scope, query, hit.rank).hits if h.chunk_id == wanted), None)
+                if deeper is not None:
+                    out.changes = [WhyChange("top_k", hit.rank, f"top {hit.rank} (now {top_k})", deeper)]
             out.notes = list(hit.notes)
             return out
 

@@ -281,12 +281,12 @@ def why_not(
         story.reason = "tag-filter"
         story.cut = (f"the tag filter ({options.get('tag_mode', 'any')} of {', '.join(tags)}) left it out: its "
                      f"tags are {', '.join(_tags_of(conn, chosen)) or 'none'}")  # fmt: skip
-        story.legs = _legs(conn, index, bm25, result, row, embeddings, terms, query, retriever, options, None)
+        story.legs = _legs(conn, index, bm25, result, row, embeddings, terms, query, None)
     else:
-        story.legs = _legs(conn, index, bm25, result, row, embeddings, terms, query, retriever, options, hit)
+        story.legs = _legs(conn, index, bm25, result, row, embeddings, terms, query, hit)
         _place(story, result, hit)
     if suggest and not story.recalled:
-        story.changes = _changes(story, run, result, retriever, options, terms, row[4])
+        story.changes = _changes(story, run, result, retriever, options, row[4])
     return story
 
 
@@ -335,8 +335,6 @@ def _legs(
     embeddings: Mapping[str, Sequence[float]],
     fts: tuple[list[str], list[str], str],
     query: str,
-    retriever: str,
-    options: Mapping[str, Any],
     hit: Hit | None,
 ) -> dict[str, LegStory]:
     chunk_id, session_id, _, _, text, _, model = row
@@ -464,7 +462,6 @@ def _changes(
     result: QueryResult,
     retriever: str,
     options: Mapping[str, Any],
-    fts: tuple[list[str], list[str], str],
     text: str,
 ) -> list[Change]:
     """The changes that put the target in the top k, smallest first: vector weight (re-ranked from the legs

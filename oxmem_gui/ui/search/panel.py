@@ -181,13 +181,9 @@ class SearchPanel(ResultActions, QWidget):
         for b in (self.pin_button, self.export_button):
             b.setEnabled(has)
         ranking = self.current_ranking()
-        explains = ranking is not None and ranking.scope == "session"
-        self.why_button.setEnabled(has and explains and self._shown_scope is None and not self.stale())
+        self.why_button.setEnabled(has and ranking is not None and self._shown_scope is None and not self.stale())
         self.why_button.setToolTip(
-            self.tools.why_tip
-            if explains
-            else "Why not…? picks from a session's events; for notes, oxmem notes search GROUP QUERY --why ID tells "
-            "where a note ranked and what cut it"
+            self.tools.why_tip if self._shown_scope is None else "Why not…? explains a miss in one session: pick one"
         )
         self.compare_button.setEnabled(has and (self.pinned is not None or self.baseline is not None))
 
@@ -416,30 +412,34 @@ class SearchPanel(ResultActions, QWidget):
     # -- why not this one? --------------------------------------------------------------------------------
 
     def why_not(self, target: str | None = None) -> None:
-        """Explain a memory the shown search did not recall: ``target`` (a sequence number), else one picked from
-        the session's events (the picker types to find). The story goes in the explanation pane, the memory's row
-        is pinned at its true rank, and *Apply* makes the suggested change."""
+        """Explain a memory the shown search did not recall: ``target`` (a sequence number, a note id), else one
+        picked from the session's events or the group's notes (the picker types to find). The story goes under the
+        list, the memory's row is pinned at its true rank, and *Apply* makes the suggested change."""
         store, ranking, result = self.ctx.store, self.current_ranking(), self.result
         if store is None or ranking is None or result is None or result.session_id is None:
             self.controls.say("Search a session first: Why not…? explains a memory that search did not recall.")
             return
-        session, query, k = result.session_id, result.query, result.top_k
+        scope, query, k = result.session_id, result.query, result.top_k
         options = self.controls.options()
 
-        async def events() -> list:
-            return await store.events_page(session, None, PICKER_EVENTS)
+        async def memories() -> list[tuple[str, str]]:
+            if ranking.scope == "notes":
+                return [
+                    (f"{n.note_id}: {' '.join(n.content.split())}", n.note_id) for n in await store.list_notes(scope)
+                ]
+            return memory_items(await store.events_page(scope, None, PICKER_EVENTS))
 
-        def pick(found: list) -> None:
-            chosen = self.dialogs.pick_memory(memory_items(found))
+        def pick(items: list[tuple[str, str]]) -> None:
+            chosen = self.dialogs.pick_memory(items)
             if chosen is not None:
                 self.why_not(chosen)
 
         if target is None:
-            self.ctx.run(events, on_done=pick)
+            self.ctx.run(memories, on_done=pick)
             return
 
         async def work() -> WhyNot:
-            return await store.why_not(ranking.name, session, query, target, k, **options)
+            return await store.why_not(ranking.name, scope, query, target, k, **options)
 
         def failed(exc: Exception) -> bool:
             if isinstance(exc, (InvalidInputError, NotFoundError)):
@@ -447,7 +447,8 @@ class SearchPanel(ResultActions, QWidget):
                 return True
             return False
 
-        self.ctx.run(work, on_done=self._show_story, on_error=failed)
+        asked = result
+        self.ctx.run(work, on_done=lambda story: self._show_story(story, asked), on_error=failed)
 
     def why_not_event(self, session_id: str, sequence: int) -> None:
         """*Why wasn't this recalled?* from the session browser: explain that event for the query shown, when it
@@ -464,8 +465,8 @@ class SearchPanel(ResultActions, QWidget):
             self.controls.say(f"Type the query it should have been recalled for; event #{sequence} is explained then.")
             self.query.setFocus()
 
-    def _show_story(self, story: WhyNot) -> None:
-        if self.result is None or story.query != self.result.query or story.session_id != self.result.session_id:
+    def _show_story(self, story: WhyNot, asked: QueryResult) -> None:
+        if self.result is not asked:
             return  # another search is shown now
         self.story = story
         # the store's rankings rank every candidate; an agent's keeps its candidates in the pool
