@@ -123,9 +123,18 @@ class _Parser(argparse.ArgumentParser):
                 sys.exit(EXIT_ERROR)
         return super().parse_known_args(args, namespace)
 
+    def _options(self) -> set[str]:
+        """This parser's options and its commands' (argparse reports a command's stray token from the top)."""
+        known = set(self._option_string_actions)
+        for action in self._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for sub in action.choices.values():
+                    known |= sub._options() if isinstance(sub, _Parser) else set(sub._option_string_actions)
+        return known
+
     def _dash_hint(self) -> str | None:
         """A token that starts with "-" but is no option of this command is text meant as an argument."""
-        known = set(self._option_string_actions)
+        known = self._options()
         for token in self.argv:
             if token == "--":
                 return None

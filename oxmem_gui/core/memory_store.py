@@ -467,6 +467,10 @@ class MemoryStore:
             **options,
         )
 
+    async def why_not_choices(self, session_id: str, limit: int = 5000) -> list[tuple[str, str]]:
+        """What *Why not…?* offers to pick: the session's events with text, ``("#12 user: …", "12")``."""
+        return why_not.event_choices(await self.events_page(session_id, None, limit))
+
     async def session_models(self, session_id: str) -> list[str]:
         """The embedding models of the session's stored vectors."""
         return await self._db.read(self._caches.vectors.models, session_id)

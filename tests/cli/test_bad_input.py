@@ -644,6 +644,9 @@ def test_text_starting_with_a_dash_needs_double_dash(capsys, db):
     )
     code, out, err = run(capsys, "--db", str(db), "search", LISBON, "--", "-hotel")
     assert (code, err) == (0, "") and out.startswith("query '-hotel'")
+    # the stray token is named, not an option of the command given before it
+    refused(capsys, db, ["search", LISBON, "seat", "--why", "5", "-k", "3"], "'-k' is not an option of oxmem; to "
+            "pass text that starts with '-', put -- before it: oxmem … -- -k")  # fmt: skip
     code, out, err = run(capsys, "--db", str(db), "notes", "search", "alice", "--", "-x")
     assert (code, err) == (0, "") and out.startswith("score")
     refused(capsys, db, ["notes", "add", "alice", "-x"], "put -- before it: oxmem notes add … -- -x")

@@ -95,7 +95,11 @@ def test_omegas_recall_explains_an_event_in_omegas_words(files, make_window, qlo
     panel.why_button.click()
     settle(qloop, ctx)
     settle(qloop, ctx)
-    assert dialogs.memory_lists[0][0][0].startswith("#11 user: Did I book a flight to Lisbon already")
+    offered = dict((target, label) for label, target in dialogs.memory_lists[0])
+    # the sender's other conversations first (Omega recalls from them), then this one's
+    assert offered["5"].startswith("#5 user in 0b7e2a10-5c1d-4c1a-8d01-000000000002: I need to book a flight to Lisbon")
+    assert offered["11"].startswith("#11 user in this conversation: Did I book a flight to Lisbon already")
+    assert list(offered).index("5") < list(offered).index("11") and "19" not in offered  # not another sender's
     assert panel.story.cut == "Omega leaves out the conversation it recalls for: this message is in it"
     assert panel.why_label.text() == (
         "Not recalled: Omega leaves out the conversation it recalls for: this message is in it — nothing within "

@@ -36,7 +36,7 @@ from ..retrieval.hybrid import MAX_TOP_K, Hit, QueryResult
 from ..retrieval.notes import NoteHit
 from ..retrieval.scope import AllSessions, Scope
 from ..retrieval.why_not import Change as WhyChange
-from ..retrieval.why_not import WhyNot
+from ..retrieval.why_not import WhyNot, event_choices
 from ..schedules.store import Schedule, ScheduleRun
 from ..store import backups, browse, sql_console, summary
 from ..store.events import Event, SessionInfo
@@ -625,6 +625,11 @@ class ForeignReader:
             return out
 
         return await self._db.read(story)
+
+    async def why_not_choices(self, scope: str, limit: int = 5000) -> list[tuple[str, str]]:
+        """What *Why not…?* offers to pick for ``scope``: ``(label, target)``, the session's events (formats
+        whose ranking draws on other rows say which)."""
+        return event_choices(await self.events_page(scope, None, limit))
 
     def _event_target(self, conn: apsw.Connection, scope: str, sequence: int, every: QueryResult) -> str:
         """The id the agent's ranking gives the session's event at ``sequence`` (formats whose hits are not

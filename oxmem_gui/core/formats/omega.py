@@ -359,6 +359,26 @@ class OmegaReader(ForeignReader):
     def retrievers(self) -> list[Retriever]:
         return [Retriever("omega-recall", "Omega recall", "session", False, RECALL_DESCRIPTION, every=True)]
 
+    async def why_not_choices(self, scope: str, limit: int = 5000) -> list[tuple[str, str]]:
+        """Omega recalls from the sender's other conversations: their messages first (the user's, which its index
+        holds, and the others), then this conversation's."""
+
+        def read(conn: apsw.Connection) -> list[tuple[str, str]]:
+            sender = self._conversation(conn, scope)["sender_id"]
+            rows = conn.execute(
+                "SELECT m.rowid, m.conversation_id, m.role, m.content FROM messages m JOIN conversations c "
+                "ON c.id = m.conversation_id WHERE c.sender_id = ? ORDER BY m.conversation_id = ?, m.rowid LIMIT ?",
+                (sender, scope, limit),
+            ).fetchall()
+            return [
+                (f"#{rowid} {role} in {'this conversation' if conv == scope else conv}: {' '.join(str(text).split())}",
+                 str(rowid))
+                for rowid, conv, role, text in rows
+                if isinstance(text, str) and text.strip()
+            ]  # fmt: skip
+
+        return await self._db.read(read)
+
     def _event_target(self, conn: apsw.Connection, scope: str, sequence: int, every: QueryResult) -> str:
         """A message's events are numbered by its rowid (:meth:`_events`): its id."""
         found = conn.execute("SELECT id FROM messages WHERE rowid = ?", (sequence,)).fetchall()

@@ -36,8 +36,9 @@ import numpy as np
 from ..embeddings.backends import EmbeddingBackend
 from ..embeddings.indexing import normalize
 from ..errors import InvalidInputError, NotFoundError
-from ..store.events import prepare_event
+from ..store.events import Event, prepare_event
 from ..store.inputs import parse_stored
+from ..store.summary import message_text
 from ..store.tags import normalize_tags, tag_filter_sql
 from .bm25 import Bm25Index
 from .hybrid import CANDIDATE_FACTOR, Hit, QueryResult, fts_terms, hybrid_query, rank_pool
@@ -143,6 +144,16 @@ class WhyNot:
 
 
 # -- the target -------------------------------------------------------------------------------------------
+
+
+def event_choices(events: Sequence[Event]) -> list[tuple[str, str]]:
+    """What *Why not…?* offers to pick among a session's events: ``("#12 user: …", "12")`` for each with text."""
+    return [
+        (f"#{e.sequence} {role}: {' '.join(text.split())}", str(e.sequence))
+        for e in events
+        for role, text in [message_text(e)]
+        if text.strip()
+    ]
 
 
 @dataclass

@@ -26,7 +26,6 @@ from .controls import DEFAULTS, TIPS, WARN_STYLE, SearchControls, data_label, se
 from .explanation import ExplanationView, where
 from .results import GRADE_COLUMN, ResultsModel, ResultsView
 from .tools import ResultTools
-from .why_not import memory_items
 
 #: the events the Why not…? picker offers (the session's first ones)
 PICKER_EVENTS = 5000
@@ -427,7 +426,7 @@ class SearchPanel(ResultActions, QWidget):
                 return [
                     (f"{n.note_id}: {' '.join(n.content.split())}", n.note_id) for n in await store.list_notes(scope)
                 ]
-            return memory_items(await store.events_page(scope, None, PICKER_EVENTS))
+            return await store.why_not_choices(scope, PICKER_EVENTS)
 
         def pick(items: list[tuple[str, str]]) -> None:
             chosen = self.dialogs.pick_memory(items)

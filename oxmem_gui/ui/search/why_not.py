@@ -17,19 +17,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ...core.store.events import Event
-from ...core.store.summary import message_text
-
-
-def memory_items(events: Sequence[Event]) -> list[tuple[str, str]]:
-    """``(label, target)`` of each event with text: ``"#12 user: …"`` and its sequence number as the target."""
-    items = []
-    for e in events:
-        role, text = message_text(e)
-        if text.strip():
-            items.append((f"#{e.sequence} {role}: {' '.join(text.split())}", str(e.sequence)))
-    return items
-
 
 class WhyNotPicker(QDialog):
     """Type to find a memory by its text; Enter (or OK) picks the selected one."""
