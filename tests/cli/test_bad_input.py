@@ -758,12 +758,15 @@ def test_ctrl_c_during_an_import_says_what_was_stored_and_a_rerun_resumes(tmp_pa
     proc = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
     def stored() -> int:
+        """The events committed so far (0 before the file has its tables); a busy moment of the writer is
+        waited out, not read as nothing stored, so the interrupt comes while the import runs."""
         try:
-            return (
-                apsw.Connection(f"file:{db}?mode=ro", flags=apsw.SQLITE_OPEN_READONLY | apsw.SQLITE_OPEN_URI)
-                .execute("SELECT count(*) FROM conversation_events")
-                .fetchall()[0][0]
-            )
+            conn = apsw.Connection(f"file:{db}?mode=ro", flags=apsw.SQLITE_OPEN_READONLY | apsw.SQLITE_OPEN_URI)
+            try:
+                conn.set_busy_timeout(5000)
+                return conn.execute("SELECT count(*) FROM conversation_events").fetchall()[0][0]
+            finally:
+                conn.close()
         except apsw.Error:
             return 0
 
