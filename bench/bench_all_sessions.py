@@ -25,6 +25,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_vectors import DIMS, MODEL, OUT, SESSION, build, pct, vocabulary  # noqa: E402
+from report import table  # noqa: E402
 
 from oxmem_gui.core import MemoryStore  # noqa: E402
 from oxmem_gui.core.retrieval.scope import ALL_SESSIONS  # noqa: E402
@@ -100,10 +101,7 @@ def main() -> None:
                 )
             )
     headers = ("ranking", "scope", "p50 ms", "p95 ms", "first query (builds caches)", "all / one p50")
-    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers)]
-    print("  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True)))
-    for r in rows:
-        print("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)))
+    print(table(headers, rows))
 
 
 if __name__ == "__main__":

@@ -17,6 +17,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from report import table
+
 from oxmem_gui.core import MemoryStore
 
 WORDS = (
@@ -98,13 +100,7 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=200)
     args = parser.parse_args()
     rows = asyncio.run(bench(args.events, args.queries))
-    widths = [max(len(r[i]) for r in rows) for i in range(3)]
-    header = ("measure", "result", "ratio")
-    widths = [max(w, len(h)) for w, h in zip(widths, header, strict=True)]
-    print("  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)))
-    print("  ".join("-" * w for w in widths))
-    for row in rows:
-        print("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)))
+    print(table(("measure", "result", "ratio"), rows, rule=True))
 
 
 if __name__ == "__main__":

@@ -20,6 +20,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from report import table
+
 SUBJECTS = ["the invoice", "my flight", "the garden", "our weekly report", "the hotel", "this test", "the kitten"]
 VERBS = ["needs", "should get", "was moved to", "depends on", "reminds me of", "is blocked by", "went well with"]
 OBJECTS = [
@@ -108,11 +110,8 @@ def main() -> None:
         ),
     ]
     headers = ("measure", "throughput", "peak RSS", "ratio")
-    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers)]
     print(f"{args.texts} texts")
-    print("  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True)))
-    for r in rows:
-        print("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)))
+    print(table(headers, rows))
 
 
 if __name__ == "__main__":

@@ -32,6 +32,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # the fixtures of tests/core/formats
 
+from report import table  # noqa: E402
+
 from oxmem_gui.core.memory import open_memory  # noqa: E402
 from oxmem_gui.core.store.notes import note_cursor  # noqa: E402
 from tests.core.formats import fixtures as fx  # noqa: E402
@@ -200,9 +202,7 @@ def main() -> None:
         rows.append(asyncio.run(measure(name, path, big, group)))
     header = ("file", "sessions: first page", "next page", "events: first page", "next page", "memories: first page",
               "next page", "search p50: agent's SQL (baseline)", "oxmem", "speed-up")  # fmt: skip
-    widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
-    for row in [header, tuple("-" * w for w in widths), *rows]:
-        print("  ".join(str(c).rjust(w) for c, w in zip(row, widths, strict=True)))
+    print(table(header, rows, right=True, rule=True))
 
 
 if __name__ == "__main__":

@@ -66,6 +66,7 @@ from oxmem_gui.core.retrieval.metrics import ndcg_at_k, recall_at_k, reciprocal_
 from oxmem_gui.core.retrieval.ranking import TUNED, RankingProfile
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import report  # noqa: E402
 from bench_vectors import PREVIOUS  # noqa: E402  the tuned profile before the update step
 
 OUT = Path(__file__).resolve().parent / "out"
@@ -305,13 +306,17 @@ class Ranking:
     group: str = "ranking"
 
 
+def _leg(hits: list[Hit], leg: str | None) -> list[Hit]:
+    """A single retriever: only that leg's candidates (they come in that leg's order, the other leg weighted 0)."""
+    if leg is None:
+        return hits
+    return [h for h in hits if (h.fts_raw if leg == "fts" else h.vector_raw) is not None]
+
+
 def _search(name: str, leg: str | None = None, **options: object) -> Callable:
     async def run(store: MemoryStore, session: str, question: str, vector: list[float]) -> list[Hit]:
         result = await store.search(name, session, question, TOP_K * 2, query_embedding=vector, **options)
-        hits = result.hits
-        if leg:  # a single retriever: only that leg's candidates, by that leg's score
-            hits = [h for h in hits if (h.fts_raw if leg == "fts" else h.vector_raw) is not None]
-        return hits
+        return _leg(result.hits, leg)
 
     return run
 
@@ -321,8 +326,7 @@ def _custom(
 ) -> Callable:
     async def run(store: MemoryStore, session: str, question: str, vector: list[float]) -> list[Hit]:
         result = await store.profile_query(profile, session, question, TOP_K * 2, query_embedding=vector)
-        hits = fusion(result) if fusion else result.hits
-        return [h for h in hits if h.fts_raw is not None] if leg == "fts" else hits
+        return _leg(fusion(result) if fusion else result.hits, leg)
 
     return run
 
@@ -442,9 +446,7 @@ def table(name: str, scores: dict[str, list[tuple[float, ...]]], markdown: bool,
         lines += ["", "| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
         lines += ["| " + " | ".join(r) + " |" for r in rows]
     else:
-        widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers)]
-        lines.append("  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True)))
-        lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)) for r in rows]
+        lines.append(report.table(headers, rows))
     return "\n".join(lines)
 
 

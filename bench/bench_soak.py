@@ -36,6 +36,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # tests.agent and the crash rounds of tests/core/test_crash.py
 
+from report import table  # noqa: E402
+
 from oxmem_gui.core import MemoryStore, OxmemError  # noqa: E402
 from oxmem_gui.core.errors import StoreBusyError  # noqa: E402
 from oxmem_gui.core.retrieval.bm25 import MIN_ROWS  # noqa: E402
@@ -60,13 +62,9 @@ def pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))] if ordered else float("nan")
 
 
-def table(title: str, header: tuple[str, ...], rows: list[tuple[str, ...]]) -> None:
-    widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
+def titled(title: str, header: tuple[str, ...], rows: list[tuple[str, ...]]) -> None:
     print(f"\n{title}")
-    print("  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)))
-    print("  ".join("-" * w for w in widths))
-    for row in rows:
-        print("  ".join(str(c).ljust(w) for c, w in zip(row, widths, strict=True)))
+    print(table(header, rows, rule=True))
 
 
 def ratio(value: float, baseline: float) -> str:
@@ -139,7 +137,7 @@ async def reader_beside_writer(tmp: Path, seconds: float, n_chunks: int, rng: ra
     written = sum(1 for _ in await reader.recall("agent:live"))
     follows = {k: v - follows_before.get(k, 0) for k, v in reader._caches.vectors.follows.items()}
     await reader.aclose()
-    table(
+    titled(
         f"1. Reader beside a writer: {n_chunks:,} chunks, read-only, hybrid queries (terms, top 8) without pause, "
         f"{seconds:g} s each; the writer is tests.agent, one event per transaction",
         ("writer", "queries", "p50", "p95", "p50 ratio", "p95 ratio", "events written"),
@@ -258,7 +256,7 @@ async def import_beside_writer(tmp: Path, n_events: int, busy_ms: int) -> int:
                 f"{problems}",
             )
         )
-    table(
+    titled(
         f"2. Import of {n_events:,} events while another process writes notes (busy timeout {busy_ms} ms; "
         "a busy write is retried, its wait runs to its commit)",
         (
@@ -347,7 +345,7 @@ def kill_loop(tmp: Path, kills: int, per_round: int, seed: int) -> int:
             f"{sum(r['seconds'] for r in all_rounds):.0f} s",
         )
     )
-    table(
+    titled(
         f"3. SIGKILL loop: {kills} kills at seeded random moments (seed {seed}), the store audited after each "
         f"(import file: {len(source):,} events in 6 sessions)",
         (

@@ -28,6 +28,7 @@ import apsw  # noqa: E402
 import qasync  # noqa: E402
 from PySide6.QtCore import QSettings, QTimer  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
+from report import table  # noqa: E402
 
 from oxmem_gui.core import MemoryStore  # noqa: E402
 from oxmem_gui.core.store.events import store_records  # noqa: E402
@@ -236,10 +237,7 @@ def main() -> None:
         ),
     ]
     headers = ("measure", "result", "", "ratio")
-    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers)]
-    print("  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True)))
-    for r in rows:
-        print("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)))
+    print(table(headers, rows))
 
 
 if __name__ == "__main__":

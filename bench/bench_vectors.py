@@ -24,6 +24,7 @@ from pathlib import Path
 
 import apsw
 import numpy as np
+from report import table
 
 from oxmem_gui.core import MemoryStore
 from oxmem_gui.core.retrieval import hybrid as retrieval
@@ -209,10 +210,7 @@ def main() -> None:
         "FTS5-scored leg p50 ms",
         "first query (builds caches)",
     )
-    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers)]
-    print("  ".join(h.rjust(w) for h, w in zip(headers, widths, strict=True)))
-    for r in rows:
-        print("  ".join(c.rjust(w) for c, w in zip(r, widths, strict=True)))
+    print(table(headers, rows, right=True))
 
 
 if __name__ == "__main__":

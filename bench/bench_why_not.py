@@ -23,6 +23,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_vectors import DIMS, MODEL, OUT, SESSION, build, pct, vocabulary  # noqa: E402
+from report import table  # noqa: E402
 
 from oxmem_gui.core import MemoryStore  # noqa: E402
 
@@ -66,11 +67,8 @@ def main() -> None:
     rows = [(name, f"{statistics.median(t):.1f}", f"{pct(t, 0.95):.1f}", f"{statistics.median(t) / base:.2f}×")
             for name, t in times.items()]  # fmt: skip
     headers = ("what", "p50 ms", "p95 ms", "p50 / search p50")
-    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers)]
     print(f"{args.chunks:,} chunks, {args.queries} queries, tuned ranking, top 8")
-    print("  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True)))
-    for r in rows:
-        print("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)))
+    print(table(headers, rows))
 
 
 if __name__ == "__main__":

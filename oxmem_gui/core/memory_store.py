@@ -48,9 +48,10 @@ from .retrieval import hybrid as retrieval
 from .retrieval import notes as note_hits
 from .retrieval import why_not
 from .retrieval.caches import SearchCaches
-from .retrieval.ranking import PROFILES, TUNED, RankingProfile, profile_query
+from .retrieval.ranking import TUNED, RankingProfile, native_query, profile_query
 from .retrieval.scope import AllSessions, Scope
 from .retrieval.vectors import DEFAULT_MAX_BYTES
+from .retrieval.why_not import CHOICES, event_choices
 from .schedules import store as schedules
 from .schedules.api import ScheduleStore
 from .schedules.weekdays import WEEKDAY_NUMBERINGS
@@ -216,20 +217,11 @@ class MemoryStore:
         (contract §6 with ``options``), a profile of :mod:`.ranking` (``tuned``; it takes tags and a query
         embedding, not weights or a mode) or ``oxydra`` (the agent's own: phrase FTS, 0.7 vector / 0.3 FTS;
         tuning options do not apply)."""
-        if retriever == "oxmem":
-            return await self.hybrid_query(scope, query, top_k, **options)
-        if retriever in PROFILES:
-            return await self.profile_query(PROFILES[retriever], scope, query, top_k, **options)
-        if retriever != "oxydra":
-            known = ", ".join(r.name for r in NATIVE_RETRIEVERS)
-            raise InvalidInputError(f"no ranking {retriever!r} for this store (known: {known})")
-        fixed = {k: v for k, v in options.items() if k in ("query_embedding", "query_embedding_model", "models")}
-        result = await self.hybrid_query(
-            scope, query, top_k, vector_weight=0.7, fts_weight=0.3, fts_mode="phrase", **fixed
-        )
-        result.retriever = "oxydra"
-        result.steps = list(OXYDRA_STEPS)
-        return result
+        vectors = self._query_vectors(options.pop("query_embedding", None), options.pop("query_embedding_model", None))
+        return await self._db.read(
+            native_query, self._caches.vectors, self._available, retriever, scope, query, top_k,
+            bm25=self._caches.bm25, query_embeddings=vectors, **options,
+        )  # fmt: skip
 
     async def eviction_preview(self, now: datetime | None = None, **limits: Any) -> None:
         """The store deletes nothing on its own: no eviction to preview."""
@@ -467,9 +459,9 @@ class MemoryStore:
             **options,
         )
 
-    async def why_not_choices(self, session_id: str, limit: int = 5000) -> list[tuple[str, str]]:
+    async def why_not_choices(self, session_id: str, limit: int = CHOICES) -> list[tuple[str, str]]:
         """What *Why not…?* offers to pick: the session's events with text, ``("#12 user: …", "12")``."""
-        return why_not.event_choices(await self.events_page(session_id, None, limit))
+        return event_choices(await self.events_page(session_id, None, limit))
 
     async def session_models(self, session_id: str) -> list[str]:
         """The embedding models of the session's stored vectors."""
@@ -673,13 +665,6 @@ NATIVE_RETRIEVERS = (
         "what the Oxydra agent runs: the whole query as one FTS phrase, 0.7 vector + 0.3 FTS, min–max normalized",
         every=True,
     ),
-)
-OXYDRA_STEPS = (
-    "FTS leg: the whole query as one quoted phrase (the agent's phrase mode)",
-    "vector leg: cosine similarity (the agent stores cosine − 1; min–max normalizing makes that the same score)",
-    "each leg min–max normalized to 0…1, then 0.7 × vector + 0.3 × FTS",
-    "the agent's ANN index picks vector candidates over all sessions before filtering by session, so it can miss "
-    "some that this exact search finds",
 )
 
 

@@ -4,28 +4,19 @@ note edited, one deleted, one added, an event appended, a session forgotten and 
     QT_QPA_PLATFORM=offscreen .venv/bin/python resources/screenshots/compare_shot.py OUT.png
 """
 
-import asyncio
 import shutil
-import sys
 import tempfile
 from pathlib import Path
 
-import qasync
-from PySide6.QtWidgets import QApplication
+from shot import take
 
 from oxmem_gui.core import MemoryStore
 from oxmem_gui.core.compare import diff_files
 from oxmem_gui.core.demo import fill_demo
 from oxmem_gui.ui.compare_dialog import CompareDialog
-from oxmem_gui.ui.context import StoreContext
-from oxmem_gui.ui.main_window import MainWindow
-
-app = QApplication(sys.argv)
-loop = qasync.QEventLoop(app)
-asyncio.set_event_loop(loop)
 
 
-async def main():
+async def scene(w, ctx):
     d = Path(tempfile.mkdtemp())
     path, backup = d / "memory.db", d / "memory-backup-2026-11-23.db"
     s = await MemoryStore.open(path, embedding="deterministic")
@@ -50,10 +41,6 @@ async def main():
     sched = (await s.schedules.search(limit=5))[0]
     await s.schedules.pause(sched.schedule_id)
     await s.aclose()
-    ctx = StoreContext()
-    w = MainWindow(ctx)
-    w.resize(1024, 640)
-    w.show()
     await ctx.open(str(path), read_only=True, embedding="deterministic")
     await ctx.wait_idle()
     diff = await diff_files(backup, path, embedding="deterministic")
@@ -70,10 +57,7 @@ async def main():
     )
     tree.setCurrentItem(changed)
     dlg.show()
-    await asyncio.sleep(0.3)
-    app.processEvents()
-    dlg.grab().save(sys.argv[1])
+    return dlg
 
 
-with loop:
-    loop.run_until_complete(main())
+take(scene)

@@ -4,17 +4,13 @@ search panel ranks the newer statement first, saying which older statement it up
     QT_QPA_PLATFORM=offscreen .venv/bin/python resources/screenshots/update_shot.py OUT.png
 """
 
-import asyncio
-import sys
 import tempfile
 from pathlib import Path
 
-import qasync
 from PySide6.QtWidgets import QApplication
+from shot import settle, take
 
 from oxmem_gui.core import MemoryStore
-from oxmem_gui.ui.context import StoreContext
-from oxmem_gui.ui.main_window import MainWindow
 
 SESSION = "telegram:alice:travel"
 TURNS = [
@@ -28,20 +24,12 @@ TURNS = [
     ("assistant", "Updated: window seats from your next booking."),
 ]
 
-app = QApplication(sys.argv)
-loop = qasync.QEventLoop(app)
-asyncio.set_event_loop(loop)
 
-
-async def main(folder: Path) -> None:
-    path = folder / "memory.db"
+async def scene(window, ctx):
+    path = Path(FOLDER.name) / "memory.db"
     store = await MemoryStore.open(path, embedding="semantic")
     await store.store_many([(SESSION, i, {"role": r, "content": t}) for i, (r, t) in enumerate(TURNS, 1)])
     await store.aclose()
-    ctx = StoreContext()
-    window = MainWindow(ctx)
-    window.resize(1024, 640)
-    window.show()
     await ctx.open(path, read_only=True, embedding="semantic")
     await ctx.wait_idle()
     window.show_panel("search")
@@ -49,17 +37,14 @@ async def main(folder: Path) -> None:
     search.session.setCurrentText(SESSION)
     search.query.setText("which seats do I prefer on flights")
     search.search()
-    await ctx.wait_idle()
-    await asyncio.sleep(0.3)
+    await settle(ctx)
     search.view.selectRow(0)
-    app.processEvents()
+    QApplication.processEvents()
     view = search.explain_view
     view.find("update: restates")  # the step's line, scrolled to the top of the explanation
     view.verticalScrollBar().setValue(view.verticalScrollBar().value() + view.cursorRect().top() - 4)
-    app.processEvents()
-    window.grab().save(sys.argv[1])
-    await ctx.close()
 
 
-with loop, tempfile.TemporaryDirectory() as tmp:
-    loop.run_until_complete(main(Path(tmp)))
+FOLDER = tempfile.TemporaryDirectory()
+with FOLDER:
+    take(scene)

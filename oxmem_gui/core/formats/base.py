@@ -35,8 +35,8 @@ from ..retrieval.bm25 import TableBm25
 from ..retrieval.hybrid import MAX_TOP_K, Hit, QueryResult
 from ..retrieval.notes import NoteHit
 from ..retrieval.scope import AllSessions, Scope
+from ..retrieval.why_not import CHOICES, WhyNot, event_choices
 from ..retrieval.why_not import Change as WhyChange
-from ..retrieval.why_not import WhyNot, event_choices
 from ..schedules.store import Schedule, ScheduleRun
 from ..store import backups, browse, sql_console, summary
 from ..store.events import Event, SessionInfo
@@ -626,7 +626,7 @@ class ForeignReader:
 
         return await self._db.read(story)
 
-    async def why_not_choices(self, scope: str, limit: int = 5000) -> list[tuple[str, str]]:
+    async def why_not_choices(self, scope: str, limit: int = CHOICES) -> list[tuple[str, str]]:
         """What *Why not…?* offers to pick for ``scope``: ``(label, target)``, the session's events (formats
         whose ranking draws on other rows say which)."""
         return event_choices(await self.events_page(scope, None, limit))

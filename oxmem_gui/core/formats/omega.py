@@ -46,6 +46,7 @@ from ..embeddings.indexing import dumps
 from ..errors import InvalidInputError, NotFoundError
 from ..retrieval.hybrid import MAX_TOP_K, Hit, LegStats, QueryResult
 from ..retrieval.scope import AllSessions, Scope, shown_scope
+from ..retrieval.why_not import CHOICES
 from ..schedules.store import Schedule
 from ..store.browse import SessionRow
 from ..store.events import Event
@@ -359,7 +360,7 @@ class OmegaReader(ForeignReader):
     def retrievers(self) -> list[Retriever]:
         return [Retriever("omega-recall", "Omega recall", "session", False, RECALL_DESCRIPTION, every=True)]
 
-    async def why_not_choices(self, scope: str, limit: int = 5000) -> list[tuple[str, str]]:
+    async def why_not_choices(self, scope: str, limit: int = CHOICES) -> list[tuple[str, str]]:
         """Omega recalls from the sender's other conversations: their messages first (the user's, which its index
         holds, and the others), then this conversation's."""
 

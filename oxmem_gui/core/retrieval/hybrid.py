@@ -438,7 +438,7 @@ def hybrid_query(
         for cid, e in merged.items()
         if cid in details
     ]
-    result.ranking = rank_pool(result.pool, vector_weight, fts_weight, len(result.pool))
+    result.ranking = rank_pool(result.pool, vector_weight, fts_weight)
     result.hits = result.ranking[:top_k]
     return result
 
@@ -455,18 +455,18 @@ def order_key(score: float, hit: Hit) -> tuple[float, int, str]:
     return -score, -recency(hit), hit.chunk_id
 
 
-def rank_pool(pool: Sequence[Hit], vector_weight: float, fts_weight: float, top_k: int) -> list[Hit]:
-    """Score every merged candidate with the weights and return the best ``top_k``, ranked (contract §6 steps 5–6)."""
+def rank_pool(pool: Sequence[Hit], vector_weight: float, fts_weight: float) -> list[Hit]:
+    """Every merged candidate scored with the weights, ranked (contract §6 steps 5–6); the hits are its head."""
     scored = [(vector_weight * h.vector_score + fts_weight * h.fts_score, h) for h in pool]
     scored.sort(key=lambda sh: order_key(*sh))
-    return [replace(h, rank=i, score=score) for i, (score, h) in enumerate(scored[:top_k], 1)]
+    return [replace(h, rank=i, score=score) for i, (score, h) in enumerate(scored, 1)]
 
 
 def rerank(result: QueryResult, vector_weight: float, fts_weight: float) -> QueryResult:
     """The same query with other weights, from the legs already fetched: the candidates of each leg do not
     depend on the weights, so this equals a fresh :func:`hybrid_query` with those weights, number for number."""
     vector_weight, fts_weight = validate_weights(vector_weight, fts_weight)
-    ranking = rank_pool(result.pool, vector_weight, fts_weight, len(result.pool))
+    ranking = rank_pool(result.pool, vector_weight, fts_weight)
     return replace(
         result, vector_weight=vector_weight, fts_weight=fts_weight, hits=ranking[: result.top_k], ranking=ranking
     )

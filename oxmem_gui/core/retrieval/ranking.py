@@ -31,6 +31,7 @@ from typing import Any
 import apsw
 
 from ..embeddings.backends import EmbeddingBackend
+from ..errors import InvalidInputError
 from .bm25 import Bm25Index
 from .hybrid import Hit, QueryResult, fts_terms, hybrid_query, order_key, recency
 from .scope import Scope
@@ -164,17 +165,15 @@ def with_updates(hits: Sequence[Hit], terms: Sequence[str], overlap: float) -> l
     Why words, not vectors: a sentence embedding puts "… plays for Porto" and "… plays for Benfica" at cosine
     0.6–0.85, no nearer than two facts about other people in the same words; what marks an update is the same
     subject matched by the query in the same wording (measured in ``bench/bench_quality.py``)."""
-    prefixes = tuple(fold(t[:-1]) for t in terms if t.endswith("*"))
-    exact = frozenset(fold(t) for t in terms if not t.endswith("*"))
     out = {h.chunk_id: h for h in hits}
     groups: dict[tuple[str, object, frozenset[str]], list[tuple[Hit, frozenset[str]]]] = {}
     for h in hits:
         if h.fts_raw is None:  # not matched by the FTS leg
             continue
-        words = frozenset(_WORD.findall(fold(h.text)))
-        matched = (words & exact) | {p for p in prefixes if any(w.startswith(p) for w in words)}
+        words = words_of(h.text)
+        matched = frozenset(t for t in terms if matches(t, words))
         if matched:
-            groups.setdefault((h.session_id, _role(h), frozenset(matched)), []).append((h, words))
+            groups.setdefault((h.session_id, _role(h), matched), []).append((h, words))
     for group in groups.values():
         group.sort(key=lambda hw: (recency(hw[0]), hw[0].chunk_id))
         for i, (h, words) in enumerate(group):
@@ -199,6 +198,19 @@ def with_updates(hits: Sequence[Hit], terms: Sequence[str], overlap: float) -> l
 
 #: a word of a text (FTS5's ``unicode61`` splits on what is not a letter or digit)
 _WORD = re.compile(r"[^\W_]+")
+
+
+def words_of(text: str) -> frozenset[str]:
+    """The distinct words of ``text`` as FTS5's ``unicode61`` folds them."""
+    return frozenset(_WORD.findall(fold(text)))
+
+
+def matches(term: str, words: frozenset[str]) -> bool:
+    """Whether the FTS ``term`` (``word*``: a prefix) matches one of ``words`` (:func:`words_of`)."""
+    if term.endswith("*"):
+        prefix = fold(term[:-1])
+        return any(w.startswith(prefix) for w in words)
+    return fold(term) in words
 
 
 def fold(text: str) -> str:
@@ -258,4 +270,47 @@ def profile_query(
     result.steps = profile.steps()
     result.profile = profile.settings()
     result.dropped_terms = dropped
+    return result
+
+
+#: the Oxydra agent's own ranking (retriever ``oxydra``): contract §6 with the agent's fixed settings
+OXYDRA_SETTINGS: dict[str, Any] = {"vector_weight": 0.7, "fts_weight": 0.3, "fts_mode": "phrase"}
+OXYDRA_STEPS = (
+    "FTS leg: the whole query as one quoted phrase (the agent's phrase mode)",
+    "vector leg: cosine similarity (the agent stores cosine − 1; min–max normalizing makes that the same score)",
+    "each leg min–max normalized to 0…1, then 0.7 × vector + 0.3 × FTS",
+    "the agent's ANN index picks vector candidates over all sessions before filtering by session, so it can miss "
+    "some that this exact search finds",
+)
+
+
+def native_query(
+    conn: apsw.Connection,
+    index: VectorIndex,
+    backends: Mapping[str, EmbeddingBackend],
+    retriever: str,
+    session_id: Scope,
+    query: str,
+    top_k: int,
+    *,
+    bm25: Bm25Index | None = None,
+    query_embeddings: Mapping[str, Sequence[float]] | None = None,
+    **options: Any,
+) -> QueryResult:
+    """One of the store's own rankings: ``oxmem`` (contract §6 with ``options``), a profile of :data:`PROFILES`
+    (``options``: tags, tag mode, models) or ``oxydra`` (the agent's own, :data:`OXYDRA_SETTINGS`: of
+    ``options`` only ``models`` applies)."""
+    if retriever == "oxmem":
+        return hybrid_query(conn, index, backends, session_id, query, top_k, bm25=bm25,
+                            query_embeddings=query_embeddings, **options)  # fmt: skip
+    if retriever in PROFILES:
+        return profile_query(conn, index, backends, session_id, query, top_k, PROFILES[retriever], bm25=bm25,
+                             query_embeddings=query_embeddings, **options)  # fmt: skip
+    if retriever != "oxydra":
+        known = ", ".join([*PROFILES, "oxmem", "oxydra"])
+        raise InvalidInputError(f"no ranking {retriever!r} for this store (known: {known})")
+    result = hybrid_query(conn, index, backends, session_id, query, top_k, bm25=bm25, models=options.get("models"),
+                          query_embeddings=query_embeddings, **OXYDRA_SETTINGS)  # fmt: skip
+    result.retriever = "oxydra"
+    result.steps = list(OXYDRA_STEPS)
     return result

@@ -25,7 +25,6 @@ Everything runs in one read transaction, so the story is of one snapshot even wh
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -41,17 +40,15 @@ from ..store.inputs import parse_stored
 from ..store.summary import message_text
 from ..store.tags import normalize_tags, tag_filter_sql
 from .bm25 import Bm25Index
-from .hybrid import CANDIDATE_FACTOR, Hit, QueryResult, fts_terms, hybrid_query, rank_pool
-from .ranking import PROFILES, fold, keyword_terms, profile_query
+from .hybrid import CANDIDATE_FACTOR, Hit, QueryResult, fts_terms, rank_pool
+from .ranking import PROFILES, fold, keyword_terms, matches, native_query, words_of
 from .stopwords import content_terms
 from .vectors import VectorIndex
 
-#: the store's rankings that :func:`why_not` can explain, and how each runs (None: contract §6 with the options)
-RANKINGS = ("oxmem", "tuned", "oxydra")
-_OXYDRA = {"vector_weight": 0.7, "fts_weight": 0.3, "fts_mode": "phrase"}
 #: vector weights tried, nearest the current first
 _WEIGHTS = [round(0.05 * i, 2) for i in range(21)]
-_WORD = re.compile(r"[^\W_]+")
+#: the memories *Why not…?* offers to pick from, at most (a session's first events)
+CHOICES = 5000
 #: the deepest top k a suggestion offers (a deeper one would hand the agent more than it reads)
 SUGGEST_MAX_K = 200
 #: query words tried left out, and words of the memory's own text tried added, at most
@@ -238,29 +235,21 @@ def why_not(
     query_embeddings: Mapping[str, Sequence[float]] | None = None,
     **options: Any,
 ) -> WhyNot:
-    """The story of ``target`` under ``retriever`` (one of :data:`RANKINGS`) for ``query`` over the session
-    ``scope``, with the search's ``options`` (weights, mode and models for ``oxmem``; tags for ``oxmem`` and the
-    profiles). ``suggest``: also find what would bring it back."""
-    if retriever not in RANKINGS:
-        raise InvalidInputError(f"no ranking {retriever!r} to explain (known: {', '.join(RANKINGS)})")
-    if retriever != "oxmem":
-        options = {k: v for k, v in options.items() if k in ("tags", "tag_mode", "models")}
-        if retriever == "oxydra":
-            options.pop("tags", None)
+    """The story of ``target`` under ``retriever`` (one of the store's own, :func:`.ranking.native_query`) for
+    ``query`` over the session ``scope``, with the search's ``options`` (weights, mode and models for ``oxmem``;
+    tags for ``oxmem`` and the profiles). ``suggest``: also find what would bring it back."""
+    if retriever != "oxmem":  # a fixed ranking: the hybrid's tuning does not apply (nor tags, to Oxydra's)
+        kept = ("models",) if retriever == "oxydra" else ("tags", "tag_mode", "models")
+        options = {k: v for k, v in options.items() if k in kept}
     embeddings = dict(query_embeddings or {})
     for model in index.models(conn, scope):  # embedded once: every run below reuses it
         if model not in embeddings and model in backends:
             embeddings[model] = backends[model].embed([normalize(query)])[0]
 
     def run(k: int, text: str = query, **changed: Any) -> QueryResult:
-        opts = {**options, **changed}
-        vectors = embeddings if text == query else None
-        if retriever in PROFILES:
-            return profile_query(conn, index, backends, scope, text, k, PROFILES[retriever], bm25=bm25,
-                                 query_embeddings=vectors, **opts)  # fmt: skip
-        if retriever == "oxydra":
-            opts.update(_OXYDRA)
-        return hybrid_query(conn, index, backends, scope, text, k, bm25=bm25, query_embeddings=vectors, **opts)
+        vectors = embeddings if text == query else None  # another query is embedded afresh
+        return native_query(conn, index, backends, retriever, scope, text, k, bm25=bm25, query_embeddings=vectors,
+                            **{**options, **changed})  # fmt: skip
 
     found = resolve(conn, scope, target)
     result = run(top_k)
@@ -323,18 +312,10 @@ def _fts_terms(query: str, retriever: str, options: Mapping[str, Any]) -> tuple[
     return fts_terms(query), [], mode
 
 
-def _words_of(text: str) -> list[str]:
-    return _WORD.findall(fold(text))
-
-
 def _absent(text: str, terms: Sequence[str]) -> list[str]:
     """The terms (``*``: a prefix) that no word of ``text`` matches, as FTS5 folds them."""
-    words = set(_words_of(text))
-    return [
-        t
-        for t in terms
-        if not (any(w.startswith(fold(t[:-1])) for w in words) if t.endswith("*") else fold(t) in words)
-    ]
+    words = words_of(text)
+    return [t for t in terms if not matches(t, words)]
 
 
 def _legs(
@@ -484,7 +465,7 @@ def _changes(
     if tunable and story.rank is not None and story.reason != "tag-filter":
         now = result.vector_weight
         for w in sorted(_WEIGHTS, key=lambda w: (abs(w - now), w)):
-            ranking = rank_pool(result.pool, w, round(1 - w, 2), len(result.pool))
+            ranking = rank_pool(result.pool, w, round(1 - w, 2))
             rank = next(h.rank for h in ranking if h.chunk_id == target)
             if rank <= k:
                 out.append(Change("vector_weight", w, f"vector weight {w:g} / FTS {1 - w:g} (now {now:g})", rank))
@@ -511,16 +492,16 @@ def _changes(
         if rank is not None:
             out.append(Change("fts_mode", other, f"FTS mode {other}", rank))
     words = fts_terms(story.query)
-    absent = {fold(w) for w in _absent(text, words)}  # dropping a word it has would not help it
+    absent = set(_absent(text, words))  # dropping a word it has would not help it
     if len(words) > 1:
-        for i, word in [(i, w) for i, w in enumerate(words) if fold(w) in absent][:SUGGEST_WORDS]:
+        for i, word in [(i, w) for i, w in enumerate(words) if w in absent][:SUGGEST_WORDS]:
             shorter = " ".join(words[:i] + words[i + 1 :])
             rank = _rank_in(run(k, shorter), target)
             if rank is not None:
                 out.append(Change("query", shorter, f"without «{word}»: {shorter!r}", rank))
                 break
     asked = {fold(w) for w in words}
-    own = [w for w in dict.fromkeys(_words_of(text)) if w not in asked and w.isalpha() and len(w) >= 4]
+    own = sorted(w for w in words_of(text) - asked if w.isalpha() and len(w) >= 4)
     own, _ = content_terms(own)
     for word in sorted(own, key=lambda w: (-len(w), w))[:SUGGEST_WORDS]:
         longer = f"{story.query} {word}"

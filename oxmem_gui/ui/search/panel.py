@@ -27,9 +27,6 @@ from .explanation import ExplanationView, where
 from .results import GRADE_COLUMN, ResultsModel, ResultsView
 from .tools import ResultTools
 
-#: the events the Why not…? picker offers (the session's first ones)
-PICKER_EVENTS = 5000
-
 DEMO_DEFAULT_TIP = "The demo is a temporary file: a default chosen for it would be forgotten when it closes"
 
 #: the widgets of the controls and of the result tools that the panel shows as its own attributes
@@ -426,7 +423,7 @@ class SearchPanel(ResultActions, QWidget):
                 return [
                     (f"{n.note_id}: {' '.join(n.content.split())}", n.note_id) for n in await store.list_notes(scope)
                 ]
-            return await store.why_not_choices(scope, PICKER_EVENTS)
+            return await store.why_not_choices(scope)
 
         def pick(items: list[tuple[str, str]]) -> None:
             chosen = self.dialogs.pick_memory(items)
