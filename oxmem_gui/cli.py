@@ -44,7 +44,8 @@ from .core.formats.encrypted import KEY_ENV
 from .core.formats.info import DatabaseInfo, info_lines
 from .core.formats.tables import MAX_PAGE as TABLE_MAX_PAGE
 from .core.formats.tables import shown_value
-from .core.memory import Memory, choose_ranking, default_search, inspect_database, open_memory
+from .core.memory import Memory, choose_ranking, default_search, inspect_database, open_memory, open_remote
+from .core.remote import REMOTE_REASON, TOKEN_ENV
 from .core.retrieval.explain import setting_text
 from .core.retrieval.hybrid import FTS_MODES, MAX_TOP_K, TAG_MODES, LegStats, QueryResult
 from .core.retrieval.scope import ALL_SESSIONS
@@ -261,6 +262,19 @@ def _global_options(parser: argparse.ArgumentParser, suppress: bool) -> None:
         metavar="KEY",
         help=f"key of an encrypted (SQLCipher) database (default: ${KEY_ENV}; prefer the variable: "
         "arguments are visible to other users)",
+    )
+    parser.add_argument(
+        "--remote",
+        default=default(None),
+        metavar="URL",
+        help="read an agent's memory on a libSQL / Turso server (libsql://HOST, https://HOST, http://HOST:PORT): a "
+        "snapshot is pulled into the cache folder, read, and removed; nothing is written (default: off)",
+    )
+    parser.add_argument(
+        "--auth-token-env",
+        default=default(None),
+        metavar="VAR",
+        help=f"the environment variable holding --remote's auth token (default: ${TOKEN_ENV} when it is set)",
     )
     parser.add_argument(
         "--cron-weekdays",
@@ -786,6 +800,8 @@ READ_ONLY_ACTIONS = {
     ("schedules", "next"),
     ("schedules", "runs"),
 }
+#: Commands about a local file only (its integrity, its backups, its differences), refused with --remote.
+LOCAL_ONLY_COMMANDS = {"check", "diff", "init", "demo"}
 #: Commands that may create the store (a path that does not exist yet, an empty file): those that add data.
 CREATING_COMMANDS = {"init", "demo", "import-jsonl"}
 CREATING_ACTIONS = {("notes", "add"), ("schedules", "add")}
@@ -809,6 +825,8 @@ EMBEDDING_COMMANDS = {"demo", "import-jsonl", "search", "reindex", "notes"}
 async def _run(args: argparse.Namespace) -> int:
     if args.command == "model":
         return await asyncio.to_thread(_model_command, args)
+    if args.remote:
+        return await _run_remote(args)
     if getattr(args, "path", None):  # `oxmem demo PATH`, `oxmem init PATH`
         if args.db and Path(args.db).expanduser() != Path(args.path).expanduser():
             raise InvalidInputError(f"two stores named: --db {args.db} and {args.path}; give one")
@@ -871,6 +889,44 @@ async def _open_and_dispatch(
         store.set_weekday_numbering(args.cron_weekdays)
         _require(store, args.command)
         return await _dispatch(store, args)
+
+
+async def _run_remote(args: argparse.Namespace) -> int:
+    """A command on a remote memory: read-only, on a snapshot that is removed afterwards."""
+    action = getattr(args, "notes_command", None) or getattr(args, "schedules_command", None)
+    what = " ".join(w for w in (args.command, action) if w)
+    if args.db or getattr(args, "path", None):
+        raise InvalidInputError("--remote and a local file were both given; give one")
+    if args.command in LOCAL_ONLY_COMMANDS:
+        raise InvalidInputError(f"`oxmem {what}` works on local files; with --remote, use info, sessions, search…")
+    reads = args.command in READ_ONLY_COMMANDS or (args.command, action) in READ_ONLY_ACTIONS or args.command == "info"
+    if not reads or getattr(args, "apply", None) is not None:
+        raise ReadOnlyError(f"`oxmem {what}` would change the remote database: {REMOTE_REASON}; nothing was changed")
+    memory = await open_remote(args.remote, _remote_token(args), embedding=args.embedding, model_path=args.model_path)
+    async with memory:
+        if args.command == "info":
+            info, pulled = await memory.info(), memory.remote.report
+            info.path = memory.remote.url
+            info.markers.insert(
+                0, f"{memory.open_notice}: {pulled.total:,} rows in {pulled.requests} requests ({pulled.consistency})"
+            )
+            return _print_info(info, args.json)
+        if memory.backend_notice and args.command in EMBEDDING_COMMANDS:
+            sys.stderr.write(f"oxmem: notice: {memory.backend_notice}\n")
+        sys.stderr.write(f"oxmem: notice: {safe(memory.open_notice)}\n")
+        memory.set_weekday_numbering(args.cron_weekdays)
+        _require(memory, args.command)
+        return await _dispatch(memory, args)
+
+
+def _remote_token(args: argparse.Namespace) -> str | None:
+    """The auth token from the environment variable named (one line when it is not set), else $TURSO_AUTH_TOKEN."""
+    if args.auth_token_env:
+        token = os.environ.get(args.auth_token_env)
+        if not token:
+            raise InvalidInputError(f"--auth-token-env {args.auth_token_env}: that environment variable is not set")
+        return token
+    return os.environ.get(TOKEN_ENV) or None
 
 
 def _no_default_store(db: Path) -> str:

@@ -11,9 +11,9 @@ no cycles between groups — ``tests/core/test_layout.py`` holds the code to thi
     formats/          other agents' files: detection, info, the table browser, each agent's reader
           │
           ▼
-    retrieval/        schedules/                       searching and ranking  |  schedules, cadences, calendar
-          │               │
-          ▼               ▼
+    retrieval/        schedules/      remote/          searching and ranking  |  schedules, cadences, calendar
+          │               │               │            |  a libSQL server's memory pulled into a local copy
+          ▼               ▼               ▼
     store/            the store's tables: migrations, events and indexing writes, notes, tags, summary,
           │           browsing, importing, backups, the checks on what a user types (inputs)
           ▼

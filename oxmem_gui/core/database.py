@@ -486,6 +486,10 @@ class Database:
         self.read_only = read_only
         #: a line for the user about how the file is open (a snapshot), or None
         self.notice = notice
+        #: why no edit may be made here whatever the format allows (a copy of a remote database), or None
+        self.locked: str | None = None
+        #: run after the connection is closed (a copy's files removed)
+        self.cleanups: list[Callable[[], None]] = []
         self.busy_timeout_ms = busy_timeout_ms
         self._executor = executor
         self._release_on_close = release_on_close
@@ -589,3 +593,5 @@ class Database:
             _let_go(self._held)
         if self._release_on_close:
             release_wal_files(self.path)
+        for cleanup in self.cleanups:
+            cleanup()

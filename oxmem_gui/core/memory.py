@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import asyncio
 import os
+import threading
 from pathlib import Path
 from typing import Any, Union
 
+from . import remote
 from .database import BUSY_TIMEOUT_MS, Database, database_path
 from .errors import InvalidInputError, KeyRequiredError, ReadOnlyError, StoreOpenError
 from .formats.aidaemon import AidaemonReader
@@ -24,6 +26,7 @@ from .formats.info import DatabaseInfo, file_info
 from .formats.omega import OmegaReader
 from .formats.zeke import ZekeReader
 from .memory_store import MemoryStore
+from .remote import HranaClient, PullReport
 from .retrieval import ranking_choice
 
 #: formats read by the store itself (the tables of contract §3)
@@ -107,6 +110,67 @@ async def _reader(
             f"{db.path.name} is {article(LABELS[fmt])} {LABELS[fmt]} file: {reader.REASON}; nothing was changed"
         )
     return reader
+
+
+async def open_remote(
+    url: str,
+    token: str | None = None,
+    *,
+    folder: str | os.PathLike[str] | None = None,
+    progress: Any = None,
+    stop: threading.Event | None = None,
+    embedding: Any = "auto",
+    model_path: str | os.PathLike[str] | None = None,
+    **store_options: Any,
+) -> Memory:
+    """Open the memory on a libSQL server at ``url`` (``libsql://``, ``https://``, ``http://``) read-only: pull a
+    snapshot into a private file in ``folder`` (default: :func:`.remote.cache_dir`) and open it with the reader
+    for its format. The result's ``remote`` (:class:`.remote.RemoteSnapshot`) refreshes it; closing the memory
+    removes the file. Errors are one line (:class:`.remote.RemoteError`, :class:`InvalidInputError` for a bad URL);
+    a pull cut off leaves nothing behind."""
+    client = HranaClient(url, token)
+    where = Path(folder) if folder is not None else remote.cache_dir()
+    try:
+        await asyncio.to_thread(_private_folder, where)
+        path = remote.copy_path(where, url)
+        report = await asyncio.to_thread(remote.pull, client, path, progress=progress, stop=stop)
+    except BaseException:
+        client.close()
+        raise
+    snapshot = remote.RemoteSnapshot(client, path, report)
+    try:
+        db = await Database.open(path, read_only=True, create=False)
+    except BaseException:
+        snapshot.discard()
+        raise
+    snapshot.attach(db)
+    options = dict(embedding=embedding, model_path=model_path, busy_timeout_ms=BUSY_TIMEOUT_MS, **store_options)
+    memory = await _reader(db, True, options)  # closes db (and so removes the copy) when it fails
+    if memory.format not in NATIVE_FORMATS:
+        snapshot.describe(_not_memory(memory.format))
+    memory.remote = snapshot
+    return memory
+
+
+def _not_memory(fmt: str) -> str:
+    if fmt in READERS and fmt != "sqlite-unknown":
+        return f"{article(LABELS[fmt])} {LABELS[fmt]}"
+    return "not an agent's memory: its tables are shown"
+
+
+def _private_folder(folder: Path) -> None:
+    """The copies' folder, readable by the user only (a memory may hold anything); copies of ended processes
+    are removed."""
+    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    folder.chmod(0o700)
+    remote.sweep(folder)
+
+
+async def refresh_remote(memory: Memory, progress: Any = None, stop: threading.Event | None = None) -> PullReport:
+    """Bring a remote memory's copy up to date: only what changed is transferred (:func:`.remote.snapshot.refresh`)."""
+    if memory.remote is None:
+        raise InvalidInputError(f"{memory.path.name} is not a snapshot of a remote database")
+    return await asyncio.to_thread(memory.remote.refresh, progress, stop)
 
 
 def _snapshot_notice(path: Path) -> str:

@@ -14,7 +14,7 @@ import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import apsw
 
@@ -37,7 +37,7 @@ from .embeddings.backends import (
 from .embeddings.reindex import ReindexResult
 from .embeddings.reindex import reindex as reindex_chunks
 from .errors import InvalidInputError, ReadOnlyError
-from .formats.base import Capabilities, Retriever
+from .formats.base import EDIT_KINDS, Capabilities, Retriever
 from .formats.detect import LABELS, detect_schema
 from .formats.info import DatabaseInfo, native_info
 from .formats.oxydra import LIBSQL_REASON
@@ -66,6 +66,9 @@ from .store.migrations import (
     table_names,
 )
 
+if TYPE_CHECKING:
+    from .remote import RemoteSnapshot
+
 T = TypeVar("T")
 
 
@@ -86,6 +89,8 @@ class MemoryStore:
         fmt: str = "oxmem",
     ) -> None:
         self._db = db
+        #: where a copy of a remote database came from (:func:`..memory.open_remote`), else None
+        self.remote: RemoteSnapshot | None = None
         self.backend = choice.backend
         self.backend_notice = choice.notice
         self._available = choice.available
@@ -164,6 +169,8 @@ class MemoryStore:
             refusals = {"events": LIBSQL_REASON, "sessions": LIBSQL_REASON, "notes": LIBSQL_REASON}
         if self.weekday_numbering != "standard":
             refusals["schedules"] = "schedules are shown in the agent's weekday numbering; switch back to edit them"
+        if self._db.locked:
+            refusals = dict.fromkeys(EDIT_KINDS, self._db.locked)
         label = LABELS[self.format]
         return Capabilities(
             self.format, label, has_schedules=self._has_schedules, refusals=refusals, weekday_choice=libsql

@@ -13,8 +13,9 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QApplication
 
-from ..core import MemoryStore, OxmemError
+from ..core import InvalidInputError, MemoryStore, OxmemError
 from ..core.formats.encrypted import KEY_ENV
+from ..core.remote import TOKEN_ENV
 from ..logs import setup_logging
 from ..paths import default_db_path
 from .context import StoreContext
@@ -35,6 +36,14 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="oxmem-gui", description="Inspect and fix an AI agent's memory store.")
     parser.add_argument("db", nargs="?", help="store file (default: $OXMEM_DB or the user data folder's memory.db)")
     parser.add_argument("--demo", action="store_true", help="open a fresh demo store (editing enabled)")
+    parser.add_argument(
+        "--remote", metavar="URL", help="open an agent's memory on a libSQL / Turso server as a read-only snapshot"
+    )
+    parser.add_argument(
+        "--auth-token-env",
+        metavar="VAR",
+        help=f"the environment variable holding --remote's auth token (default: ${TOKEN_ENV} when it is set)",
+    )
     parser.add_argument("--screenshot", metavar="PATH", help="render the window to a PNG and exit")
     parser.add_argument("--size", type=window_size, metavar="WxH", help="the window's size, e.g. 1024x640")
     parser.add_argument("--panel", choices=PANELS, help="the panel to show first")
@@ -53,6 +62,13 @@ async def open_initial(args: argparse.Namespace, ctx: StoreContext) -> None:
     or the default store (created if missing, then read-only like any other)."""
     if args.demo:
         await ctx.open_demo(args.embedding)
+        return
+    if args.remote:
+        variable = args.auth_token_env or TOKEN_ENV
+        token = os.environ.get(variable) or None
+        if args.auth_token_env and token is None:
+            raise InvalidInputError(f"--auth-token-env {variable}: that environment variable is not set")
+        await ctx.open_remote(args.remote, token, embedding=args.embedding)
         return
     path = Path(args.db).expanduser() if args.db else default_db_path()
     if not args.db and not path.exists():

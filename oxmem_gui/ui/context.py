@@ -23,7 +23,8 @@ from PySide6.QtCore import QObject, QTimer, Signal
 
 from ..core import NotFoundError, OperationCancelled, OxmemError
 from ..core.demo import fill_demo
-from ..core.memory import Memory, open_memory
+from ..core.memory import Memory, open_memory, open_remote, refresh_remote
+from ..core.remote import PullReport
 from ..core.store.backups import Backup, backup_target, list_backups, restore
 from .crash import unexpected
 
@@ -124,6 +125,29 @@ class StoreContext(QObject):
         store = await open_memory(path, read_only=read_only, embedding=embedding, key=key)
         await self.set_store(store)
         return store
+
+    async def open_remote(
+        self,
+        url: str,
+        token: str | None,
+        progress: Any = None,
+        stop: threading.Event | None = None,
+        embedding: str = "auto",
+    ) -> Memory:
+        """Open a memory on a libSQL server as a read-only snapshot (:func:`..core.memory.open_remote`); the copy
+        goes when the store is closed or another is opened."""
+        store = await open_remote(url, token, progress=progress, stop=stop, embedding=embedding)
+        await self.set_store(store)
+        return store
+
+    async def refresh_remote(self, progress: Any = None, stop: threading.Event | None = None) -> PullReport:
+        """Pull what changed on the server into the open snapshot; the panels re-read it as they do when an agent
+        writes (selection and scroll kept), and the status bar shows the new time."""
+        store = self.require()
+        report = await refresh_remote(store, progress, stop)
+        await self.poll_now()
+        self.mode_changed.emit(store.read_only)
+        return report
 
     async def open_demo(self, embedding: str = "auto") -> Memory:
         """A fresh demo store in a temporary folder, open read-write (nothing there to protect); the folder is

@@ -25,6 +25,7 @@ from ..core.compare import FileDiff
 from ..core.store.backups import Backup
 from .backups_dialog import BackupsDialog
 from .compare_dialog import CompareDialog
+from .remote_dialog import RemoteAnswer, RemoteDialog
 from .table_dialog import TableDialog
 
 
@@ -159,6 +160,11 @@ class Dialogs:
         dialog = WhyNotPicker(items, self.parent)
         self._fit(dialog)
         return dialog.chosen if dialog.exec() == QDialog.DialogCode.Accepted else None
+
+    def remote(self, url: str, variable: str) -> RemoteAnswer | None:
+        """File ▸ Open Remote…: the URL and the token (see :mod:`.remote_dialog`), or None when cancelled."""
+        dialog = RemoteDialog(url, variable, self.parent)
+        return dialog.answer if dialog.exec() == QDialog.DialogCode.Accepted else None
 
     def compare(self, diff: FileDiff) -> None:
         """File ▸ Compare with Backup…'s answer: the changes, to read."""

@@ -1,6 +1,7 @@
-"""What the inspector does with files: open one (asking for an encrypted file's key), a demo, a new store or a
-dropped file; back up; enable editing (after a backup); list, open, restore and compare with backups; import events
-from JSON Lines and re-embed chunks with a model, both with progress and cancel.
+"""What the inspector does with files: open one (asking for an encrypted file's key), a demo, a new store, a
+dropped file or a remote memory (its snapshot refreshed and saved); back up; enable editing (after a backup);
+list, open, restore and compare with backups; import events from JSON Lines and re-embed chunks with a model,
+both with progress and cancel.
 
 :class:`FileOperations` is mixed into :class:`~.main_window.MainWindow`, whose menus call these.
 """
@@ -12,11 +13,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QUrl
+from PySide6.QtCore import QSettings, QUrl
 from PySide6.QtGui import QDesktopServices, QDragEnterEvent, QDropEvent
 
 from ..core import KeyRequiredError, OperationCancelled
 from ..core.compare import diff_files
+from ..core.remote import TOKEN_ENV, PullReport
 from ..core.store.backups import Backup
 from ..core.store.importing import ImportResult
 from ..core.store.jsonl import read_jsonl
@@ -34,6 +36,7 @@ class FileOperations:
     dialogs: Dialogs
     notes: NotesPanel
     recent_files: Callable[[], list[str]]
+    settings: QSettings
 
     def _folder(self) -> str:
         """Where a file dialog starts: the open file's folder, else the most recent file's (the dialog itself
@@ -68,6 +71,47 @@ class FileOperations:
             on_error=needs_key,
         )
 
+    def open_remote(self) -> None:
+        """File ▸ Open Remote…: a memory on a libSQL / Turso server, pulled into a read-only snapshot. The URL and
+        the token variable's name are remembered; a typed token lives only in the open snapshot's client."""
+        if not self.notes.guard():
+            return
+        answer = self.dialogs.remote(
+            str(self.settings.value("remote/url", "")), str(self.settings.value("remote/variable", TOKEN_ENV))
+        )
+        if answer is None:
+            return
+        self.settings.setValue("remote/url", answer.url)
+        if answer.variable:
+            self.settings.setValue("remote/variable", answer.variable)
+
+        async def work(progress: Any, stop: Any) -> Any:
+            return await self.ctx.open_remote(answer.url, answer.token, progress, stop)
+
+        self.ctx.run(work, label=f"Pulling a snapshot of {answer.url}", with_progress=True)
+
+    def refresh_snapshot(self) -> None:
+        """View ▸ Refresh on a remote memory: pull what changed since the snapshot (only that is transferred)."""
+
+        async def work(progress: Any, stop: Any) -> PullReport:
+            return await self.ctx.refresh_remote(progress, stop)
+
+        def done(report: PullReport) -> None:
+            self.statusBar().showMessage(
+                f"Pulled {plural(report.total, 'row')} in {plural(report.requests, 'request')}: what changed since",
+                15000,
+            )
+
+        self.ctx.run(work, label="Pulling what changed", with_progress=True, on_done=done)
+
+    def save_snapshot(self) -> None:
+        """File ▸ Save Snapshot As…: keep a copy of the remote memory's snapshot (the cache copy still goes on
+        close)."""
+        store = self.ctx.store
+        if store is not None and store.remote is not None:
+            stamp = store.remote.pulled_at.strftime("%Y%m%d-%H%M%S")
+            self._copy_to("Save the snapshot as", f"snapshot-{stamp}.db", "Saving the snapshot", "Snapshot saved to")
+
     def open_demo(self) -> None:
         if self.notes.guard():
             self.ctx.run(self.ctx.open_demo, label="Creating a demo store")
@@ -89,15 +133,18 @@ class FileOperations:
             self.open_path(str(path), read_only=False)
 
     def back_up(self) -> None:
-        store = self.ctx.store
-        if store is None:
-            return
-        path = self.dialogs.save_file("Back up the store to", "SQLite databases (*.db)", f"{store.path.stem}-backup.db")
+        if self.ctx.store is not None:
+            self._copy_to("Back up the store to", f"{self.ctx.store.path.stem}-backup.db", "Backing up", "Backed up to")
+
+    def _copy_to(self, title: str, suggested: str, label: str, done: str) -> None:
+        """A consistent copy of the open file (SQLite's backup API, WAL included) where the user says."""
+        store = self.ctx.require()
+        path = self.dialogs.save_file(title, "SQLite databases (*.db)", suggested)
         if path:
             self.ctx.run(
                 lambda: store.backup_to(path, overwrite=True),  # the save dialog asked before overwriting
-                label="Backing up",
-                on_done=lambda p: self.statusBar().showMessage(f"Backed up to {p}", 8000),
+                label=label,
+                on_done=lambda p: self.statusBar().showMessage(f"{done} {p}", 10000),
             )
 
     def enable_editing(self) -> None:

@@ -164,11 +164,14 @@ class MainWindow(FileOperations, QMainWindow):
         bar = self.menuBar()
         file = bar.addMenu("&File")
         self._action(file, "&Open…", self.open_dialog, QKeySequence.StandardKey.Open)
+        self._action(file, "Open Re&mote…", self.open_remote, "Ctrl+Shift+O")
         self.recent_menu = file.addMenu("Open &Recent")
         self._action(file, "&New Store…", self.new_store, "Ctrl+Shift+N")
         self._action(file, "&Back Up To…", self.back_up)
         self._action(file, "Bac&kups…", self.show_backups)
         self._action(file, "&Compare with Backup…", self.compare_with_backup)
+        self.save_snapshot_action = self._action(file, "Save &Snapshot As…", self.save_snapshot)
+        self.save_snapshot_action.setStatusTip("Keep a copy of the remote memory's snapshot (it is removed on close)")
         file.addSeparator()
         self.import_action = self._action(file, "&Import Events (JSON Lines)…", self.import_events, "Ctrl+I")
         self.reindex_action = self._action(file, "Re-&index With the Semantic Model", lambda: self.reindex("semantic"))
@@ -303,6 +306,10 @@ class MainWindow(FileOperations, QMainWindow):
             self.sessions.delete_selected()
 
     def refresh(self) -> None:
+        """View ▸ Refresh: read the file again — or, on a remote memory, pull what changed on the server first."""
+        if self.ctx.store is not None and self.ctx.store.remote is not None:
+            self.refresh_snapshot()
+            return
         self.sessions.refresh()
         self.notes.refresh()
         self.schedules.reload()
@@ -327,15 +334,17 @@ class MainWindow(FileOperations, QMainWindow):
     def _opened(self) -> None:
         store = self.ctx.require()
         caps = store.capabilities
-        self.setWindowTitle(f"{store.path.name} — {caps.label} — oxmem")
+        name = store.remote.url if store.remote is not None else store.path.name
+        self.setWindowTitle(f"{name} — {caps.label} — oxmem")
         self._fit_panels(caps)
         self.pages.setCurrentIndex(0)
-        if not self.ctx.is_demo(store.path):
+        if not self.ctx.is_demo(store.path) and store.remote is None:
             recent = [str(store.path)] + [p for p in self.recent_files() if p != str(store.path)]
             self.settings.setValue("recent", recent[:MAX_RECENT])
         self._fill_recent()
         self._show_path()
-        notices = [n for n in (store.backend_notice, store.open_notice) if n]
+        shown = store.open_notice if store.remote is None else None  # a remote one's is in the path label
+        notices = [n for n in (store.backend_notice, shown) if n]
         if notices:
             self.statusBar().showMessage(" — ".join(notices))
 
@@ -348,9 +357,15 @@ class MainWindow(FileOperations, QMainWindow):
             return
         model = f"  ·  {store.backend.model_name}"
         metrics = QFontMetrics(self.path_label.font())
-        room = max(PATH_WIDTH - metrics.horizontalAdvance(model), 80)
-        self.path_label.setText(metrics.elidedText(str(store.path), Qt.TextElideMode.ElideLeft, room) + model)
-        lines = [f"File: {store.path}", f"Embeddings: {store.backend.model_name}"]
+        if store.remote is not None:  # "snapshot of URL at TIME" (the model is in the tooltip)
+            shown = metrics.elidedText(store.remote.notice, Qt.TextElideMode.ElideMiddle, PATH_WIDTH + 200)
+            lines = [f"Server: {store.remote.url}", f"Copy: {store.path} (removed on close)"]
+        else:
+            room = max(PATH_WIDTH - metrics.horizontalAdvance(model), 80)
+            shown = metrics.elidedText(str(store.path), Qt.TextElideMode.ElideLeft, room) + model
+            lines = [f"File: {store.path}"]
+        self.path_label.setText(shown)
+        lines.append(f"Embeddings: {store.backend.model_name}")
         lines += [n for n in (store.backend_notice, store.open_notice) if n]
         if self.ctx.backup_path:
             lines.append(f"Backup taken before editing: {self.ctx.backup_path}")
@@ -408,7 +423,7 @@ class MainWindow(FileOperations, QMainWindow):
         editable = store is not None and store.capabilities.editable
         if store is not None and not editable:
             reason = store.capabilities.refusal("events") or ""
-            self.mode_label.setToolTip(f"{store.capabilities.label}: {reason}.")
+            self.mode_label.setToolTip((f"{snapshot}\n" if snapshot else "") + f"{store.capabilities.label}: {reason}.")
         can_edit = read_only and editable and not snapshot
         self.enable_button.setVisible(can_edit)
         self.enable_action.setEnabled(can_edit)
@@ -417,6 +432,7 @@ class MainWindow(FileOperations, QMainWindow):
         for action in (self.import_action, self.reindex_action):
             action.setEnabled(refusal is None)
             action.setStatusTip(f"{store.capabilities.label}: {refusal}" if refusal and store else "")
+        self.save_snapshot_action.setEnabled(store is not None and store.remote is not None)
         self._show_path()
 
     def _busy(self, label: str) -> None:

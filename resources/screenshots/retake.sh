@@ -22,3 +22,4 @@ done
 .venv/bin/python resources/screenshots/sql_shot.py resources/screenshots/sql-console-1024x640.png
 .venv/bin/python resources/screenshots/update_shot.py resources/screenshots/search-update-1024x640.png
 .venv/bin/python resources/screenshots/why_shot.py resources/screenshots/why-not-1024x640.png
+.venv/bin/python resources/screenshots/remote_shot.py resources/screenshots/remote-1024x640.png

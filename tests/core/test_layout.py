@@ -15,6 +15,7 @@ FLOORS = {
     "store": 3,
     "retrieval": 4,
     "schedules": 4,
+    "remote": 4,
     "formats": 5,
     "front doors": 6,  # memory_store.py, memory.py, check.py, demo.py, __init__.py
 }
@@ -24,7 +25,7 @@ GROUND = {"errors", "database"}
 def group_of(parts: tuple[str, ...]) -> str:
     """The group of a module, from its path under ``core`` (``("store", "notes")`` → ``store``)."""
     head = parts[0]
-    if len(parts) > 1 or head in ("embeddings", "store", "retrieval", "schedules", "formats"):
+    if len(parts) > 1 or head in ("embeddings", "store", "retrieval", "schedules", "remote", "formats"):
         return head
     return head if head in GROUND else "front doors"
 
@@ -60,7 +61,7 @@ def test_imports_only_go_down() -> None:
 
 
 def test_every_group_says_what_it_owns_and_may_import() -> None:
-    for group in ("embeddings", "store", "retrieval", "schedules", "formats"):
+    for group in ("embeddings", "store", "retrieval", "schedules", "remote", "formats"):
         doc = ast.get_docstring(ast.parse((CORE / group / "__init__.py").read_text(encoding="utf-8")))
         assert doc and "May import" in doc, group
 

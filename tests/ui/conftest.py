@@ -42,9 +42,15 @@ class FakeDialogs:
         self.compared: list = []  # the diffs File ▸ Compare with Backup… showed
         self.memory_lists: list[list[tuple[str, str]]] = []  # what each Why not…? picker offered
         self.memory_answers: list[str | None] = []
+        self.remote_asked: list[tuple[str, str]] = []  # the URL and variable each Open Remote… dialog started with
+        self.remote_answers: list = []
 
     def error(self, message: str) -> None:
         self.errors.append(message)
+
+    def remote(self, url: str, variable: str):
+        self.remote_asked.append((url, variable))
+        return self.remote_answers.pop(0) if self.remote_answers else None
 
     def pick_memory(self, items) -> str | None:
         self.memory_lists.append(list(items))

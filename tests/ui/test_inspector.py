@@ -284,3 +284,20 @@ def test_bad_file_is_a_clear_error(tmp_path):
     )
     assert done.returncode == 2
     assert done.stderr.strip().splitlines()[-1] == f"oxmem-gui: error: {bad} is not a SQLite database"
+
+
+def test_back_up_to_writes_a_whole_copy_where_the_user_says(make_window, qloop, tmp_path):
+    window, ctx, dialogs = make_window(read_only=True)
+    target = tmp_path / "elsewhere" / "copy.db"
+    target.parent.mkdir()
+    dialogs.files = [target]
+    window.back_up()  # File ▸ Back Up To…
+    settle(qloop, ctx)
+    assert dialogs.errors == []
+    assert window.statusBar().currentMessage() == f"Backed up to {target}"
+    conn = apsw.Connection(str(target), flags=apsw.SQLITE_OPEN_READONLY)
+    copied = conn.execute("SELECT count(*) FROM conversation_events").fetchall()[0][0]
+    conn.close()
+    source = apsw.Connection(str(ctx.store.path), flags=apsw.SQLITE_OPEN_READONLY)
+    assert copied == source.execute("SELECT count(*) FROM conversation_events").fetchall()[0][0] > 0
+    source.close()

@@ -236,7 +236,7 @@ def test_a_failed_open_at_start_shows_the_start_page(make_window, qloop, tmp_pat
     qloop.run_until_complete(ctx.close())
     bad = tmp_path / "notes.txt"
     bad.write_text("not a database")
-    args = argparse.Namespace(db=str(bad), demo=False, embedding="deterministic")
+    args = argparse.Namespace(db=str(bad), demo=False, remote=None, embedding="deterministic")
     window.settings.setValue("recent", [str(tmp_path / "demo.db")])
     assert qloop.run_until_complete(start(args, ctx, window)) is False
     assert window.pages.currentWidget() is window.start
@@ -364,7 +364,7 @@ def test_the_start_page_shows_the_whole_reason_a_file_did_not_open(make_window, 
     deep = tmp_path / ("a-rather-long-folder-name-" * 6) / "agent-memory-file-with-a-long-name.txt"
     deep.parent.mkdir(parents=True)
     deep.write_text("not a database")
-    args = argparse.Namespace(db=str(deep), demo=False, embedding="deterministic")
+    args = argparse.Namespace(db=str(deep), demo=False, remote=None, embedding="deterministic")
     assert qloop.run_until_complete(start(args, ctx, window)) is False
     reason = window.start.message
     for width in (1024, 1400):

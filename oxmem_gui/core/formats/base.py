@@ -21,7 +21,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import apsw
 import numpy as np
@@ -47,6 +47,9 @@ from . import tables as table_browser
 from .detect import article
 from .encrypted import encrypted_backup, write_through
 from .info import DatabaseInfo, EmbeddingInfo, gather_info
+
+if TYPE_CHECKING:
+    from ..remote import RemoteSnapshot
 
 T = TypeVar("T")
 
@@ -172,6 +175,8 @@ class ForeignReader:
 
     def __init__(self, db: Database, fmt: str | None = None, *, key: str | None = None, writable: bool = False) -> None:
         self._db = db
+        #: where a copy of a remote database came from (:func:`..memory.open_remote`), else None
+        self.remote: RemoteSnapshot | None = None
         self.format = fmt or self.FORMAT
         #: an encrypted file's key (its snapshot is ``db``): edits and backups go to the encrypted file with it
         self.cipher_key = key
@@ -209,11 +214,13 @@ class ForeignReader:
 
     def refusals(self) -> dict[str, str]:
         """Each kind of edit this reader does not make, with why."""
+        if self._db.locked:
+            return dict.fromkeys(EDIT_KINDS, self._db.locked)
         return {k: self.REASON for k in EDIT_KINDS if k not in self.EDITS}
 
     def _writable(self, kind: str) -> None:
         """Raise :class:`ReadOnlyError` unless ``kind`` of edit may be made now (before anything is touched)."""
-        if kind not in self.EDITS:
+        if kind not in self.EDITS or self._db.locked:
             raise self.refuse(kind)
         if self.read_only:
             raise ReadOnlyError(f"{self.path} is open read-only; enable editing to change it")

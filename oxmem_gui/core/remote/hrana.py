@@ -1,0 +1,257 @@
+"""A small client of Hrana's HTTP pipeline API: ``POST {url}/v2/pipeline`` with JSON, which sqld, Turso Cloud and
+the ``tursodb`` server answer.
+
+The subset used is the one every such server speaks (and the only one ``tursodb --sync-server`` does): a pipeline
+of ``batch`` requests with ``baton: null`` — no stream is kept between requests, no ``close``, no ``sequence``.
+Each read is one batch ``BEGIN`` · statements · ``COMMIT`` (a ``ROLLBACK`` when the commit did not run), so what
+one batch reads comes from one transaction on the server. Values arrive typed (``{"type": "integer", "value":
+"7"}``, blobs in base64); :func:`value` turns them into Python's.
+
+Built on httpx: a maintained HTTP client with connection reuse, timeouts, TLS and redirects (307/308 keep the
+POST), so there is no socket code here. The libsql package's remote mode speaks ``/v3``, which the local server
+does not answer. The token goes only into the ``Authorization`` header of each request: it is never logged
+and never written anywhere.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from operator import itemgetter
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+import httpx
+
+from ..errors import InvalidInputError, OxmemError
+
+#: seconds to wait for a connection and for each answer
+TIMEOUT = 30.0
+SCHEMES = {"libsql": "https", "https": "https", "http": "http"}
+
+
+class RemoteError(OxmemError):
+    """The server could not be reached, refused the token, is not a libSQL server, or failed a read."""
+
+
+class TokenError(RemoteError):
+    """HTTP 401 or 403: the server wants a (valid) auth token."""
+
+
+def server_url(url: str) -> str:
+    """The base URL requests go to, from a URL as Turso prints it: ``libsql://db-org.turso.io`` (HTTPS),
+    ``https://…``, or ``http://host:port`` for a local server. Anything else is :class:`InvalidInputError`."""
+    text = url.strip()
+    parts = urlsplit(text)
+    scheme = parts.scheme.lower()
+    if scheme not in SCHEMES:
+        given = f"'{parts.scheme}://'" if parts.scheme else "no scheme"
+        raise InvalidInputError(
+            f"not a libSQL URL: {text!r} has {given}; use libsql://HOST, https://HOST or http://HOST:PORT"
+        )
+    try:
+        parts.port  # noqa: B018 - raises on a port that is not a number in range
+    except ValueError:
+        raise InvalidInputError(f"not a libSQL URL: {text!r} has a bad port") from None
+    if not parts.hostname:
+        raise InvalidInputError(f"not a libSQL URL: {text!r} names no host")
+    if "authtoken" in parts.query.lower() or parts.password:
+        raise InvalidInputError(
+            "a token in the URL would be shown and saved with it: give it through --auth-token-env (or the dialog)"
+        )
+    return urlunsplit((SCHEMES[scheme], parts.netloc, parts.path.rstrip("/"), "", ""))
+
+
+def shown_url(url: str) -> str:
+    """The URL as the user gave it, without a trailing slash: what messages and the status bar say."""
+    return url.strip().rstrip("/")
+
+
+def _blob(cell: dict[str, Any]) -> bytes:
+    data = cell.get("base64", "")
+    return binascii.a2b_base64(data + "=" * (-len(data) % 4))  # tursodb leaves the padding out
+
+
+#: each Hrana value type → its Python value (C-level getters where they do: a pull converts millions of cells)
+_CONVERT: dict[str, Any] = {
+    "text": itemgetter("value"),
+    "integer": lambda cell: int(cell["value"]),
+    "float": lambda cell: float(cell["value"]),
+    "blob": _blob,
+    "null": lambda cell: None,
+}
+
+
+def value(cell: dict[str, Any]) -> Any:
+    """A Hrana value as Python's: None, int, float, str or bytes."""
+    convert = _CONVERT.get(cell.get("type"))  # type: ignore[arg-type]
+    if convert is None:
+        raise RemoteError(f"the server sent a value of an unknown type {cell.get('type')!r}")
+    return convert(cell)
+
+
+def _rows(cells: list[list[dict[str, Any]]]) -> list[tuple[Any, ...]]:
+    """Rows of Hrana values as tuples of Python values."""
+    try:
+        return [tuple([_CONVERT[c["type"]](c) for c in row]) for row in cells]
+    except KeyError:
+        for row in cells:  # say which value
+            for c in row:
+                value(c)
+        raise
+
+
+def argument(python: Any) -> dict[str, Any]:
+    """A Python value as a Hrana argument."""
+    if python is None:
+        return {"type": "null"}
+    if isinstance(python, bool | int):
+        return {"type": "integer", "value": str(int(python))}
+    if isinstance(python, float):
+        return {"type": "float", "value": python}
+    if isinstance(python, bytes | bytearray | memoryview):
+        return {"type": "blob", "base64": base64.b64encode(bytes(python)).decode("ascii")}
+    return {"type": "text", "value": str(python)}
+
+
+def transaction(statements: Sequence[tuple[str, Sequence[Any]] | str]) -> dict[str, Any]:
+    """A ``batch`` request running ``statements`` (SQL, or SQL with arguments) in one transaction: ``BEGIN``, each
+    statement only when the one before it succeeded, ``COMMIT``, and a ``ROLLBACK`` when the commit did not run
+    (the ``tursodb`` server keeps one connection: a transaction left open would block every later request)."""
+    steps: list[dict[str, Any]] = [{"stmt": {"sql": "BEGIN"}}]
+    for item in statements:
+        sql, args = (item, ()) if isinstance(item, str) else item
+        steps.append({"stmt": {"sql": sql, "args": [argument(a) for a in args]}, "condition": _ok(len(steps) - 1)})
+    steps.append({"stmt": {"sql": "COMMIT"}, "condition": _ok(len(steps) - 1)})
+    steps.append({"stmt": {"sql": "ROLLBACK"}, "condition": {"type": "not", "cond": _ok(len(steps) - 1)}})
+    return {"type": "batch", "batch": {"steps": steps}}
+
+
+def _ok(step: int) -> dict[str, Any]:
+    return {"type": "ok", "step": step}
+
+
+@dataclass
+class Rows:
+    """One statement's answer: column names and rows of Python values."""
+
+    columns: list[str]
+    rows: list[tuple[Any, ...]]
+
+
+@dataclass
+class Traffic:
+    """What a client has moved so far: requests made, rows received, bytes of answers."""
+
+    requests: int = 0
+    rows: int = 0
+    bytes: int = 0
+    per_statement: list[int] = field(default_factory=list)
+
+
+class HranaClient:
+    """Reads from one libSQL server. ``token`` goes into each request's ``Authorization: Bearer`` header."""
+
+    def __init__(self, url: str, token: str | None = None, *, timeout: float = TIMEOUT, transport: Any = None) -> None:
+        self.url = shown_url(url)
+        self.endpoint = server_url(url) + "/v2/pipeline"
+        self.host = urlsplit(self.endpoint).netloc
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        self._http = httpx.Client(
+            headers=headers, timeout=timeout, follow_redirects=True, transport=transport, trust_env=False
+        )
+        self.traffic = Traffic()
+
+    def close(self) -> None:
+        self._http.close()
+
+    def __enter__(self) -> HranaClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def read(self, statements: Sequence[tuple[str, Sequence[Any]] | str]) -> list[Rows]:
+        """Run ``statements`` (SQL, or SQL with arguments) in one transaction on the server and return each one's
+        rows. The first statement that fails raises :class:`RemoteError` with the server's message."""
+        request = transaction(statements)
+        commit = len(request["batch"]["steps"]) - 2
+        result = self._pipeline([request])[0]
+        outcomes = result.get("step_results") or []
+        errors = result.get("step_errors") or []
+        for i in range(commit + 1):
+            error = errors[i] if i < len(errors) else None
+            if error:
+                what = "" if 0 < i < commit else (" (starting the read)" if i == 0 else " (ending the read)")
+                raise RemoteError(f"the server refused a read{what}: {_message(error)}")
+        answers = []
+        for i in range(1, commit):
+            outcome = outcomes[i] if i < len(outcomes) else None
+            if outcome is None:
+                raise RemoteError("the server skipped a read of the batch without saying why")
+            rows = _rows(outcome.get("rows", []))
+            answers.append(Rows([c.get("name") or "" for c in outcome.get("cols", [])], rows))
+            self.traffic.rows += len(rows)
+            self.traffic.per_statement.append(len(rows))
+        return answers
+
+    def _pipeline(self, requests: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """POST one pipeline; the results of its requests, or :class:`RemoteError` saying in one line what
+        went wrong."""
+        body = json.dumps({"baton": None, "requests": requests}, separators=(",", ":"))
+        try:
+            response = self._http.post(self.endpoint, content=body, headers={"Content-Type": "application/json"})
+            raw = response.content
+        except httpx.ConnectError as exc:
+            raise RemoteError(f"could not connect to {self.host}: {_reason(exc)}") from None
+        except httpx.TimeoutException:
+            raise RemoteError(f"{self.host} did not answer within {self._http.timeout.read:g} s") from None
+        except httpx.TransportError as exc:  # cut off, malformed answer, too many redirects
+            raise RemoteError(f"the connection to {self.host} broke off: {_reason(exc)}") from None
+        self.traffic.requests += 1
+        self.traffic.bytes += len(raw)
+        status = response.status_code
+        if status in (401, 403):
+            said = _first_line(raw)
+            raise TokenError(f"{self.host} refused the auth token (HTTP {status}{': ' + said if said else ''})")
+        try:
+            answer = json.loads(raw) if status == 200 else None
+        except ValueError:
+            answer = None
+        if not isinstance(answer, dict) or not isinstance(answer.get("results"), list):
+            said = _first_line(raw)
+            raise RemoteError(
+                f"{self.url} does not answer as a libSQL server (HTTP {status} from POST /v2/pipeline"
+                f"{': ' + said if said else ''})"
+            )
+        results = []
+        for item in answer["results"]:
+            if item.get("type") == "error":
+                raise RemoteError(f"the server refused the request: {_message(item.get('error'))}")
+            results.append(item.get("response", {}).get("result") or {})
+        if len(results) != len(requests):
+            raise RemoteError(f"{self.url} answered {len(results)} of {len(requests)} requests")
+        return results
+
+
+def _message(error: Any) -> str:
+    if isinstance(error, dict):
+        return str(error.get("message") or error.get("code") or error)
+    return str(error)
+
+
+def _first_line(raw: bytes, limit: int = 120) -> str:
+    text = raw.decode("utf-8", "replace").strip()
+    line = text.splitlines()[0] if text else ""
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+def _reason(exc: Exception) -> str:
+    """The innermost cause of a transport error, as the system said it ("Connection refused")."""
+    text = str(exc)
+    if "]" in text:  # "[Errno 111] Connection refused"
+        text = text.split("]", 1)[1].strip()
+    return text or type(exc).__name__

@@ -1,0 +1,204 @@
+"""Everything that can go wrong opening a remote memory is one line, and leaves nothing behind: a bad URL, a
+refused connection, a refused token, a server that is not libSQL, a pull or a refresh cut off midway."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import apsw
+import httpx
+import pytest
+
+from oxmem_gui.core import InvalidInputError
+from oxmem_gui.core.memory import open_remote, refresh_remote
+from oxmem_gui.core.remote import HranaClient, RemoteError, TokenError, snapshot
+from oxmem_gui.core.remote.hrana import server_url, value
+from tests.core.remote.test_snapshot import add_events, first_session, rows_of
+from tests.remote_server import StubServer, cutting_proxy, free_port, reply
+
+
+def opening(url: str, cache, token: str | None = None):
+    return asyncio.run(open_remote(url, token, folder=cache, embedding="deterministic"))
+
+
+@pytest.mark.parametrize(
+    ("url", "message"),
+    [
+        ("ftp://files.example.com", "not a libSQL URL: 'ftp://files.example.com' has 'ftp://'; use libsql://HOST"),
+        ("db-org.turso.io", "not a libSQL URL: 'db-org.turso.io' has no scheme; use libsql://HOST"),
+        ("libsql://", "not a libSQL URL: 'libsql://' names no host"),
+        ("http://127.0.0.1:99999", "not a libSQL URL: 'http://127.0.0.1:99999' has a bad port"),
+        ("libsql://db.turso.io?authToken=abc", "a token in the URL would be shown and saved with it"),
+        ("https://user:pw@db.turso.io", "a token in the URL would be shown and saved with it"),
+    ],
+)
+def test_a_bad_url_is_one_line(url, message, cache):
+    with pytest.raises(InvalidInputError) as caught:
+        opening(url, cache)
+    assert str(caught.value).startswith(message) and "\n" not in str(caught.value)
+    assert not cache.exists()
+
+
+def test_urls_as_turso_prints_them():
+    assert server_url("libsql://db-org.turso.io") == "https://db-org.turso.io"
+    assert server_url(" https://db-org.aws-eu-west-1.turso.io/ ") == "https://db-org.aws-eu-west-1.turso.io"
+    assert server_url("http://127.0.0.1:8080") == "http://127.0.0.1:8080"
+    assert server_url("LIBSQL://Host.example:443/base/") == "https://Host.example:443/base"
+
+
+def test_values_as_the_server_types_them():
+    assert value({"type": "integer", "value": "9223372036854775807"}) == 9223372036854775807
+    assert value({"type": "float", "value": 1.5}) == 1.5
+    assert value({"type": "blob", "base64": "AAEC/w"}) == b"\x00\x01\x02\xff"  # tursodb leaves out the padding
+    assert value({"type": "null"}) is None
+    with pytest.raises(RemoteError, match="a value of an unknown type 'decimal'"):
+        value({"type": "decimal", "value": "1"})
+
+
+def test_a_refused_connection_is_one_line(cache):
+    port = free_port()
+    with pytest.raises(RemoteError, match=rf"^could not connect to 127\.0\.0\.1:{port}: Connection refused$"):
+        opening(f"http://127.0.0.1:{port}", cache)
+    assert list(cache.iterdir()) == []
+
+
+@pytest.mark.parametrize("status", [401, 403])
+def test_a_refused_token_is_one_line_and_the_token_goes_only_in_the_header(status, cache):
+    stub = StubServer(lambda handler, body: reply(handler, status, b"Unauthorized: token expired\n"))
+    try:
+        with pytest.raises(TokenError) as caught:
+            opening(stub.url, cache, token="s3cret-token")
+        host = stub.url.split("//")[1]
+        assert str(caught.value) == f"{host} refused the auth token (HTTP {status}: Unauthorized: token expired)"
+        assert stub.seen[0]["Authorization"] == "Bearer s3cret-token"
+    finally:
+        stub.stop()
+    assert list(cache.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    ("status", "body", "said"),
+    [
+        (404, b"Not Found", "HTTP 404 from POST /v2/pipeline: Not Found"),
+        (200, b"<!doctype html><title>Welcome</title>", "HTTP 200 from POST /v2/pipeline: <!doctype html><title>"),
+        (200, b'{"hello": "world"}', 'HTTP 200 from POST /v2/pipeline: {"hello": "world"}'),
+    ],
+)
+def test_a_server_that_is_not_libsql_is_one_line(status, body, said, cache):
+    stub = StubServer(lambda handler, _: reply(handler, status, body))
+    try:
+        with pytest.raises(RemoteError) as caught:
+            opening(stub.url, cache)
+        assert str(caught.value).startswith(f"{stub.url} does not answer as a libSQL server ({said}")
+    finally:
+        stub.stop()
+
+
+def test_no_answer_in_time_is_one_line():
+    stub = StubServer(lambda handler, _: (time.sleep(1.5), reply(handler, 200, b"{}")))
+    try:
+        with HranaClient(stub.url, timeout=0.3) as client, pytest.raises(RemoteError) as caught:
+            client.read(["SELECT 1"])
+        assert str(caught.value) == f"{stub.url.split('//')[1]} did not answer within 0.3 s"
+    finally:
+        stub.stop()
+
+
+def test_a_refused_statement_says_what_the_server_said(server):
+    with HranaClient(server.url) as client, pytest.raises(RemoteError) as caught:
+        client.read(["SELECT 1", "SELECT * FROM no_such_table"])
+    assert str(caught.value) == "the server refused a read: Parse error: no such table: no_such_table"
+    with HranaClient(server.url) as client:  # the failed read ended its transaction: the next one runs
+        assert client.read(["SELECT 40 + 2"])[0].rows == [(42,)]
+
+
+def test_a_pull_cut_off_midway_leaves_nothing(oxydra_server, cache, monkeypatch):
+    monkeypatch.setattr(snapshot, "PAGE_ROWS", 4)
+    proxy = cutting_proxy(oxydra_server.url, whole=5)  # the schema, the first pages, 3 more pages; then cut
+    try:
+        with pytest.raises(RemoteError, match=r"^the connection to 127\.0\.0\.1:\d+ broke off: "):
+            opening(proxy.url, cache)
+    finally:
+        proxy.stop()
+    assert list(cache.iterdir()) == []
+
+
+def test_a_refresh_cut_off_midway_keeps_the_previous_snapshot(oxydra_server, oxydra_file, cache, monkeypatch):
+    proxy = cutting_proxy(oxydra_server.url, whole=3)  # the pull's 2 requests, the refresh's first; then cut
+
+    async def go() -> None:
+        async with await open_remote(proxy.url, folder=cache, embedding="deterministic") as memory:
+            before, notice = rows_of(memory.remote.path), memory.open_notice
+            monkeypatch.setattr(snapshot, "PAGE_ROWS", 40)  # 100 new events: the refresh pages on
+            add_events(oxydra_server, first_session(oxydra_file), 1000, 100)
+            with pytest.raises(RemoteError, match="broke off"):
+                await refresh_remote(memory)
+            assert rows_of(memory.remote.path) == before
+            assert memory.open_notice == notice
+            sessions = await memory.list_sessions()
+            assert sum(s.event_count for s in sessions) == len(before["conversation_events"])
+
+    try:
+        asyncio.run(go())
+    finally:
+        proxy.stop()
+    assert list(cache.iterdir()) == []
+
+
+def test_a_hostile_schema_is_left_out_and_the_copy_never_attaches_a_file(tmp_path):
+    """The copy runs the server's CREATE texts: anything but one plain CREATE is left out, with why, and its
+    connection refuses ATTACH whatever it is given."""
+    evil = tmp_path / "evil.db"
+    schema = snapshot.plan(
+        [
+            ("table", "notes", "notes", "CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT)"),
+            ("table", "t2", "t2", f"CREATE TABLE t2 (a); ATTACH '{evil}' AS e; CREATE TABLE e.x (a)"),
+            ("table", "files", "files", "CREATE VIRTUAL TABLE files USING csv(filename='/etc/passwd')"),
+            ("table", "found", "found", "CREATE VIRTUAL TABLE found USING fts5(text)"),
+            ("index", "i", "notes", "CREATE INDEX i ON notes (text)"),
+            ("view", "v", "v", "CREATE VIEW v AS SELECT 1; DROP TABLE notes"),
+        ]
+    )
+    assert [t.name for t in schema.tables] == ["notes", "found"]
+    assert schema.after == ["CREATE INDEX i ON notes (text)"]
+    assert sorted(schema.skipped) == ["files", "t2", "v"]
+    assert set(schema.skipped.values()) == {
+        "not one plain CREATE statement of a table, an FTS5 table, an index, a trigger or a view"
+    }
+    conn = apsw.Connection(str(tmp_path / "copy.db"))
+    snapshot.guard(conn)
+    with pytest.raises(apsw.AuthError):
+        conn.execute(f"ATTACH '{evil}' AS e")
+    conn.close()
+    assert not evil.exists()
+
+
+def test_rows_deleted_during_a_paged_pull_make_it_start_over(oxydra_server, cache, monkeypatch):
+    """The agent deletes an event the pull has already copied: the final count differs, the pull starts over, and
+    the copy is the server's rows as they are after the deletion. (Rows deleted before their page is read are
+    simply not there: the count agrees.)"""
+    monkeypatch.setattr(snapshot, "PAGE_ROWS", 4)
+    seen = [0]
+    first = oxydra_server.execute("SELECT min(rowid) FROM conversation_events")[0][0]["value"]
+
+    def answer(handler, body: bytes) -> None:
+        got = httpx.post(f"{oxydra_server.url}/v2/pipeline", content=body, headers={"Content-Type": "application/json"})
+        seen[0] += 1
+        if seen[0] == 4:  # the first page of events came with request 2
+            oxydra_server.execute(f"DELETE FROM conversation_events WHERE rowid = {first}")
+        reply(handler, got.status_code, got.content, "application/json")
+
+    proxy = StubServer(answer)
+    try:
+        memory = opening(proxy.url, cache)
+        try:
+            report = memory.remote.report
+            assert report.rows["conversation_events"] == 20
+            assert report.requests == 30 + 29  # the first pull (found short by its final count), the second
+            copy = rows_of(memory.remote.path)["conversation_events"]
+            assert int(first) not in [r[0] for r in copy] and len(copy) == 20
+        finally:
+            asyncio.run(memory.aclose())
+    finally:
+        proxy.stop()
