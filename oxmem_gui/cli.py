@@ -825,7 +825,7 @@ EMBEDDING_COMMANDS = {"demo", "import-jsonl", "search", "reindex", "notes"}
 async def _run(args: argparse.Namespace) -> int:
     if args.command == "model":
         return await asyncio.to_thread(_model_command, args)
-    if args.remote:
+    if args.remote is not None:
         return await _run_remote(args)
     if getattr(args, "path", None):  # `oxmem demo PATH`, `oxmem init PATH`
         if args.db and Path(args.db).expanduser() != Path(args.path).expanduser():

@@ -19,6 +19,8 @@
 #     with su ("sudo sh -c 'apt-get update && apt-get install -y libgl1 …'"), and exits 1.
 #   no apt-get: prints the missing libraries, exits 1.
 # Without PySide6's Qt folder it says so and exits 2; without ldd it says it cannot check and exits 0.
+# $OXMEM_ALSO_PACKAGES: more Debian packages for the printed command (./run test's nodejs and npm), so that a user
+# is given one command, not two in turn.
 # On systems other than Linux it checks nothing and exits 0.
 set -uo pipefail
 case "${OSTYPE:-}" in linux*) ;; *) exit 0 ;; esac
@@ -144,8 +146,9 @@ if [ -n "$unknown" ]; then
 fi
 if [ "$(id -u)" != 0 ]; then
   if [ -n "$packages" ]; then
-    install="apt-get update && apt-get install -y $packages"
-    echo "oxmem: Qt needs system libraries that are missing ($missing); install them as root, then run this again:" >&2
+    install="apt-get update && apt-get install -y $packages${OXMEM_ALSO_PACKAGES:+ $OXMEM_ALSO_PACKAGES}"
+    also=${OXMEM_ALSO_PACKAGES:+ (and $OXMEM_ALSO_PACKAGES, which the tests need)}
+    echo "oxmem: Qt needs system libraries that are missing ($missing)$also; install them as root, then run this again:" >&2
     if command -v sudo >/dev/null; then
       echo "  sudo sh -c '$install'" >&2
     else  # a minimal Debian has no sudo; su asks for root's password

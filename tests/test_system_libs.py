@@ -80,7 +80,9 @@ def fake(tmp_path):
         (bin_dir / name).chmod(0o755)
     logs = {"apt": tmp_path / "apt.log", "ldd": tmp_path / "ldd.log"}
 
-    def run(*args, uid=1000, missing="", missing_xcb="", apt=True, apt_fails=False, stays_missing=False, sudo=False):
+    def run(
+        *args, uid=1000, missing="", missing_xcb="", apt=True, apt_fails=False, stays_missing=False, sudo=False, also=""
+    ):
         if not apt:
             (bin_dir / "apt-get").unlink(missing_ok=True)
         if sudo:
@@ -97,6 +99,7 @@ def fake(tmp_path):
             "FAKE_APT_FAILS": "1" if apt_fails else "",
             "FAKE_APT_LOG": str(logs["apt"]),
             "FAKE_LDD_LOG": str(logs["ldd"]),
+            **({"OXMEM_ALSO_PACKAGES": also} if also else {}),
         }
         return subprocess.run([BASH, str(SCRIPT), *args], env=env, capture_output=True, text=True, timeout=60)
 
@@ -195,6 +198,20 @@ def test_user_gets_the_root_command_and_a_failure(fake, sudo, prefix):
         f"  {prefix} 'apt-get update && apt-get install -y {MINIMAL_DEBIAN_PACKAGES}'\n"
     )
     assert fake.lines("apt") == []
+
+
+def test_a_user_short_of_npm_too_gets_one_command_for_both(fake):
+    """./run test names nodejs and npm (the tests' libSQL server) when they are missing too: one command, not a
+    second one after the first."""
+    proc = fake("offscreen", uid=1000, missing=MINIMAL_DEBIAN_MISSING, also="nodejs npm")
+    assert proc.returncode == 1
+    assert proc.stderr == (
+        f"oxmem: Qt needs system libraries that are missing ({MINIMAL_DEBIAN_MISSING}) (and nodejs npm, which the "
+        "tests need); install them as root, then run this again:\n"
+        f"  su -c 'apt-get update && apt-get install -y {MINIMAL_DEBIAN_PACKAGES} nodejs npm'\n"
+    )
+    root = fake("offscreen", uid=0, missing=MINIMAL_DEBIAN_MISSING, also="nodejs npm")
+    assert root.returncode == 0 and fake.lines("apt")[-1].endswith(MINIMAL_DEBIAN_PACKAGES)  # root: npm comes later
 
 
 def test_root_installs_saying_so_on_one_line(fake):

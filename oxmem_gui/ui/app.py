@@ -63,7 +63,7 @@ async def open_initial(args: argparse.Namespace, ctx: StoreContext) -> None:
     if args.demo:
         await ctx.open_demo(args.embedding)
         return
-    if args.remote:
+    if args.remote is not None:
         variable = args.auth_token_env or TOKEN_ENV
         token = os.environ.get(variable) or None
         if args.auth_token_env and token is None:

@@ -101,6 +101,14 @@ def test_what_a_remote_memory_refuses_is_one_line(capsys, oxydra, cache, command
     assert err.startswith(f"oxmem: error: {said}") and err.count("\n") == 1
 
 
+def test_an_empty_remote_url_is_refused_not_taken_for_the_default_store(capsys, cache):
+    code, out, err = cli(capsys, "--remote", "", "sessions")
+    assert (code, out) == (2, "")
+    assert (
+        err == "oxmem: error: not a libSQL URL: '' has no scheme; use libsql://HOST, https://HOST or http://HOST:PORT\n"
+    )
+
+
 def test_a_refused_connection_exits_2(capsys, cache):
     port = free_port()
     code, _, err = cli(capsys, "--remote", f"http://127.0.0.1:{port}", "sessions")
