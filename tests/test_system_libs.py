@@ -132,6 +132,7 @@ def test_real_display_check_names_only_xcb_packages(tmp_path):
     fake_id.write_text(FAKE_ID)
     fake_id.chmod(0o755)
     env = {**os.environ, "OXMEM_QT_DIR": str(real_qt_dir()), "FAKE_UID": "1000"}
+    env.pop("OXMEM_ALSO_PACKAGES", None)  # only the libraries' command is looked at here
     env["PATH"] = f"{tmp_path}{os.pathsep}{env.get('PATH', '')}"
     proc = subprocess.run([BASH, str(SCRIPT), "display"], env=env, capture_output=True, text=True, timeout=120)
     assert proc.stdout == ""
