@@ -44,8 +44,16 @@ from .core.formats.encrypted import KEY_ENV
 from .core.formats.info import DatabaseInfo, info_lines
 from .core.formats.tables import MAX_PAGE as TABLE_MAX_PAGE
 from .core.formats.tables import shown_value
-from .core.memory import Memory, choose_ranking, default_search, inspect_database, open_memory, open_remote
-from .core.remote import REMOTE_REASON, TOKEN_ENV
+from .core.memory import (
+    Memory,
+    choose_ranking,
+    default_search,
+    describe_memory,
+    inspect_database,
+    open_memory,
+    open_remote,
+)
+from .core.remote import REMOTE_REASON, TOKEN_ENV, token_from
 from .core.retrieval.explain import setting_text
 from .core.retrieval.hybrid import FTS_MODES, MAX_TOP_K, TAG_MODES, LegStats, QueryResult
 from .core.retrieval.scope import ALL_SESSIONS
@@ -881,6 +889,11 @@ async def _open_and_dispatch(
         model_path=args.model_path,
         busy_timeout_ms=int(args.wait * 1000),
     )
+    return await _use(store, args)
+
+
+async def _use(store: Memory, args: argparse.Namespace) -> int:
+    """Run the command on the open file (or a remote memory's snapshot), saying first how it is open; close it."""
     async with store:
         if store.backend_notice and args.command in EMBEDDING_COMMANDS:
             sys.stderr.write(f"oxmem: notice: {store.backend_notice}\n")
@@ -902,31 +915,13 @@ async def _run_remote(args: argparse.Namespace) -> int:
     reads = args.command in READ_ONLY_COMMANDS or (args.command, action) in READ_ONLY_ACTIONS or args.command == "info"
     if not reads or getattr(args, "apply", None) is not None:
         raise ReadOnlyError(f"`oxmem {what}` would change the remote database: {REMOTE_REASON}; nothing was changed")
-    memory = await open_remote(args.remote, _remote_token(args), embedding=args.embedding, model_path=args.model_path)
+    memory = await open_remote(
+        args.remote, token_from(args.auth_token_env), embedding=args.embedding, model_path=args.model_path
+    )
+    if args.command != "info":
+        return await _use(memory, args)
     async with memory:
-        if args.command == "info":
-            info, pulled = await memory.info(), memory.remote.report
-            info.path = memory.remote.url
-            info.markers.insert(
-                0, f"{memory.open_notice}: {pulled.total:,} rows in {pulled.requests} requests ({pulled.consistency})"
-            )
-            return _print_info(info, args.json)
-        if memory.backend_notice and args.command in EMBEDDING_COMMANDS:
-            sys.stderr.write(f"oxmem: notice: {memory.backend_notice}\n")
-        sys.stderr.write(f"oxmem: notice: {safe(memory.open_notice)}\n")
-        memory.set_weekday_numbering(args.cron_weekdays)
-        _require(memory, args.command)
-        return await _dispatch(memory, args)
-
-
-def _remote_token(args: argparse.Namespace) -> str | None:
-    """The auth token from the environment variable named (one line when it is not set), else $TURSO_AUTH_TOKEN."""
-    if args.auth_token_env:
-        token = os.environ.get(args.auth_token_env)
-        if not token:
-            raise InvalidInputError(f"--auth-token-env {args.auth_token_env}: that environment variable is not set")
-        return token
-    return os.environ.get(TOKEN_ENV) or None
+        return _print_info(await describe_memory(memory), args.json)
 
 
 def _no_default_store(db: Path) -> str:

@@ -166,6 +166,16 @@ def _private_folder(folder: Path) -> None:
     remote.sweep(folder)
 
 
+async def describe_memory(memory: Memory) -> DatabaseInfo:
+    """What ``oxmem info`` and *Help ▸ About This Database…* say of an open memory: for a remote one, the server's
+    URL in place of the copy's path, and how its snapshot was read."""
+    info = await memory.info()
+    if memory.remote is not None:
+        info.path = memory.remote.url
+        info.markers.insert(0, memory.remote.summary())
+    return info
+
+
 async def refresh_remote(memory: Memory, progress: Any = None, stop: threading.Event | None = None) -> PullReport:
     """Bring a remote memory's copy up to date: only what changed is transferred (:func:`.remote.snapshot.refresh`)."""
     if memory.remote is None:
@@ -215,6 +225,7 @@ __all__ = [
     "ForeignReader",
     "Memory",
     "Retriever",
+    "describe_memory",
     "detect",
     "inspect_database",
     "open_memory",

@@ -13,9 +13,9 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QApplication
 
-from ..core import InvalidInputError, MemoryStore, OxmemError
+from ..core import MemoryStore, OxmemError
 from ..core.formats.encrypted import KEY_ENV
-from ..core.remote import TOKEN_ENV
+from ..core.remote import TOKEN_ENV, token_from
 from ..logs import setup_logging
 from ..paths import default_db_path
 from .context import StoreContext
@@ -64,11 +64,7 @@ async def open_initial(args: argparse.Namespace, ctx: StoreContext) -> None:
         await ctx.open_demo(args.embedding)
         return
     if args.remote is not None:
-        variable = args.auth_token_env or TOKEN_ENV
-        token = os.environ.get(variable) or None
-        if args.auth_token_env and token is None:
-            raise InvalidInputError(f"--auth-token-env {variable}: that environment variable is not set")
-        await ctx.open_remote(args.remote, token, embedding=args.embedding)
+        await ctx.open_remote(args.remote, token_from(args.auth_token_env), embedding=args.embedding)
         return
     path = Path(args.db).expanduser() if args.db else default_db_path()
     if not args.db and not path.exists():

@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 from .. import __version__
 from ..core.formats.base import Capabilities
 from ..core.formats.info import info_lines
+from ..core.memory import describe_memory
 from ..core.retrieval.judgments import JudgmentStore
 from .context import StoreContext
 from .dialogs import Dialogs
@@ -396,10 +397,11 @@ class MainWindow(FileOperations, QMainWindow):
         store = self.ctx.store
         if store is None:
             return
+        name = store.remote.url if store.remote is not None else store.path.name
         self.ctx.run(
-            store.info,
+            lambda: describe_memory(store),
             label="Reading what the database holds",
-            on_done=lambda info: self.dialogs.report(f"About {store.path.name}", "\n".join(info_lines(info))),
+            on_done=lambda info: self.dialogs.report(f"About {name}", "\n".join(info_lines(info))),
         )
 
     def _mode(self, read_only: bool) -> None:

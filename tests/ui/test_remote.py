@@ -69,6 +69,11 @@ def test_a_remote_memory_opens_read_only_refreshes_is_kept_and_goes_on_close(
     window.settings.sync()
     assert "tok-typed-once" not in Path(window.settings.fileName()).read_text(encoding="utf-8")
     assert str(copy) not in window.recent_files()
+    window.database_info()  # Help ▸ About This Database…: the server, not the copy's file
+    settle(qloop, ctx)
+    title, text = dialogs.reports[-1]
+    assert title == f"About {server.url}" and text.startswith(f"{server.url}: oxydra (Oxydra memory), ")
+    assert f"marker: snapshot of {server.url} at " in text and "rows in 2 requests (one transaction)" in text
 
     add_events(server, SESSION, 5, 1_000)
     window.refresh()  # View ▸ Refresh (F5): pull what changed

@@ -21,6 +21,7 @@ from pathlib import Path
 import platformdirs
 
 from ..database import Database
+from ..errors import InvalidInputError
 from .hrana import HranaClient, RemoteError, TokenError, server_url
 from .snapshot import PullReport, pull, refresh, remove_copy
 
@@ -29,6 +30,17 @@ REMOTE_REASON = "a snapshot of a remote database is read-only: oxmem never write
 #: where the command line finds a token when no other variable is named (as Turso's own tools name it)
 TOKEN_ENV = "TURSO_AUTH_TOKEN"
 _numbers = itertools.count(1)
+
+
+def token_from(variable: str | None) -> str | None:
+    """The auth token in the environment variable ``variable`` (:class:`InvalidInputError` when it is not set),
+    or, when none is named, in ``$TURSO_AUTH_TOKEN`` if that is set."""
+    if variable:
+        token = os.environ.get(variable)
+        if not token:
+            raise InvalidInputError(f"--auth-token-env {variable}: that environment variable is not set")
+        return token
+    return os.environ.get(TOKEN_ENV) or None
 
 
 def cache_dir() -> Path:
@@ -101,6 +113,11 @@ class RemoteSnapshot:
         what = f" ({self.what})" if self.what else ""
         return f"snapshot of {self.url} at {self.pulled_at:%Y-%m-%d %H:%M:%S}{what}"
 
+    def summary(self) -> str:
+        """The notice, and what the last pull or refresh moved."""
+        r = self.report
+        return f"{self.notice}: {r.total:,} rows in {r.requests} requests ({r.consistency})"
+
     def refresh(self, progress: object = None, stop: threading.Event | None = None) -> PullReport:
         """Bring the copy up to date (:func:`.snapshot.refresh`); runs off the event loop."""
         with self._lock:
@@ -128,4 +145,5 @@ __all__ = [
     "copy_path",
     "pull",
     "sweep",
+    "token_from",
 ]
