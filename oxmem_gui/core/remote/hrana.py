@@ -180,22 +180,13 @@ class HranaClient:
         request = transaction(statements)
         commit = len(request["batch"]["steps"]) - 2
         result = self._pipeline([request])[0]
-        outcomes = result.get("step_results") or []
-        errors = result.get("step_errors") or []
-        for i in range(commit + 1):
-            error = errors[i] if i < len(errors) else None
-            if error:
-                what = "" if 0 < i < commit else (" (starting the read)" if i == 0 else " (ending the read)")
-                raise RemoteError(f"the server refused a read{what}: {_message(error)}")
-        answers = []
-        for i in range(1, commit):
-            outcome = outcomes[i] if i < len(outcomes) else None
-            if outcome is None:
-                raise RemoteError("the server skipped a read of the batch without saying why")
-            rows = _rows(outcome.get("rows", []))
-            answers.append(Rows([c.get("name") or "" for c in outcome.get("cols", [])], rows))
-            self.traffic.rows += len(rows)
-            self.traffic.per_statement.append(len(rows))
+        try:
+            answers = _answers(result, commit)
+        except (AttributeError, TypeError, KeyError, IndexError, ValueError) as exc:  # binascii.Error included
+            raise RemoteError(f"{self.url} sent an answer that is not Hrana's ({type(exc).__name__}: {exc})") from None
+        for rows in answers:
+            self.traffic.rows += len(rows.rows)
+            self.traffic.per_statement.append(len(rows.rows))
         return answers
 
     def _pipeline(self, requests: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -229,12 +220,33 @@ class HranaClient:
             )
         results = []
         for item in answer["results"]:
+            if not isinstance(item, dict) or not isinstance(item.get("response", {}), dict):
+                raise RemoteError(f"{self.url} sent an answer that is not Hrana's (a result is {item!r:.60})")
             if item.get("type") == "error":
                 raise RemoteError(f"the server refused the request: {_message(item.get('error'))}")
             results.append(item.get("response", {}).get("result") or {})
         if len(results) != len(requests):
             raise RemoteError(f"{self.url} answered {len(results)} of {len(requests)} requests")
         return results
+
+
+def _answers(result: dict[str, Any], commit: int) -> list[Rows]:
+    """The rows of a transaction's statements (steps 1 … ``commit - 1``), or :class:`RemoteError` for the first
+    step the server refused or skipped."""
+    outcomes = result.get("step_results") or []
+    errors = result.get("step_errors") or []
+    for i in range(commit + 1):
+        error = errors[i] if i < len(errors) else None
+        if error:
+            what = "" if 0 < i < commit else (" (starting the read)" if i == 0 else " (ending the read)")
+            raise RemoteError(f"the server refused a read{what}: {_message(error)}")
+    answers = []
+    for i in range(1, commit):
+        outcome = outcomes[i] if i < len(outcomes) else None
+        if outcome is None:
+            raise RemoteError("the server skipped a read of the batch without saying why")
+        answers.append(Rows([c.get("name") or "" for c in outcome.get("cols", [])], _rows(outcome.get("rows", []))))
+    return answers
 
 
 def _message(error: Any) -> str:

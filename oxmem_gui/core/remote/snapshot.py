@@ -33,13 +33,14 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import apsw
 
-from ..errors import OperationCancelled
+from ..errors import OperationCancelled, OxmemError
 from ..store.migrations import available_migrations
 from .hrana import HranaClient, RemoteError, Rows
 
@@ -245,7 +246,8 @@ def pull(
         for attempt in range(ATTEMPTS):
             _remove(partial)
             try:
-                report = _pull_once(client, partial, progress, stop)
+                with _untrusted(client):
+                    report = _pull_once(client, partial, progress, stop)
                 break
             except _Moved:
                 if attempt == ATTEMPTS - 1:
@@ -346,7 +348,32 @@ def _finish(conn: apsw.Connection, schema: _Plan) -> None:
             continue
 
 
+@contextmanager
+def _untrusted(client: HranaClient) -> Iterator[None]:
+    """What a server's answers break (a row of the wrong shape, a value of a type the copy's table refuses) is
+    said in one line as the server's, never a traceback."""
+    try:
+        yield
+    except OxmemError:
+        raise
+    except (ValueError, TypeError, IndexError, KeyError, apsw.BindingsError, apsw.MismatchError) as exc:
+        raise RemoteError(f"{client.url} sent rows oxmem cannot use ({type(exc).__name__}: {exc})") from None
+
+
 def refresh(
+    client: HranaClient,
+    path: Path,
+    *,
+    since: str | None = None,
+    progress: Progress | None = None,
+    stop: threading.Event | None = None,
+) -> PullReport:
+    """Bring the copy at ``path`` up to date (:func:`_refresh`); what the server's answers break is one line."""
+    with _untrusted(client):
+        return _refresh(client, path, since=since, progress=progress, stop=stop)
+
+
+def _refresh(
     client: HranaClient,
     path: Path,
     *,

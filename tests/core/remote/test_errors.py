@@ -4,6 +4,7 @@ refused connection, a refused token, a server that is not libSQL, a pull or a re
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 
 import apsw
@@ -202,3 +203,38 @@ def test_rows_deleted_during_a_paged_pull_make_it_start_over(oxydra_server, cach
             asyncio.run(memory.aclose())
     finally:
         proxy.stop()
+
+
+def _batch(*cells) -> bytes:
+    """A pipeline answer whose first statement (the schema read) returns one row of ``cells``."""
+    result = {"step_results": [{}, {"cols": [{"name": "a"}], "rows": [list(cells)]}, {}, None]}
+    answer = {"type": "ok", "response": {"type": "batch", "result": result}}
+    return json.dumps({"baton": None, "results": [answer]}).encode()
+
+
+@pytest.mark.parametrize(
+    ("body", "said"),
+    [
+        (b'{"results": [1]}', "sent an answer that is not Hrana's (a result is 1)"),
+        (b'{"results": [{"type": "ok", "response": "x"}]}', "sent an answer that is not Hrana's (a result is {'type'"),
+        (b'{"results": []}', "answered 0 of 1 requests"),
+        (_batch({"type": "text"}), "sent an answer that is not Hrana's (KeyError: 'value')"),
+        (_batch({"type": "blob", "base64": "A"}), "sent an answer that is not Hrana's (Error: Invalid base64"),
+        (_batch({"type": "decimal", "value": "1"}), "the server sent a value of an unknown type 'decimal'"),
+        (
+            json.dumps({"results": [{"type": "ok", "response": {"result": {"step_results": [{}, {"rows": 5}]}}}]}),
+            "sent an answer that is not Hrana's (TypeError: ",
+        ),
+        (_batch({"type": "text", "value": "table"}), "sent rows oxmem cannot use (ValueError: "),  # 1 column, not 4
+    ],
+)
+def test_an_answer_that_is_not_hranas_is_one_line(body, said, cache):
+    data = body.encode() if isinstance(body, str) else body
+    stub = StubServer(lambda handler, _: reply(handler, 200, data, "application/json"))
+    try:
+        with pytest.raises(RemoteError) as caught:
+            opening(stub.url, cache)
+    finally:
+        stub.stop()
+    assert said in str(caught.value) and "\n" not in str(caught.value)
+    assert list(cache.iterdir()) == []
