@@ -913,6 +913,11 @@ async def _run_remote(args: argparse.Namespace) -> int:
     if args.command in LOCAL_ONLY_COMMANDS:
         raise InvalidInputError(f"`oxmem {what}` works on local files; with --remote, use info, sessions, search…")
     reads = args.command in READ_ONLY_COMMANDS or (args.command, action) in READ_ONLY_ACTIONS or args.command == "info"
+    if args.command == "rankings" and (args.use or args.reset):
+        raise InvalidInputError(
+            "a default ranking chosen for a remote memory would be kept for its snapshot, which is removed: "
+            "pass --ranking to search instead"
+        )
     if not reads or getattr(args, "apply", None) is not None:
         raise ReadOnlyError(f"`oxmem {what}` would change the remote database: {REMOTE_REASON}; nothing was changed")
     memory = await open_remote(
@@ -940,9 +945,13 @@ def _require(store: Memory, command: str) -> None:
     caps = store.capabilities
     if need is None or getattr(caps, f"has_{need}"):
         return
+    if store.remote is None:
+        name, where = store.path.name, f"--db {store.path}"
+    else:  # the snapshot's file is gone once the command ends
+        name, where = store.remote.url, f"--remote {store.remote.url}"
     raise OxmemError(
-        f"{store.path.name} is {article(caps.label)} {caps.label}: it has no {need} "
-        f"(`oxmem --db {store.path} info` says what it holds; `oxmem tables` browses any table)"
+        f"{name} is {article(caps.label)} {caps.label}: it has no {need} "
+        f"(`oxmem {where} info` says what it holds; `oxmem tables` browses any table)"
     )
 
 

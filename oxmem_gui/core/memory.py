@@ -161,8 +161,11 @@ def _not_memory(fmt: str) -> str:
 def _private_folder(folder: Path) -> None:
     """The copies' folder, readable by the user only (a memory may hold anything); copies of ended processes
     are removed."""
-    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-    folder.chmod(0o700)
+    try:
+        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        folder.chmod(0o700)
+    except OSError as exc:
+        raise StoreOpenError(f"cannot make the folder for the snapshot, {folder}: {exc.strerror}") from None
     remote.sweep(folder)
 
 

@@ -133,3 +133,19 @@ def test_the_token_comes_from_the_variable_named_and_is_never_logged(capsys, cac
     assert "tok-7c1e-secret" not in "".join(
         p.read_text(errors="replace") for p in Path(os.environ["XDG_CACHE_HOME"]).rglob("*") if p.is_file()
     )
+
+
+def test_a_command_the_memory_lacks_names_the_server_not_the_removed_snapshot(capsys, cache, tmp_path):
+    server = TursoServer(tmp_path)
+    try:
+        server.execute("CREATE TABLE recipes (name TEXT)")
+        code, _, err = cli(capsys, "--remote", server.url, "sessions")
+        chose = cli(capsys, "--remote", server.url, "rankings", "--use", "oxmem")
+    finally:
+        server.stop()
+    assert code == 2 and err.endswith(
+        f"{server.url} is a SQLite database: it has no sessions (`oxmem --remote {server.url} info` says what it "
+        "holds; `oxmem tables` browses any table)\n"
+    )
+    assert chose[0] == 2 and "would be kept for its snapshot, which is removed" in chose[2]
+    assert copies(cache) == []

@@ -18,6 +18,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from operator import itemgetter
@@ -28,8 +29,10 @@ import httpx
 
 from ..errors import InvalidInputError, OxmemError
 
-#: seconds to wait for a connection and for each answer
+#: seconds to wait for a connection and for each read of an answer
 TIMEOUT = 30.0
+#: seconds an answer may take in all, however it trickles in
+ANSWER_SECONDS = 120
 SCHEMES = {"libsql": "https", "https": "https", "http": "http"}
 
 
@@ -45,7 +48,11 @@ def server_url(url: str) -> str:
     """The base URL requests go to, from a URL as Turso prints it: ``libsql://db-org.turso.io`` (HTTPS),
     ``https://…``, or ``http://host:port`` for a local server. Anything else is :class:`InvalidInputError`."""
     text = url.strip()
-    parts = urlsplit(text)
+    try:
+        parts = urlsplit(text)
+        parts.hostname  # noqa: B018 - raises on a bracketed host that is not an IPv6 address
+    except ValueError as exc:
+        raise InvalidInputError(f"not a libSQL URL: {text[:200]!r} ({exc})") from None
     scheme = parts.scheme.lower()
     if scheme not in SCHEMES:
         given = f"'{parts.scheme}://'" if parts.scheme else "no scheme"
@@ -62,7 +69,12 @@ def server_url(url: str) -> str:
         raise InvalidInputError(
             "a token in the URL would be shown and saved with it: give it through --auth-token-env (or the dialog)"
         )
-    return urlunsplit((SCHEMES[scheme], parts.netloc, parts.path.rstrip("/"), "", ""))
+    base = urlunsplit((SCHEMES[scheme], parts.netloc, parts.path.rstrip("/"), "", ""))
+    try:
+        httpx.URL(base + "/v2/pipeline")  # what httpx itself refuses: a host no DNS name can be, a URL too long
+    except (httpx.InvalidURL, UnicodeError) as exc:
+        raise InvalidInputError(f"not a libSQL URL: {text[:200]!r} ({exc})") from None
+    return base
 
 
 def shown_url(url: str) -> str:
@@ -159,6 +171,10 @@ class HranaClient:
         self.url = shown_url(url)
         self.endpoint = server_url(url) + "/v2/pipeline"
         self.host = urlsplit(self.endpoint).netloc
+        token = (token or "").strip()
+        if token and not all(33 <= ord(c) < 127 for c in token):
+            raise InvalidInputError("the auth token has characters an HTTP header cannot carry (spaces, non-ASCII)")
+        self._token = token
         headers = {"Authorization": f"Bearer {token}"} if token else {}
         self._http = httpx.Client(
             headers=headers, timeout=timeout, follow_redirects=True, transport=transport, trust_env=False
@@ -182,6 +198,8 @@ class HranaClient:
         result = self._pipeline([request])[0]
         try:
             answers = _answers(result, commit)
+        except RemoteError as exc:
+            raise RemoteError(self._hide(str(exc))) from None
         except (AttributeError, TypeError, KeyError, IndexError, ValueError) as exc:  # binascii.Error included
             raise RemoteError(f"{self.url} sent an answer that is not Hrana's ({type(exc).__name__}: {exc})") from None
         for rows in answers:
@@ -189,31 +207,48 @@ class HranaClient:
             self.traffic.per_statement.append(len(rows.rows))
         return answers
 
+    def _post(self, body: str) -> tuple[bytes, int]:
+        """The answer's bytes and status. httpx's timeout is per read: an answer trickled a byte at a time is cut
+        here once it has taken :data:`ANSWER_SECONDS` in all."""
+        deadline = time.monotonic() + ANSWER_SECONDS
+        headers = {"Content-Type": "application/json"}
+        with self._http.stream("POST", self.endpoint, content=body, headers=headers) as response:
+            chunks = []
+            for chunk in response.iter_bytes():
+                chunks.append(chunk)
+                if time.monotonic() > deadline:
+                    raise RemoteError(f"{self.host} sent its answer too slowly (over {ANSWER_SECONDS} s)")
+            return b"".join(chunks), response.status_code
+
+    def _hide(self, text: str) -> str:
+        """``text`` (a server's words, an error's) with the token blanked out, should it be there."""
+        return text.replace(self._token, "[token]") if self._token else text
+
     def _pipeline(self, requests: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """POST one pipeline; the results of its requests, or :class:`RemoteError` saying in one line what
         went wrong."""
         body = json.dumps({"baton": None, "requests": requests}, separators=(",", ":"))
         try:
-            response = self._http.post(self.endpoint, content=body, headers={"Content-Type": "application/json"})
-            raw = response.content
+            raw, status = self._post(body)
         except httpx.ConnectError as exc:
-            raise RemoteError(f"could not connect to {self.host}: {_reason(exc)}") from None
+            raise RemoteError(f"could not connect to {self.host}: {self._hide(_reason(exc))}") from None
         except httpx.TimeoutException:
             raise RemoteError(f"{self.host} did not answer within {self._http.timeout.read:g} s") from None
-        except httpx.TransportError as exc:  # cut off, malformed answer, too many redirects
-            raise RemoteError(f"the connection to {self.host} broke off: {_reason(exc)}") from None
+        except httpx.TooManyRedirects:
+            raise RemoteError(f"{self.host} redirects in a loop") from None
+        except httpx.HTTPError as exc:  # cut off, malformed, an encoding that does not decode
+            raise RemoteError(f"the connection to {self.host} broke off: {self._hide(_reason(exc))}") from None
         self.traffic.requests += 1
         self.traffic.bytes += len(raw)
-        status = response.status_code
         if status in (401, 403):
-            said = _first_line(raw)
+            said = self._hide(_first_line(raw))
             raise TokenError(f"{self.host} refused the auth token (HTTP {status}{': ' + said if said else ''})")
         try:
             answer = json.loads(raw) if status == 200 else None
-        except ValueError:
+        except (ValueError, RecursionError):
             answer = None
         if not isinstance(answer, dict) or not isinstance(answer.get("results"), list):
-            said = _first_line(raw)
+            said = self._hide(_first_line(raw))
             raise RemoteError(
                 f"{self.url} does not answer as a libSQL server (HTTP {status} from POST /v2/pipeline"
                 f"{': ' + said if said else ''})"
@@ -223,7 +258,7 @@ class HranaClient:
             if not isinstance(item, dict) or not isinstance(item.get("response", {}), dict):
                 raise RemoteError(f"{self.url} sent an answer that is not Hrana's (a result is {item!r:.60})")
             if item.get("type") == "error":
-                raise RemoteError(f"the server refused the request: {_message(item.get('error'))}")
+                raise RemoteError(f"the server refused the request: {self._hide(_message(item.get('error')))}")
             results.append(item.get("response", {}).get("result") or {})
         if len(results) != len(requests):
             raise RemoteError(f"{self.url} answered {len(results)} of {len(requests)} requests")

@@ -184,9 +184,6 @@ def plan(schema: Iterable[tuple[Any, ...]]) -> _Plan:
             after.append(sql)
     names = {t.name for t in tables}
     fts = _store_fts() if "chunks" in names else []
-    if FTS_TABLE in virtual and FTS_TABLE not in skipped and fts:
-        (server_fts,) = [sql for t, n, _, sql in entries if n == FTS_TABLE]
-        fts[0] = server_fts
     return _Plan(tables, after, fts, skipped, tuple(sorted((t.name, t.sql) for t in tables)))
 
 
@@ -323,6 +320,9 @@ def _pages(client: HranaClient, table: _Table, after: int, mark: int, stop: thre
             (page,) = coming.result()
             if not page.rows:
                 return
+            if page.rows[0][0] <= after:  # a server that sends the same rows again would never end
+                raise RemoteError(f"{client.url} sent {table.name} rows out of rowid order")
+            after = page.rows[-1][0]
             if len(page.rows) == PAGE_ROWS and page.rows[-1][0] < mark:
                 coming = ahead.submit(client.read, [_page(table, page.rows[-1][0], mark)])
             else:
@@ -335,13 +335,14 @@ def _pages(client: HranaClient, table: _Table, after: int, mark: int, stop: thre
 
 def _finish(conn: apsw.Connection, schema: _Plan) -> None:
     """The full-text table filled from chunks, then indexes, triggers and views (those whose tables are here)."""
-    if schema.fts:
+    columns = {r[1] for r in conn.execute("PRAGMA table_info(chunks)")}  # the store's chunks, not any of that name
+    if schema.fts and {"chunk_id", "session_id", "chunk_text"} <= columns:
         conn.execute(schema.fts[0])
         conn.execute(
             f"INSERT INTO {FTS_TABLE} (rowid, chunk_id, session_id, chunk_text) "
             "SELECT rowid, chunk_id, session_id, chunk_text FROM chunks"
         )
-    for sql in [*schema.after, *schema.fts[1:]]:
+    for sql in [*schema.after, *(schema.fts[1:] if FTS_TABLE in _names(conn) else [])]:
         try:
             conn.execute(sql)
         except apsw.SQLError:  # refers to something not copied (a libSQL function, a skipped table)
@@ -356,8 +357,13 @@ def _untrusted(client: HranaClient) -> Iterator[None]:
         yield
     except OxmemError:
         raise
-    except (ValueError, TypeError, IndexError, KeyError, apsw.BindingsError, apsw.MismatchError) as exc:
+    except (ValueError, TypeError, IndexError, KeyError, AttributeError, OverflowError, apsw.SQLError,
+            apsw.ConstraintError, apsw.BindingsError, apsw.MismatchError) as exc:  # fmt: skip
         raise RemoteError(f"{client.url} sent rows oxmem cannot use ({type(exc).__name__}: {exc})") from None
+
+
+def _names(conn: apsw.Connection) -> set[str]:
+    return {r[0] for r in conn.execute("SELECT name FROM sqlite_master")}
 
 
 def refresh(
@@ -472,11 +478,14 @@ class _Ask:
             _insert(conn, self.table, answers[0].columns, answers[0].rows)
             return len(answers[0].rows)
         (count, top), page, *changed = answers[0].rows[0], answers[1], *answers[2:]
-        received = 0
+        received, after = 0, self.last
         for rows in changed:
             _insert(conn, self.table, rows.columns, rows.rows)
             received += len(rows.rows)
         while True:
+            if page.rows and page.rows[0][0] <= after:  # a server that sends the same rows again would never end
+                raise RemoteError(f"{client.url} sent {self.table.name} rows out of rowid order")
+            after = page.rows[-1][0] if page.rows else after
             rows = [r for r in page.rows if r[0] <= top]  # those added after the marks were read wait
             _insert(conn, self.table, page.columns, rows)
             received += len(rows)

@@ -238,3 +238,100 @@ def test_an_answer_that_is_not_hranas_is_one_line(body, said, cache):
         stub.stop()
     assert said in str(caught.value) and "\n" not in str(caught.value)
     assert list(cache.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    ("url", "said"),
+    [
+        ("http://[::1", "not a libSQL URL: 'http://[::1' (Invalid IPv6 URL)"),
+        ("http://[zz]:80", "not a libSQL URL: 'http://[zz]:80' ("),
+        ("http://999.999.999.999", "not a libSQL URL: 'http://999.999.999.999' (Invalid IPv4 address"),
+        ("http://\u2603.invalid:1", "not a libSQL URL: 'http://\u2603.invalid:1' (Invalid IDNA hostname"),
+        ("http://127.0.0.1:9/" + "x" * 100_000, "not a libSQL URL: 'http://127.0.0.1:9/xxxx"),
+    ],
+)
+def test_a_url_httpx_would_refuse_is_one_line_before_any_request(url, said, cache):
+    with pytest.raises(InvalidInputError) as caught:
+        opening(url, cache)
+    assert str(caught.value).startswith(said) and len(str(caught.value)) < 400
+
+
+@pytest.mark.parametrize(
+    ("answer", "said"),
+    [
+        (
+            lambda h, _: (
+                h.send_response(307),
+                h.send_header("Location", "/v2/pipeline"),
+                h.send_header("Content-Length", "0"),
+                h.end_headers(),
+            ),
+            "redirects in a loop",
+        ),
+        (lambda h, _: reply_encoded(h, "gzip", b"not gzip at all"), "broke off: "),
+        (lambda h, _: reply(h, 200, b"[" * 100_000 + b"]" * 100_000), "does not answer as a libSQL server (HTTP 200"),
+    ],
+)
+def test_loops_garbage_encodings_and_deep_json_are_one_line(answer, said, cache):
+    stub = StubServer(answer)
+    try:
+        with pytest.raises(RemoteError) as caught:
+            opening(stub.url, cache)
+    finally:
+        stub.stop()
+    assert said in str(caught.value) and "\n" not in str(caught.value)
+
+
+def reply_encoded(handler, encoding: str, body: bytes) -> None:
+    handler.send_response(200)
+    handler.send_header("Content-Encoding", encoding)
+    handler.send_header("Content-Length", str(len(body)))
+    handler.end_headers()
+    handler.wfile.write(body)
+
+
+def test_the_token_is_trimmed_checked_and_never_repeated_from_the_server(cache):
+    stub = StubServer(lambda h, _: reply(h, 401, b"denied: Bearer tok-SECRET-99 is expired"))
+    try:
+        with pytest.raises(TokenError) as caught:
+            opening(stub.url, cache, token="tok-SECRET-99\r\n")  # as a variable set from a file often ends
+        assert stub.seen[0]["Authorization"] == "Bearer tok-SECRET-99"
+    finally:
+        stub.stop()
+    assert "SECRET" not in str(caught.value) and str(caught.value).endswith(
+        "(HTTP 401: denied: Bearer [token] is expired)"
+    )
+    with pytest.raises(InvalidInputError, match="characters an HTTP header cannot carry"):
+        opening("http://127.0.0.1:9", cache, token="tok SECRÉT")
+
+
+def test_a_server_that_sends_the_same_page_again_is_stopped(oxydra_server, cache, monkeypatch):
+    """A server answering every page with the first rows again would keep a pull going forever."""
+    monkeypatch.setattr(snapshot, "PAGE_ROWS", 4)
+
+    def answer(handler, body: bytes) -> None:
+        sent = json.loads(body)
+        for step in sent["requests"][0]["batch"]["steps"]:  # every page from the start
+            step["stmt"]["sql"] = step["stmt"]["sql"].replace("WHERE rowid > ?", "WHERE rowid > -1 OR ?")
+        got = httpx.post(f"{oxydra_server.url}/v2/pipeline", json=sent)
+        reply(handler, got.status_code, got.content, "application/json")
+
+    stub = StubServer(answer)
+    try:
+        with pytest.raises(RemoteError, match="sent memory_migrations rows out of rowid order"):
+            opening(stub.url, cache)
+    finally:
+        stub.stop()
+    assert list(cache.iterdir()) == []
+
+
+def test_a_table_named_chunks_that_is_not_the_stores_opens_as_tables(server, cache):
+    server.execute("CREATE TABLE chunks (a TEXT)")
+    server.insert("chunks", ["a"], [("x",)])
+
+    async def go() -> None:
+        async with await open_remote(server.url, folder=cache, embedding="deterministic") as memory:
+            assert memory.format == "sqlite-unknown"
+            assert [t.name for t in await memory.tables()] == ["chunks"]
+
+    asyncio.run(go())
