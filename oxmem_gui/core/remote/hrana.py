@@ -20,7 +20,7 @@ import binascii
 import json
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from operator import itemgetter
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -156,12 +156,10 @@ class Rows:
 
 @dataclass
 class Traffic:
-    """What a client has moved so far: requests made, rows received, bytes of answers."""
+    """What a client has moved so far: requests made, bytes of answers."""
 
     requests: int = 0
-    rows: int = 0
     bytes: int = 0
-    per_statement: list[int] = field(default_factory=list)
 
 
 class HranaClient:
@@ -202,9 +200,6 @@ class HranaClient:
             raise RemoteError(self._hide(str(exc))) from None
         except (AttributeError, TypeError, KeyError, IndexError, ValueError) as exc:  # binascii.Error included
             raise RemoteError(f"{self.url} sent an answer that is not Hrana's ({type(exc).__name__}: {exc})") from None
-        for rows in answers:
-            self.traffic.rows += len(rows.rows)
-            self.traffic.per_statement.append(len(rows.rows))
         return answers
 
     def _post(self, body: str) -> tuple[bytes, int]:

@@ -30,7 +30,6 @@ from __future__ import annotations
 import os
 import re
 import threading
-import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
@@ -73,7 +72,6 @@ class PullReport:
     rows: dict[str, int] = field(default_factory=dict)
     requests: int = 0
     bytes: int = 0
-    seconds: float = 0.0
     #: how the copy is consistent: ``"one transaction"`` or ``"paged"`` (see the module's docstring)
     consistency: str = "one transaction"
     #: tables of the server not copied, with why
@@ -238,7 +236,7 @@ def pull(
     """Copy the server's memory into a new file at ``dest`` (made whole at ``dest.partial`` first, then renamed:
     a pull cut off leaves no file). Raises :class:`RemoteError`, or :class:`OperationCancelled` on ``stop``."""
     partial = dest.with_name(dest.name + ".partial")
-    start, before = time.monotonic(), (client.traffic.requests, client.traffic.bytes)
+    before = (client.traffic.requests, client.traffic.bytes)
     try:
         for attempt in range(ATTEMPTS):
             _remove(partial)
@@ -256,7 +254,6 @@ def pull(
         _remove(partial)
     report.requests = client.traffic.requests - before[0]
     report.bytes = client.traffic.bytes - before[1]
-    report.seconds = time.monotonic() - start
     return report
 
 
@@ -394,7 +391,7 @@ def _refresh(
     rows, its changed rows (``updated_at`` at or after ``since``, the time the last pull or refresh reported; the
     copy's latest ``updated_at`` when not given) or, for a small table without it, all of it; only a table with
     more new rows than a page, or with rows deleted, needs more requests."""
-    start, before = time.monotonic(), (client.traffic.requests, client.traffic.bytes)
+    before = (client.traffic.requests, client.traffic.bytes)
     conn = apsw.Connection(str(path))
     guard(conn)
     try:
@@ -431,7 +428,6 @@ def _refresh(
         conn.close()
     report.requests = client.traffic.requests - before[0]
     report.bytes = client.traffic.bytes - before[1]
-    report.seconds = time.monotonic() - start
     return report
 
 
