@@ -24,7 +24,7 @@ import apsw
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_vectors import DIMS, MODEL, OUT, SESSION, build, pct, vocabulary  # noqa: E402
+from bench_vectors import DIMS, MODEL, OUT, SESSION, pct, store, vocabulary  # noqa: E402
 from report import table  # noqa: E402
 
 from oxmem_gui.core import MemoryStore  # noqa: E402
@@ -65,11 +65,7 @@ def main() -> None:
     parser.add_argument("--sessions", type=int, default=1_000)
     parser.add_argument("--queries", type=int, default=100)
     args = parser.parse_args()
-    OUT.mkdir(exist_ok=True)
-    one = OUT / f"vectors-{args.chunks}.db"
-    if not one.exists():
-        print(f"building {one.name} …", file=sys.stderr)
-        build(one, args.chunks)
+    one = store(args.chunks)
     many = OUT / f"all-sessions-{args.chunks}-{args.sessions}.db"
     if not many.exists():
         print(f"building {many.name} …", file=sys.stderr)

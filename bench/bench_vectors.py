@@ -48,6 +48,16 @@ def vocabulary(rng: random.Random, n: int = 20_000) -> list[str]:
     return sorted(words)
 
 
+def store(n: int) -> Path:
+    """The store of ``n`` chunks in ``bench/out``, built by :func:`build` the first time it is asked for."""
+    OUT.mkdir(exist_ok=True)
+    path = OUT / f"vectors-{n}.db"
+    if not path.exists():
+        print(f"building {path.name} …", file=sys.stderr)
+        build(path, n)
+    return path
+
+
 def build(path: Path, n: int) -> None:
     """Write N chunks with vectors straight into a fresh store (FTS rows come from the schema's triggers)."""
     rng = random.Random(n)
@@ -164,13 +174,9 @@ def main() -> None:
     parser.add_argument("--sizes", default="10000,100000,1000000")
     parser.add_argument("--queries", type=int, default=100)
     args = parser.parse_args()
-    OUT.mkdir(exist_ok=True)
     rows = []
     for n in (int(s) for s in args.sizes.split(",")):
-        path = OUT / f"vectors-{n}.db"
-        if not path.exists():
-            print(f"building {path.name} …", file=sys.stderr)
-            build(path, n)
+        path = store(n)
         baseline_queries = 20 if n <= 100_000 else 3
         baseline, cached, profile, before, build_s, (vec_ms, fts_ms, fts5_ms) = asyncio.run(
             measure(path, n, args.queries, baseline_queries)

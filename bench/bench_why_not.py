@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_vectors import DIMS, MODEL, OUT, SESSION, build, pct, vocabulary  # noqa: E402
+from bench_vectors import DIMS, MODEL, SESSION, pct, store, vocabulary  # noqa: E402
 from report import table  # noqa: E402
 
 from oxmem_gui.core import MemoryStore  # noqa: E402
@@ -57,12 +57,7 @@ def main() -> None:
     parser.add_argument("--chunks", type=int, default=100_000)
     parser.add_argument("--queries", type=int, default=50)
     args = parser.parse_args()
-    OUT.mkdir(exist_ok=True)
-    path = OUT / f"vectors-{args.chunks}.db"
-    if not path.exists():
-        print(f"building {path.name} …", file=sys.stderr)
-        build(path, args.chunks)
-    times = asyncio.run(measure(path, args.queries))
+    times = asyncio.run(measure(store(args.chunks), args.queries))
     base = statistics.median(times["search"])
     rows = [(name, f"{statistics.median(t):.1f}", f"{pct(t, 0.95):.1f}", f"{statistics.median(t) / base:.2f}×")
             for name, t in times.items()]  # fmt: skip

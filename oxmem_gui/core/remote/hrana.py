@@ -25,8 +25,6 @@ from operator import itemgetter
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-import httpx
-
 from ..errors import InvalidInputError, OxmemError
 
 #: seconds to wait for a connection and for each read of an answer
@@ -70,6 +68,8 @@ def server_url(url: str) -> str:
             "a token in the URL would be shown and saved with it: give it through --auth-token-env (or the dialog)"
         )
     base = urlunsplit((SCHEMES[scheme], parts.netloc, parts.path.rstrip("/"), "", ""))
+    import httpx  # here, not at the top: every start of oxmem would pay its 50–70 ms import
+
     try:
         httpx.URL(base + "/v2/pipeline")  # what httpx itself refuses: a host no DNS name can be, a URL too long
     except (httpx.InvalidURL, UnicodeError) as exc:
@@ -174,6 +174,8 @@ class HranaClient:
             raise InvalidInputError("the auth token has characters an HTTP header cannot carry (spaces, non-ASCII)")
         self._token = token
         headers = {"Authorization": f"Bearer {token}"} if token else {}
+        import httpx  # imported by server_url above, so no cost here
+
         self._http = httpx.Client(
             headers=headers, timeout=timeout, follow_redirects=True, transport=transport, trust_env=False
         )
@@ -222,6 +224,8 @@ class HranaClient:
     def _pipeline(self, requests: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """POST one pipeline; the results of its requests, or :class:`RemoteError` saying in one line what
         went wrong."""
+        import httpx  # imported when the client was made
+
         body = json.dumps({"baton": None, "requests": requests}, separators=(",", ":"))
         try:
             raw, status = self._post(body)

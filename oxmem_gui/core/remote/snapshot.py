@@ -371,19 +371,6 @@ def refresh(
     progress: Progress | None = None,
     stop: threading.Event | None = None,
 ) -> PullReport:
-    """Bring the copy at ``path`` up to date (:func:`_refresh`); what the server's answers break is one line."""
-    with _untrusted(client):
-        return _refresh(client, path, since=since, progress=progress, stop=stop)
-
-
-def _refresh(
-    client: HranaClient,
-    path: Path,
-    *,
-    since: str | None = None,
-    progress: Progress | None = None,
-    stop: threading.Event | None = None,
-) -> PullReport:
     """Bring the copy at ``path`` up to date, transferring only what changed (see the module's docstring), in one
     local transaction. A server whose tables changed since the pull raises :class:`RemoteError` (open it again).
 
@@ -391,44 +378,45 @@ def _refresh(
     rows, its changed rows (``updated_at`` at or after ``since``, the time the last pull or refresh reported; the
     copy's latest ``updated_at`` when not given) or, for a small table without it, all of it; only a table with
     more new rows than a page, or with rows deleted, needs more requests."""
-    before = (client.traffic.requests, client.traffic.bytes)
-    conn = apsw.Connection(str(path))
-    guard(conn)
-    try:
-        conn.set_busy_timeout(30_000)
-        # a row replaced by its key fires the delete triggers too, so chunks_fts loses the old text
-        conn.execute("PRAGMA recursive_triggers = ON")
-        local = plan(conn.execute("SELECT type, name, tbl_name, sql FROM sqlite_master").fetchall())
-        asks = [_Ask.of(conn, t, since) for t in local.tables]
-        changed = f"the tables of {client.url} changed since the snapshot was taken: open it again"
+    with _untrusted(client):  # what the server's answers break is one line
+        before = (client.traffic.requests, client.traffic.bytes)
+        conn = apsw.Connection(str(path))
+        guard(conn)
         try:
-            *answers, now = client.read([SCHEMA, *(q for ask in asks for q in ask.questions()), SINCE])
-        except RemoteError as exc:
-            if "no such" in str(exc):  # a table or column the copy has is gone
-                raise RemoteError(changed) from None
+            conn.set_busy_timeout(30_000)
+            # a row replaced by its key fires the delete triggers too, so chunks_fts loses the old text
+            conn.execute("PRAGMA recursive_triggers = ON")
+            local = plan(conn.execute(SCHEMA).fetchall())
+            asks = [_Ask.of(conn, t, since) for t in local.tables]
+            changed = f"the tables of {client.url} changed since the snapshot was taken: open it again"
+            try:
+                *answers, now = client.read([SCHEMA, *(q for ask in asks for q in ask.questions()), SINCE])
+            except RemoteError as exc:
+                if "no such" in str(exc):  # a table or column the copy has is gone
+                    raise RemoteError(changed) from None
+                raise
+            if plan(answers[0].rows).signature != local.signature:
+                raise RemoteError(changed)
+            report = PullReport(since=now.rows[0][0])
+            conn.execute("BEGIN IMMEDIATE")
+            at = 1
+            for done, ask in enumerate(asks, 1):
+                _stopped(stop, REFRESH_STOPPED)
+                count = len(ask.questions())
+                report.rows[ask.table.name] = ask.apply(client, conn, answers[at : at + count], stop)
+                at += count
+                if progress is not None:
+                    progress(done, len(asks))
+            conn.execute("COMMIT")
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
             raise
-        if plan(answers[0].rows).signature != local.signature:
-            raise RemoteError(changed)
-        report = PullReport(since=now.rows[0][0])
-        conn.execute("BEGIN IMMEDIATE")
-        at = 1
-        for done, ask in enumerate(asks, 1):
-            _stopped(stop, REFRESH_STOPPED)
-            count = len(ask.questions())
-            report.rows[ask.table.name] = ask.apply(client, conn, answers[at : at + count], stop)
-            at += count
-            if progress is not None:
-                progress(done, len(asks))
-        conn.execute("COMMIT")
-    except BaseException:
-        if conn.in_transaction:
-            conn.execute("ROLLBACK")
-        raise
-    finally:
-        conn.close()
-    report.requests = client.traffic.requests - before[0]
-    report.bytes = client.traffic.bytes - before[1]
-    return report
+        finally:
+            conn.close()
+        report.requests = client.traffic.requests - before[0]
+        report.bytes = client.traffic.bytes - before[1]
+        return report
 
 
 @dataclass

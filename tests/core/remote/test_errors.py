@@ -23,6 +23,20 @@ def opening(url: str, cache, token: str | None = None):
     return asyncio.run(open_remote(url, token, folder=cache, embedding="deterministic"))
 
 
+def refused_by(answer, cache) -> tuple[str, str]:
+    """Open a stub server that answers every request with ``answer(handler, body)``: its URL and the one line of
+    the :class:`RemoteError` the open raised (nothing may be left in ``cache``)."""
+    stub = StubServer(answer)
+    try:
+        with pytest.raises(RemoteError) as caught:
+            opening(stub.url, cache)
+    finally:
+        stub.stop()
+    assert "\n" not in str(caught.value)
+    assert not cache.exists() or list(cache.iterdir()) == []
+    return stub.url, str(caught.value)
+
+
 @pytest.mark.parametrize(
     ("url", "message"),
     [
@@ -87,13 +101,8 @@ def test_a_refused_token_is_one_line_and_the_token_goes_only_in_the_header(statu
     ],
 )
 def test_a_server_that_is_not_libsql_is_one_line(status, body, said, cache):
-    stub = StubServer(lambda handler, _: reply(handler, status, body))
-    try:
-        with pytest.raises(RemoteError) as caught:
-            opening(stub.url, cache)
-        assert str(caught.value).startswith(f"{stub.url} does not answer as a libSQL server ({said}")
-    finally:
-        stub.stop()
+    url, message = refused_by(lambda handler, _: reply(handler, status, body), cache)
+    assert message.startswith(f"{url} does not answer as a libSQL server ({said}")
 
 
 def test_no_answer_in_time_is_one_line():
@@ -230,13 +239,8 @@ def _batch(*cells) -> bytes:
 )
 def test_an_answer_that_is_not_hranas_is_one_line(body, said, cache):
     data = body.encode() if isinstance(body, str) else body
-    stub = StubServer(lambda handler, _: reply(handler, 200, data, "application/json"))
-    try:
-        with pytest.raises(RemoteError) as caught:
-            opening(stub.url, cache)
-    finally:
-        stub.stop()
-    assert said in str(caught.value) and "\n" not in str(caught.value)
+    _, message = refused_by(lambda handler, _: reply(handler, 200, data, "application/json"), cache)
+    assert said in message and "\n" not in message
     assert list(cache.iterdir()) == []
 
 
@@ -273,13 +277,8 @@ def test_a_url_httpx_would_refuse_is_one_line_before_any_request(url, said, cach
     ],
 )
 def test_loops_garbage_encodings_and_deep_json_are_one_line(answer, said, cache):
-    stub = StubServer(answer)
-    try:
-        with pytest.raises(RemoteError) as caught:
-            opening(stub.url, cache)
-    finally:
-        stub.stop()
-    assert said in str(caught.value) and "\n" not in str(caught.value)
+    _, message = refused_by(answer, cache)
+    assert said in message and "\n" not in message
 
 
 def reply_encoded(handler, encoding: str, body: bytes) -> None:
