@@ -98,7 +98,8 @@ class FileOperations:
 
         def done(report: PullReport) -> None:
             self.statusBar().showMessage(
-                f"Pulled {plural(report.total, 'row')} in {plural(report.requests, 'request')}: what changed since",
+                f"Refreshed: {plural(sum(report.changed.values()), 'row')} changed "
+                f"({plural(report.total, 'row')} read in {plural(report.requests, 'request')})",
                 15000,
             )
 

@@ -116,12 +116,16 @@ class RemoteSnapshot:
     def summary(self) -> str:
         """The notice, and what the last pull or refresh moved."""
         r = self.report
-        return f"{self.notice}: {r.total:,} rows in {r.requests} requests ({r.consistency})"
+        said = f"{self.notice}: {r.total:,} rows in {r.requests} requests ({r.consistency})"
+        unchecked = sum(r.unchecked.values())
+        if unchecked:  # what the last refresh compared by bucket summary only (see .snapshot)
+            said += f"; {unchecked:,} rows compared by size, type, number and time only (the byte check goes on)"
+        return said
 
     def refresh(self, progress: object = None, stop: threading.Event | None = None) -> PullReport:
         """Bring the copy up to date (:func:`.snapshot.refresh`); runs off the event loop."""
         with self._lock:
-            report = refresh(self.client, self.path, since=self.report.since, progress=progress, stop=stop)  # type: ignore[arg-type]
+            report = refresh(self.client, self.path, previous=self.report, progress=progress, stop=stop)  # type: ignore[arg-type]
             self.report = report
             self.pulled_at = datetime.now().astimezone()
             self._show()

@@ -14,15 +14,25 @@ added meanwhile wait for the next refresh. A final transaction counts each paged
 different count means rows were deleted during the pull, which then starts over (:data:`ATTEMPTS` times). What
 paging cannot see is a row changed in place between the first read and its page: it comes as its page found it.
 
-**Refresh** asks, in one request and one transaction on the server, for each table's count and highest rowid
-and what differs: rows past the copy's highest rowid (new events, chunks, vectors); rows whose ``updated_at`` is at
-or after the server's clock when the rows were last read, less a minute for the agent's clock (:data:`SINCE`:
-changed sessions, summaries, schedules, chunks); and tables without ``updated_at`` of at most
-:data:`SMALL_TABLE` rows whole (schedule runs, migrations), whose rows may change in place unseen otherwise —
-except the events, which the agent only appends (:data:`APPEND_ONLY`). A table whose count then differs from the
-copy's lost rows there: its rowids are asked for and the others deleted. A larger table without ``updated_at``
-gets its new and deleted rows; a row of it changed in place shows once the memory is opened again. The copy is
-written in one local transaction: a refresh cut off midway leaves it as it was.
+**Refresh** trusts no clock and no format: no ``updated_at`` is read as a time. What changed is found from what the
+server and the copy can both compute, and only that is transferred. The first request asks, in one transaction:
+
+- a table of at most :data:`SMALL_TABLE` rows (sessions, summaries, schedules, runs, migrations): all its rows,
+  compared with the copy's byte for byte;
+- a larger one (events, chunks, vectors): per bucket of 256 rowids, its row count, the sum of its rowids and the
+  sum of a signature of each row — every cell's type and size, an integer's value, a real's to 2⁻²⁰, a time's
+  instant in whatever format it is written (:func:`summary_sql`; the copy runs the same query on its rows) —, its
+  rows past the copy's highest rowid, and a window of about :data:`CHECK_BYTES` of its rows, compared byte for
+  byte, that moves on at each refresh.
+
+A bucket whose summary differs (rows added, deleted, re-inserted under a reused rowid, a cell of another size or
+type, a number or a time changed) is read again whole in later requests, :data:`PAGE_ROWS` rows each. What a
+summary cannot see is a text that is not a time, or a blob, rewritten in place with its size kept (a letter for
+another, a vector re-embedded) in a row whose other cells did not change: the window finds it within
+``rows / window`` refreshes, and each report says how many rows were compared by summary only
+(:attr:`PullReport.unchecked`). The server has no hash function to make that exact at this cost (neither
+``tursodb`` nor libSQL ship one, and hashing in SQL a character at a time costs ~2 µs a character there). The copy
+is written in one local transaction, only the rows that differ: a refresh cut off midway leaves it as it was.
 """
 
 from __future__ import annotations
@@ -33,7 +43,7 @@ import threading
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -47,14 +57,15 @@ from .hrana import HranaClient, RemoteError, Rows
 PAGE_ROWS = 2_000
 #: a pull that finds rows deleted under it starts over this many times before giving up
 ATTEMPTS = 3
-#: tables without ``updated_at`` up to this many rows are read whole at each refresh
+#: tables of at most this many rows are read whole at each refresh, every byte compared
 SMALL_TABLE = 1_000
-#: tables whose rows the agent never changes in place: a session's events are appended by sequence (or all
-#: deleted with the session), so new ones are those past the copy's highest rowid whatever the table's size
-APPEND_ONLY = frozenset({"conversation_events"})
-#: the server's clock, less a margin for the agent's clock running behind it: rows changed after a pull or a
-#: refresh carry an ``updated_at`` at or after this (read in the same transaction as the rows)
-SINCE = "SELECT datetime('now', '-60 seconds')"
+#: a larger table is summarized per bucket of 2**BUCKET_BITS rowids (256)
+BUCKET_BITS = 8
+#: and, at each refresh, about this many bytes of its rows (at least CHECK_MIN_ROWS rows) are compared byte for
+#: byte, the window moving on from one refresh to the next
+CHECK_BYTES = 1 << 20
+CHECK_MIN_ROWS = 100
+MIN_ROWID, MAX_ROWID = -(2**63), 2**63 - 1
 FTS_TABLE = "chunks_fts"
 SCHEMA = "SELECT type, name, tbl_name, sql FROM sqlite_master"
 #: the FTS5 shadow tables of a virtual table ``v``: ``v_data``, ``v_idx``…
@@ -76,8 +87,15 @@ class PullReport:
     consistency: str = "one transaction"
     #: tables of the server not copied, with why
     skipped: dict[str, str] = field(default_factory=dict)
-    #: the server's time (:data:`SINCE`) when these rows were read: the next refresh asks for rows changed since
-    since: str | None = None
+    #: table → rows of the copy added, replaced or deleted (a refresh)
+    changed: dict[str, int] = field(default_factory=dict)
+    #: table → where the next refresh's byte-for-byte check window starts (after this rowid)
+    cursor: dict[str, int] = field(default_factory=dict)
+    #: table → rows of a larger table this refresh compared by summary only, not byte for byte
+    unchecked: dict[str, int] = field(default_factory=dict)
+    #: table → the copy's bucket summaries of a larger table (:func:`summary_sql`), kept by the refresh that
+    #: writes the copy (its only writer), so a refresh computes only those of the buckets it wrote
+    summaries: dict[str, dict[int, tuple[int, int, int]]] = field(default_factory=dict)
 
     @property
     def total(self) -> int:
@@ -268,8 +286,8 @@ def _pull_once(client: HranaClient, path: Path, progress: Progress | None, stop:
         for table in tables:
             conn.execute(table.sql)
             table.learn(conn)
-        *answers, now = client.read([*(q for t in tables for q in (_marks(t), _first(t))), SINCE])
-        report = PullReport(skipped=schema.skipped, since=now.rows[0][0])
+        answers = client.read([q for t in tables for q in (_marks(t), _first(t))])
+        report = PullReport(skipped=schema.skipped)
         marks: dict[str, tuple[int, int]] = {}
         for i, table in enumerate(tables):
             (count, mark), first = answers[2 * i].rows[0], answers[2 * i + 1]
@@ -300,6 +318,9 @@ def _pull_once(client: HranaClient, path: Path, progress: Progress | None, stop:
             if any(c.rows[0][0] != report.rows[t.name] for c, t in zip(counted, paged, strict=True)):
                 raise _Moved
         _stopped(stop)
+        for table in tables:  # what the first refresh compares the server's summaries with
+            if table.rowid and marks[table.name][0] > SMALL_TABLE:
+                report.summaries[table.name] = summaries(conn, table.name, _columns(conn, table.name))
         _finish(conn, schema)
         conn.execute("COMMIT")
         conn.execute("PRAGMA journal_mode = WAL")
@@ -367,17 +388,18 @@ def refresh(
     client: HranaClient,
     path: Path,
     *,
-    since: str | None = None,
+    previous: PullReport | None = None,
     progress: Progress | None = None,
     stop: threading.Event | None = None,
 ) -> PullReport:
-    """Bring the copy at ``path`` up to date, transferring only what changed (see the module's docstring), in one
-    local transaction. A server whose tables changed since the pull raises :class:`RemoteError` (open it again).
+    """Bring the copy at ``path`` up to date without trusting any clock or format (see the module's docstring),
+    in one local transaction. A server whose tables changed since the pull raises :class:`RemoteError` (open it
+    again). ``previous`` is the last pull's or refresh's report: where each larger table's byte-for-byte check goes
+    on, and the copy's summaries.
 
-    One request asks, in one transaction, for the schema, each table's count and mark, its first page of new
-    rows, its changed rows (``updated_at`` at or after ``since``, the time the last pull or refresh reported; the
-    copy's latest ``updated_at`` when not given) or, for a small table without it, all of it; only a table with
-    more new rows than a page, or with rows deleted, needs more requests."""
+    The first request asks, in one transaction, for the schema and, per table, either all of it (a small table)
+    or its bucket summaries, its rows past the copy's highest rowid and its next check window. The buckets whose
+    summaries differ from the copy's are read again in later requests, only when there are any."""
     with _untrusted(client):  # what the server's answers break is one line
         before = (client.traffic.requests, client.traffic.bytes)
         conn = apsw.Connection(str(path))
@@ -387,23 +409,23 @@ def refresh(
             # a row replaced by its key fires the delete triggers too, so chunks_fts loses the old text
             conn.execute("PRAGMA recursive_triggers = ON")
             local = plan(conn.execute(SCHEMA).fetchall())
-            asks = [_Ask.of(conn, t, since) for t in local.tables]
+            asks = [_Ask.of(conn, t, previous or PullReport()) for t in local.tables]
             changed = f"the tables of {client.url} changed since the snapshot was taken: open it again"
             try:
-                *answers, now = client.read([SCHEMA, *(q for ask in asks for q in ask.questions()), SINCE])
+                theirs, *answers = client.read([SCHEMA, *(q for ask in asks for q in ask.questions())])
             except RemoteError as exc:
                 if "no such" in str(exc):  # a table or column the copy has is gone
                     raise RemoteError(changed) from None
                 raise
-            if plan(answers[0].rows).signature != local.signature:
+            if plan(theirs.rows).signature != local.signature:
                 raise RemoteError(changed)
-            report = PullReport(since=now.rows[0][0])
+            report = PullReport()
             conn.execute("BEGIN IMMEDIATE")
-            at = 1
+            at = 0
             for done, ask in enumerate(asks, 1):
                 _stopped(stop, REFRESH_STOPPED)
                 count = len(ask.questions())
-                report.rows[ask.table.name] = ask.apply(client, conn, answers[at : at + count], stop)
+                ask.apply(client, conn, answers[at : at + count], report, stop)
                 at += count
                 if progress is not None:
                     progress(done, len(asks))
@@ -416,7 +438,45 @@ def refresh(
             conn.close()
         report.requests = client.traffic.requests - before[0]
         report.bytes = client.traffic.bytes - before[1]
+        if report.requests > 1:
+            report.consistency = "paged"
         return report
+
+
+def summary_sql(table: str, columns: list[str], where: str = "") -> str:
+    """Per bucket of 2**:data:`BUCKET_BITS` rowids: its rows, the sum of their rowids, the sum of a signature of each
+    row, and its highest rowid. The signature weighs every cell's type and size, an integer's value, a real's to
+    2⁻²⁰, and a text's instant to the millisecond when it reads as a time (``julianday``, whatever its format) —
+    what SQLite, libSQL and the ``tursodb`` engine compute alike, so the copy runs the same query and compares."""
+    cells = " + ".join(f"{i + 1} * {_cell(_quote(c))}" for i, c in enumerate(columns)) or "0"
+    return (
+        f"SELECT rowid >> {BUCKET_BITS}, count(*), sum(rowid % 1000003), sum({cells}), max(rowid) "
+        f"FROM {_quote(table)} {where} GROUP BY 1 ORDER BY 1"
+    )
+
+
+def summaries(conn: apsw.Connection, table: str, columns: list[str], buckets: Iterable[int] | None = None) -> dict:
+    """The copy's bucket summaries of ``table``: all of them, or those of ``buckets`` (absent when empty)."""
+    if buckets is None:
+        return {r[0]: tuple(r[1:4]) for r in conn.execute(summary_sql(table, columns))}
+    sql = summary_sql(table, columns, "WHERE rowid BETWEEN ? AND ?")
+    return {r[0]: tuple(r[1:4]) for b in buckets for r in conn.execute(sql, _bucket(b))}
+
+
+def _cell(c: str) -> str:
+    return (
+        f"(CASE typeof({c}) WHEN 'null' THEN 1 WHEN 'integer' THEN 2 + 8 * ({c} % 1000003) "
+        f"WHEN 'real' THEN 3 + 8 * (CAST({c} * 1048576 AS INTEGER) % 1000003) "
+        f"WHEN 'text' THEN 4 + 8 * octet_length({c}) "
+        f"+ 16 * coalesce(CAST(julianday({c}) * 86400000 AS INTEGER) % 1000003, 0) "
+        f"ELSE 5 + 8 * length({c}) END)"
+    )
+
+
+def _rows_between(table: _Table, low: int, high: int, limit: int | None = None) -> tuple[str, tuple[int, int]]:
+    """The rows with a rowid from ``low`` to ``high``, in rowid order (the first ``limit`` of them)."""
+    cap = "" if limit is None else f" LIMIT {int(limit)}"
+    return f"SELECT rowid, * FROM {_quote(table.name)} WHERE rowid BETWEEN ? AND ? ORDER BY rowid{cap}", (low, high)
 
 
 @dataclass
@@ -424,72 +484,170 @@ class _Ask:
     """What a refresh asks the server about one table, from what the copy holds."""
 
     table: _Table
-    have: int  # rows in the copy
+    columns: list[str]
     last: int  # the copy's highest rowid
-    since: str | None  # rows changed at or after this are read again; None when the table has no updated_at
-    whole: bool  # read all of it (no rowid, or small and without updated_at)
+    whole: bool  # read all of it (no rowid, or small)
+    cursor: int  # a larger table's check window starts after this rowid
+    window: int  # and holds this many rows
+    mine: dict[int, tuple[int, int, int]] | None  # the copy's summaries, when the last refresh kept them
 
     @classmethod
-    def of(cls, conn: apsw.Connection, table: _Table, since: str | None) -> _Ask:
+    def of(cls, conn: apsw.Connection, table: _Table, previous: PullReport) -> _Ask:
         name = _quote(table.name)
+        columns = _columns(conn, table.name)
         if not table.rowid:
-            return cls(table, 0, 0, None, True)
-        table.learn(conn)
-        have, last = conn.execute(f"SELECT {table.count}, coalesce(max(rowid), 0) FROM {name}").fetchall()[0]
-        if not _has_column(conn, table.name, "updated_at"):
-            return cls(table, have, last, None, have <= SMALL_TABLE and table.name not in APPEND_ONLY)
-        if since is None:
-            since = conn.execute(f"SELECT coalesce(max(updated_at), '') FROM {name}").fetchall()[0][0]
-        return cls(table, have, last, since, False)
+            return cls(table, columns, 0, True, 0, 0, None)
+        have, last = conn.execute(f"SELECT count(*), coalesce(max(rowid), 0) FROM {name}").fetchall()[0]
+        # the window's rows from the size of the latest ones (a sum over the whole table would read all of it)
+        (size,) = conn.execute(
+            f"SELECT coalesce(avg({_size(columns)}), 1) FROM (SELECT * FROM {name} ORDER BY rowid DESC LIMIT 100)"
+        ).fetchall()[0]
+        window = max(CHECK_MIN_ROWS, int(CHECK_BYTES // max(1.0, size)))
+        cursor, mine = previous.cursor.get(table.name, 0), previous.summaries.get(table.name)
+        return cls(table, columns, last, have <= SMALL_TABLE, cursor, window, mine)
 
     def questions(self) -> list[str | tuple[str, tuple[Any, ...]]]:
         name = _quote(self.table.name)
-        if self.whole:
-            return [f"SELECT rowid, * FROM {name}" if self.table.rowid else f"SELECT * FROM {name}"]
-        asked: list[str | tuple[str, tuple[Any, ...]]] = [_marks(self.table), _page(self.table, self.last, None)]
-        if self.since is not None:
-            asked.append((f"SELECT rowid, * FROM {name} WHERE rowid <= ? AND updated_at >= ?", (self.last, self.since)))
-        return asked
+        if not self.table.rowid:
+            return [f"SELECT * FROM {name}"]
+        new = [f"SELECT coalesce(max(rowid), {MIN_ROWID}) FROM {name}", _page(self.table, self.last, None)]
+        if self.whole:  # one row more than a small table holds says rows were added among its rows
+            return [_rows_between(self.table, MIN_ROWID, self.last, SMALL_TABLE + 1), *new]
+        window = _rows_between(self.table, self.cursor + 1, self.last, self.window)  # new rows come in the page
+        return [summary_sql(self.table.name, self.columns), window, *new]
 
     def apply(
-        self, client: HranaClient, conn: apsw.Connection, answers: list[Rows], stop: threading.Event | None
-    ) -> int:
-        """Write the answers into the copy, paging on for more new rows and asking for the rowids left when rows
-        were deleted; the rows received for this table."""
-        name = _quote(self.table.name)
-        if self.whole:
-            conn.execute(f"DELETE FROM {name}")
-            _insert(conn, self.table, answers[0].columns, answers[0].rows)
-            return len(answers[0].rows)
-        (count, top), page, *changed = answers[0].rows[0], answers[1], *answers[2:]
-        received, after = 0, self.last
-        for rows in changed:
-            _insert(conn, self.table, rows.columns, rows.rows)
-            received += len(rows.rows)
-        while True:
-            if page.rows and page.rows[0][0] <= after:  # a server that sends the same rows again would never end
-                raise RemoteError(f"{client.url} sent {self.table.name} rows out of rowid order")
-            after = page.rows[-1][0] if page.rows else after
-            rows = [r for r in page.rows if r[0] <= top]  # those added after the marks were read wait
-            _insert(conn, self.table, page.columns, rows)
-            received += len(rows)
-            if len(page.rows) < PAGE_ROWS or not rows or rows[-1][0] >= top:
-                break
+        self,
+        client: HranaClient,
+        conn: apsw.Connection,
+        answers: list[Rows],
+        report: PullReport,
+        stop: threading.Event | None,
+    ) -> None:
+        """Make the copy's table equal to the server's as the answers show it, asking for more where they say a
+        bucket differs; counts in ``report`` the rows received and the rows changed."""
+        name, table = self.table.name, self.table
+        if not table.rowid:
+            report.rows[name] = len(answers[0].rows)
+            report.changed[name] = _sync_keyless(conn, table, answers[0])
+            return
+        ask, received = self, 0
+        if self.whole and len(answers[0].rows) > SMALL_TABLE:  # read again as a larger table, in a request of its own
+            ask, received = replace(self, whole=False), len(answers[0].rows)
+            answers = client.read(ask.questions())
+        *first, marks, page = answers
+        report.rows[name] = received + len(first[-1].rows) + len(page.rows)  # the old rows or the window; new rows
+        touched: set[int] = set()  # the buckets written
+        changed = ask._new_rows(client, conn, page, marks.rows[0][0], report, stop, touched)
+        if ask.whole:
+            report.changed[name] = changed + _sync(conn, table, first[0], MIN_ROWID, ask.last)
+            return
+        summaries, window = first
+        # the check window: every byte of its rows compared, then on from where it ended (from the start once it
+        # reached the copy's highest rowid)
+        full = len(window.rows) == ask.window
+        high = window.rows[-1][0] if full else ask.last
+        changed += _sync(conn, table, window, ask.cursor + 1, high, touched)
+        report.cursor[name] = high if full else 0
+        report.unchecked[name] = max(0, sum(r[1] for r in summaries.rows) - len(window.rows))
+        # every bucket whose summary differs from the copy's is read again (one that is gone, deleted)
+        theirs = {r[0]: tuple(r[1:4]) for r in summaries.rows}
+        mine = _recount(conn, ask, ask.mine, touched)
+        differ = sorted(b for b in theirs.keys() | mine.keys() if theirs.get(b) != mine.get(b))
+        touched = set(differ)
+        for b in (b for b in differ if b not in theirs):
+            conn.execute(f"DELETE FROM {_quote(name)} WHERE rowid BETWEEN ? AND ?", _bucket(b))
+            changed += conn.changes()
+        wanted = [b for b in differ if b in theirs]
+        per = max(1, PAGE_ROWS >> BUCKET_BITS)
+        for i in range(0, len(wanted), per):
             _stopped(stop, REFRESH_STOPPED)
-            (page,) = client.read([_page(self.table, rows[-1][0], top)])
-        # every row of the copy is at or below the server's mark now: count them all (through an index)
-        if conn.execute(f"SELECT {self.table.count} FROM {name}").fetchall()[0][0] != count:
-            (kept,) = client.read([f"SELECT rowid FROM {name} WHERE rowid <= {top}"])  # rows were deleted there
-            received += len(kept.rows)
-            conn.execute("CREATE TEMP TABLE IF NOT EXISTS kept_rowids (id INTEGER PRIMARY KEY)")
-            conn.execute("DELETE FROM temp.kept_rowids")
-            conn.executemany("INSERT INTO temp.kept_rowids VALUES (?)", kept.rows)
-            conn.execute(f"DELETE FROM {name} WHERE rowid NOT IN temp.kept_rowids")  # above the mark too: gone
-        return received
+            part = wanted[i : i + per]
+            for b, rows in zip(part, client.read([_rows_between(table, *_bucket(b)) for b in part]), strict=True):
+                report.rows[name] += len(rows.rows)
+                changed += _sync(conn, table, rows, *_bucket(b))
+        report.changed[name] = changed
+        report.summaries[name] = _recount(conn, ask, mine, touched)
+
+    def _new_rows(
+        self,
+        client: HranaClient,
+        conn: apsw.Connection,
+        page: Rows,
+        top: int,
+        report: PullReport,
+        stop: threading.Event | None,
+        touched: set[int],
+    ) -> int:
+        """The rows past the copy's highest rowid, from ``page`` on, up to ``top`` (the server's highest rowid when
+        the first request was read: rows added later wait for the next refresh); the rows changed."""
+        name, changed, after = self.table.name, 0, self.last
+        while after < top:
+            if page.rows and page.rows[0][0] <= after:  # a server that sends the same rows again would never end
+                raise RemoteError(f"{client.url} sent {name} rows out of rowid order")
+            end = page.rows[-1][0] if len(page.rows) == PAGE_ROWS and page.rows[-1][0] < top else top
+            changed += _sync(conn, self.table, page, after + 1, end, touched)
+            after = end
+            if after < top:
+                _stopped(stop, REFRESH_STOPPED)
+                (page,) = client.read([_rows_between(self.table, after + 1, top, PAGE_ROWS)])
+                report.rows[name] += len(page.rows)
+        return changed
 
 
-def _has_column(conn: apsw.Connection, table: str, column: str) -> bool:
-    return any(r[1] == column for r in conn.execute(f"PRAGMA table_info({_quote(table)})"))
+def _bucket(b: int) -> tuple[int, int]:
+    """The first and last rowid of bucket ``b``."""
+    return max(MIN_ROWID, b << BUCKET_BITS), min(MAX_ROWID, ((b + 1) << BUCKET_BITS) - 1)
+
+
+def _size(columns: list[str]) -> str:
+    return " + ".join(f"coalesce(octet_length({_quote(c)}), 0)" for c in columns) or "0"
+
+
+def _recount(
+    conn: apsw.Connection, ask: _Ask, mine: dict[int, tuple[int, int, int]] | None, buckets: set[int]
+) -> dict[int, tuple[int, int, int]]:
+    """The copy's summaries of ``ask``'s table: ``mine`` with those of ``buckets`` computed again, or all of them
+    computed when there is no ``mine``."""
+    if mine is None:
+        return summaries(conn, ask.table.name, ask.columns)
+    out = {b: s for b, s in mine.items() if b not in buckets}
+    out.update(summaries(conn, ask.table.name, ask.columns, buckets))
+    return out
+
+
+def _columns(conn: apsw.Connection, table: str) -> list[str]:
+    return [r[1] for r in conn.execute(f"PRAGMA table_info({_quote(table)})")]
+
+
+def _sync(
+    conn: apsw.Connection, table: _Table, theirs: Rows, low: int, high: int, touched: set[int] | None = None
+) -> int:
+    """Make the copy's rows with a rowid from ``low`` to ``high`` those of ``theirs`` (rowid first) in that range,
+    writing only the rows that differ; how many rows were added, replaced or deleted (their buckets are added to
+    ``touched``)."""
+    name = _quote(table.name)
+    mine = {r[0]: r for r in conn.execute(f"SELECT rowid, * FROM {name} WHERE rowid BETWEEN ? AND ?", (low, high))}
+    server = {r[0]: r for r in theirs.rows if low <= r[0] <= high}
+    gone = [(rowid,) for rowid in mine.keys() - server.keys()]
+    new = [r for rowid, r in server.items() if mine.get(rowid) != r]
+    conn.executemany(f"DELETE FROM {name} WHERE rowid = ?", gone)
+    _insert(conn, table, theirs.columns, new)
+    if touched is not None:
+        touched.update(r[0] >> BUCKET_BITS for r in gone)
+        touched.update(r[0] >> BUCKET_BITS for r in new)
+    return len(gone) + len(new)
+
+
+def _sync_keyless(conn: apsw.Connection, table: _Table, theirs: Rows) -> int:
+    """A table without rowid made equal to ``theirs``: written again only when its rows differ."""
+    name = _quote(table.name)
+    mine = conn.execute(f"SELECT * FROM {name}").fetchall()
+    if sorted(map(repr, mine)) == sorted(map(repr, theirs.rows)):
+        return 0
+    conn.execute(f"DELETE FROM {name}")
+    _insert(conn, table, theirs.columns, theirs.rows)
+    return len(set(mine) ^ set(theirs.rows))
 
 
 def _remove(path: Path) -> None:

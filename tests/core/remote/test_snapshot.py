@@ -47,14 +47,17 @@ async def pull_rows(server: TursoServer, folder: Path) -> dict[str, list[tuple[A
         return rows_of(fresh.remote.path)
 
 
-def add_events(server: TursoServer, session_id: str, start: int, count: int) -> None:
-    """``count`` events appended to a session as the agent appends them (and the session's updated_at bumped)."""
+def add_events(
+    server: TursoServer, session_id: str, start: int, count: int, stamp: str = "2026-06-01 10:00:00"
+) -> None:
+    """``count`` events appended to a session as the agent appends them (and the session's updated_at set to
+    ``stamp``: whatever the agent's clock says, the refresh reads no time)."""
     rows = [
-        (session_id, start + i, json.dumps({"role": "user", "content": f"event {start + i}"}), "2026-11-25 10:00:00")
+        (session_id, start + i, json.dumps({"role": "user", "content": f"event {start + i}"}), stamp)
         for i in range(count)
     ]
     server.insert("conversation_events", ["session_id", "sequence", "payload_json", "created_at"], rows)
-    server.execute("UPDATE sessions SET updated_at = '2026-11-25 10:00:00' WHERE session_id = ?", [session_id])
+    server.execute("UPDATE sessions SET updated_at = ? WHERE session_id = ?", [stamp, session_id])
 
 
 def first_session(path: Path) -> str:
@@ -131,33 +134,38 @@ def test_search_on_the_snapshot_equals_search_on_the_local_file(oxydra_server, o
     asyncio.run(go())
 
 
-def test_a_refresh_moves_only_the_new_events(oxydra_server, oxydra_file, cache, tmp_path):
+def test_a_refresh_of_an_unchanged_memory_changes_nothing_in_one_request(oxydra_server, oxydra_file, cache):
+    async def go() -> None:
+        async with await open_remote(oxydra_server.url, folder=cache, embedding="deterministic") as memory:
+            before = rows_of(memory.remote.path)
+            report = await refresh_remote(memory)
+            assert report.requests == 1 and report.consistency == "one transaction"
+            assert set(report.changed.values()) == {0} and len(report.changed) == 11
+            assert report.rows == {t: len(rows) for t, rows in before.items() if t != "chunks_fts"}  # all small
+            assert rows_of(memory.remote.path) == before
+
+    asyncio.run(go())
+
+
+def test_a_refresh_moves_the_new_events_and_the_changed_session(oxydra_server, oxydra_file, cache, tmp_path):
     session = first_session(oxydra_file)
 
     async def go() -> None:
         async with await open_remote(oxydra_server.url, folder=cache, embedding="deterministic") as memory:
             copy = memory.remote.path
-            before = rows_of(copy)
-            conn = apsw.Connection(str(copy), flags=apsw.SQLITE_OPEN_READONLY)
-            stamped = {t for t in before if "updated_at" in {r[1] for r in conn.execute(f"PRAGMA table_info({t})")}}
-            conn.close()
-            small = {t: len(before[t]) for t in ("gateway_sessions", "memory_migrations", "schedule_runs")}
-            first = memory.open_notice
-            add_events(oxydra_server, session, 1000, 1_000)
+            add_events(oxydra_server, session, 1000, 1_000, stamp="1999-01-01 00:00:00")  # a clock far behind
             report = await refresh_remote(memory)
-            assert report.rows["conversation_events"] == 1_000  # the new events, and nothing else of that table
-            assert report.rows == {  # tables with updated_at: only the rows changed since the pull
-                **dict.fromkeys(stamped, 0),
-                **small,  # small tables without it, read whole
-                "conversation_events": 1_000,
-                "sessions": 1,  # the session whose updated_at the agent bumped
-            }
-            assert len(stamped) == 7 and report.total == 1_001 + sum(small.values())
-            assert report.requests == 1  # one transaction: schema, marks, new and changed rows, the small tables
+            assert {t: n for t, n in report.changed.items() if n} == {"conversation_events": 1_000, "sessions": 1}
+            assert report.requests == 1 and report.consistency == "one transaction"
+            assert report.rows["conversation_events"] == 1_021  # the 21 the copy had, compared, and the new ones
+            assert report.unchecked == {}  # every table small: read whole
             assert rows_of(copy) == await pull_rows(oxydra_server, tmp_path / "fresh")
             events = await memory.events_page(session, 999, 5)
             assert [e.sequence for e in events] == [1000, 1001, 1002, 1003, 1004]
-            assert memory.open_notice != first or memory.open_notice.startswith("snapshot of")
+            again = await refresh_remote(memory)  # 1,021 events now: summaries, a check window, no new rows
+            assert again.requests == 1 and set(again.changed.values()) == {0}
+            assert again.rows["conversation_events"] == 1_021 and again.unchecked["conversation_events"] == 0
+            assert again.cursor["conversation_events"] == 0  # 1,021 events of ~100 bytes fit in one 1 MiB window
 
     asyncio.run(go())
 
@@ -172,18 +180,20 @@ def test_a_refresh_follows_changes_and_deletions_and_keeps_fts_in_step(oxydra_se
             gone, changed = chunk[0][0]["value"], chunk[1][0]["value"]
             server.execute("DELETE FROM chunks_vec WHERE chunk_id = ?", [gone])
             server.execute("DELETE FROM chunks WHERE chunk_id = ?", [gone])
-            server.execute(
-                "UPDATE chunks SET chunk_text = 'a marmalade recipe', updated_at = '2026-11-25 11:00:00' "
-                "WHERE chunk_id = ?",
-                [changed],
-            )
-            server.execute(
-                "UPDATE session_state SET state_json = '{\"summary\":\"new\"}', updated_at = '2026-11-25 11:00:00' "
+            server.execute("UPDATE chunks SET chunk_text = 'a marmalade recipe' WHERE chunk_id = ?", [changed])
+            server.execute(  # written with another clock's format
+                "UPDATE session_state SET state_json = '{\"summary\":\"new\"}', updated_at = '2026-06-01T11:00:00Z' "
                 "WHERE session_id = ?",
                 [session],
             )
             server.execute("DELETE FROM conversation_events WHERE rowid = (SELECT max(rowid) FROM conversation_events)")
-            await refresh_remote(memory)  # the deleted rows go, the last one (above the new mark) too
+            report = await refresh_remote(memory)
+            assert {t: n for t, n in report.changed.items() if n} == {
+                "chunks": 2,
+                "chunks_vec": 1,
+                "session_state": 1,
+                "conversation_events": 1,
+            }
             assert rows_of(memory.remote.path) == await pull_rows(server, tmp_path / "fresh")
             hits = await memory.search("oxmem", session, "marmalade", 5, vector_weight=0.0, fts_weight=1.0)
             assert [h.chunk_id for h in hits.hits if h.fts_raw is not None] == [changed]
