@@ -19,7 +19,7 @@
 #     with su ("sudo sh -c 'apt-get update && apt-get install -y libgl1 …'"), and exits 1.
 #   no apt-get: prints the missing libraries, exits 1.
 # Without PySide6's Qt folder it says so and exits 2; without ldd it says it cannot check and exits 0.
-# $OXMEM_ALSO_PACKAGES: more Debian packages for the printed command (./run test's nodejs and npm), so that a user
+# $OXMEM_ALSO_PACKAGES: more Debian packages for the printed command (./run test's nodejs, npm and faketime), so a user
 # is given one command, not two in turn.
 # On systems other than Linux it checks nothing and exits 0.
 set -uo pipefail

@@ -276,7 +276,7 @@ SCHEDULES = [
         "alice",
         "Check-in reminder",
         "Remind Alice to check in for EZY7Q2K",
-        {"type": "once", "at": "2027-03-11T09:00:00Z"},
+        {"type": "once", "at": "+40d"},
         timedelta(days=1),
         _always(""),
     ),
@@ -298,8 +298,9 @@ async def _fill_schedules(store: MemoryStore, now: datetime) -> tuple[int, int]:
     for spec in SCHEDULES:
         created = now - spec.age
         cadence = dict(spec.cadence)
-        if cadence.get("at") == "+2d":  # a one-shot that was due two days after it was made, so it has run
-            cadence["at"] = to_rfc3339((created + timedelta(days=2)).replace(second=0, microsecond=0))
+        if str(cadence.get("at", "")).startswith("+"):  # a one-shot N days after it was made ("+2d": it has run)
+            days = int(cadence["at"][1:-1])
+            cadence["at"] = to_rfc3339((created + timedelta(days=days)).replace(second=0, microsecond=0))
         schedule = await store.schedules.create(spec.user, spec.goal, cadence, name=spec.name, now=created)
         i = 0
         while not spec.paused and schedule.status == "active" and schedule.next_run_at:

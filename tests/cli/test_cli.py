@@ -1,6 +1,7 @@
 """The ``oxmem`` command line, run in-process as a user would type it."""
 
 import json
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import apsw
@@ -365,9 +366,8 @@ def test_schedule_errors(capsys, db, argv, message):
 
 def test_next_of_a_one_shot_that_has_passed_says_so(capsys, tmp_path):
     db = str(tmp_path / "m.db")
-    made = run_json(
-        capsys, "--db", db, "schedules", "add", "--user", "bob", "--goal", "g", "--at", "2099-01-01T09:00:00Z"
-    )
+    soon = (datetime.now(timezone.utc) + timedelta(days=30)).strftime("%Y-%m-%dT%H:%M:%SZ")  # relative to the CLI's now
+    made = run_json(capsys, "--db", db, "schedules", "add", "--user", "bob", "--goal", "g", "--at", soon)
     conn = apsw.Connection(db)
     conn.execute(
         "UPDATE schedules SET cadence_json = ? WHERE schedule_id = ?",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+from datetime import datetime, timezone
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
@@ -119,6 +120,11 @@ def qloop(qapp):
     asyncio.set_event_loop(None)
 
 
+#: the instant the windows' demo store is filled at (its schedules' runs played up to it, its notes aged from it):
+#: the tests' clock, never the machine's, so a test's calendar and lists are the same on any day
+DEMO_NOW = datetime(2026, 11, 23, 12, 0, tzinfo=timezone.utc)
+
+
 @pytest.fixture
 def make_window(qtbot, qloop, tmp_path):
     """``make_window(read_only=False)``: a main window on a fresh demo store; returns ``(window, ctx, dialogs)``."""
@@ -130,7 +136,7 @@ def make_window(qtbot, qloop, tmp_path):
         async def setup():
             if not path.exists():
                 store = await MemoryStore.open(path, embedding="deterministic")
-                await fill_demo(store)
+                await fill_demo(store, now=DEMO_NOW)
                 await store.aclose()
             ctx = StoreContext()
             dialogs = FakeDialogs()
