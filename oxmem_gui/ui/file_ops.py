@@ -16,9 +16,9 @@ from typing import Any
 from PySide6.QtCore import QSettings, QUrl
 from PySide6.QtGui import QDesktopServices, QDragEnterEvent, QDropEvent
 
-from ..core import KeyRequiredError, OperationCancelled
+from ..core import InvalidInputError, KeyRequiredError, OperationCancelled
 from ..core.compare import diff_files
-from ..core.remote import TOKEN_ENV, PullReport
+from ..core.remote import TOKEN_ENV, PullReport, server_url
 from ..core.store.backups import Backup
 from ..core.store.importing import ImportResult
 from ..core.store.jsonl import read_jsonl
@@ -80,6 +80,11 @@ class FileOperations:
             str(self.settings.value("remote/url", "")), str(self.settings.value("remote/variable", TOKEN_ENV))
         )
         if answer is None:
+            return
+        try:
+            server_url(answer.url)  # a URL that could carry a token is refused before it is shown or kept
+        except InvalidInputError as exc:
+            self.dialogs.error(str(exc))
             return
         self.settings.setValue("remote/url", answer.url)
         if answer.variable:

@@ -12,6 +12,7 @@ import pytest
 from PySide6.QtWidgets import QDialogButtonBox
 
 from oxmem_gui.core.remote import REMOTE_REASON
+from oxmem_gui.core.remote.hrana import CREDENTIALS
 from oxmem_gui.ui.remote_dialog import RemoteAnswer, RemoteDialog
 from tests.core.formats.fixtures import make_oxydra_agent
 from tests.core.remote.test_snapshot import add_events
@@ -137,3 +138,14 @@ def test_the_dialog_takes_the_token_from_a_variable_typed_or_none(qtbot, monkeyp
     typed.buttons.button(QDialogButtonBox.StandardButton.Open).click()
     assert typed.answer == RemoteAnswer("http://127.0.0.1:8080", "s3cret", None)
     assert os.environ["TEAM_TOKEN"] == "from-env"
+
+
+def test_a_url_with_a_token_in_it_is_refused_before_it_is_shown_or_kept(cache, make_window, qloop):
+    window, ctx, dialogs = make_window(read_only=True)
+    dialogs.remote_answers = [RemoteAnswer("libsql://db.example.turso.io?authToken=tok-SECRET-7", None, None)]
+    window.open_remote()
+    settle(qloop, ctx)
+    assert dialogs.errors == [CREDENTIALS]
+    window.settings.sync()
+    assert "SECRET" not in Path(window.settings.fileName()).read_text(encoding="utf-8")
+    assert "SECRET" not in window.statusBar().currentMessage() and ctx.store.remote is None

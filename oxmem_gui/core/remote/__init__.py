@@ -148,6 +148,7 @@ __all__ = [
     "cache_dir",
     "copy_path",
     "pull",
+    "server_url",
     "sweep",
     "token_from",
 ]

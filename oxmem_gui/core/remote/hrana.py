@@ -18,7 +18,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-import time
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from operator import itemgetter
@@ -29,9 +29,16 @@ from ..errors import InvalidInputError, OxmemError
 
 #: seconds to wait for a connection and for each read of an answer
 TIMEOUT = 30.0
-#: seconds an answer may take in all, however it trickles in
+#: seconds a request may take in all, its answer's headers included, however it trickles in
 ANSWER_SECONDS = 120
+#: the most bytes one answer may hold (a page of rows is a few MB); answers are asked for, and read, uncompressed
+ANSWER_BYTES = 128 << 20
 SCHEMES = {"libsql": "https", "https": "https", "http": "http"}
+#: why a URL that could carry a token is refused (said without repeating any of it)
+CREDENTIALS = (
+    "a token in the URL would be shown and saved with it: oxmem takes no user part (…@), query (?…) or fragment (#…) "
+    "in a libSQL URL; give the token through --auth-token-env (or the dialog)"
+)
 
 
 class RemoteError(OxmemError):
@@ -46,6 +53,8 @@ def server_url(url: str) -> str:
     """The base URL requests go to, from a URL as Turso prints it: ``libsql://db-org.turso.io`` (HTTPS),
     ``https://…``, or ``http://host:port`` for a local server. Anything else is :class:`InvalidInputError`."""
     text = url.strip()
+    if _credentials(text):  # before anything else: no message below may repeat it
+        raise InvalidInputError(CREDENTIALS)
     try:
         parts = urlsplit(text)
         parts.hostname  # noqa: B018 - raises on a bracketed host that is not an IPv6 address
@@ -63,10 +72,6 @@ def server_url(url: str) -> str:
         raise InvalidInputError(f"not a libSQL URL: {text!r} has a bad port") from None
     if not parts.hostname:
         raise InvalidInputError(f"not a libSQL URL: {text!r} names no host")
-    if "authtoken" in parts.query.lower() or parts.password:
-        raise InvalidInputError(
-            "a token in the URL would be shown and saved with it: give it through --auth-token-env (or the dialog)"
-        )
     base = urlunsplit((SCHEMES[scheme], parts.netloc, parts.path.rstrip("/"), "", ""))
     import httpx  # here, not at the top: every start of oxmem would pay its 50–70 ms import
 
@@ -75,6 +80,14 @@ def server_url(url: str) -> str:
     except (httpx.InvalidURL, UnicodeError) as exc:
         raise InvalidInputError(f"not a libSQL URL: {text[:200]!r} ({exc})") from None
     return base
+
+
+def _credentials(text: str) -> bool:
+    """Whether a URL has a part a token could be in: a query, a fragment, or a user part before the host."""
+    if "?" in text or "#" in text:
+        return True
+    authority = text.split("//", 1)[1] if "//" in text else text
+    return "@" in authority.split("/", 1)[0]
 
 
 def shown_url(url: str) -> str:
@@ -173,13 +186,17 @@ class HranaClient:
         if token and not all(33 <= ord(c) < 127 for c in token):
             raise InvalidInputError("the auth token has characters an HTTP header cannot carry (spaces, non-ASCII)")
         self._token = token
-        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        self._options = {"timeout": timeout, "transport": transport}
+        self._http = self._client()
+        self.traffic = Traffic()
+
+    def _client(self) -> Any:
         import httpx  # imported by server_url above, so no cost here
 
-        self._http = httpx.Client(
-            headers=headers, timeout=timeout, follow_redirects=True, transport=transport, trust_env=False
-        )
-        self.traffic = Traffic()
+        headers = {"Accept-Encoding": "identity"}  # an answer is read as sent: no decompression to bound
+        if self._token:
+            headers["Authorization"] = f"Bearer {self._token}"
+        return httpx.Client(headers=headers, follow_redirects=True, trust_env=False, **self._options)
 
     def close(self) -> None:
         self._http.close()
@@ -195,29 +212,55 @@ class HranaClient:
         rows. The first statement that fails raises :class:`RemoteError` with the server's message."""
         request = transaction(statements)
         commit = len(request["batch"]["steps"]) - 2
-        result = self._pipeline([request])[0]
         try:
-            answers = _answers(result, commit)
-        except RemoteError as exc:
-            raise RemoteError(self._hide(str(exc))) from None
+            return _answers(self._pipeline([request])[0], commit)
+        except RemoteError as exc:  # whatever the server's words repeat, the token is blanked out of them
+            raise type(exc)(self.hide(str(exc))) from None
         except (AttributeError, TypeError, KeyError, IndexError, ValueError) as exc:  # binascii.Error included
-            raise RemoteError(f"{self.url} sent an answer that is not Hrana's ({type(exc).__name__}: {exc})") from None
-        return answers
+            said = self.hide(f"{type(exc).__name__}: {exc}")
+            raise RemoteError(f"{self.url} sent an answer that is not Hrana's ({said})") from None
 
     def _post(self, body: str) -> tuple[bytes, int]:
-        """The answer's bytes and status. httpx's timeout is per read: an answer trickled a byte at a time is cut
-        here once it has taken :data:`ANSWER_SECONDS` in all."""
-        deadline = time.monotonic() + ANSWER_SECONDS
-        headers = {"Content-Type": "application/json"}
-        with self._http.stream("POST", self.endpoint, content=body, headers=headers) as response:
-            chunks = []
-            for chunk in response.iter_bytes():
-                chunks.append(chunk)
-                if time.monotonic() > deadline:
-                    raise RemoteError(f"{self.host} sent its answer too slowly (over {ANSWER_SECONDS} s)")
-            return b"".join(chunks), response.status_code
+        """The answer's bytes and status, read as sent. httpx's timeout is per read: a request whose answer —
+        headers included — trickles in is cut once it has taken :data:`ANSWER_SECONDS` in all (its connection
+        closed from a timer); an answer over :data:`ANSWER_BYTES`, or compressed though asked not to be, is
+        refused as it comes."""
+        slow = f"{self.host} sent its answer too slowly (over {ANSWER_SECONDS:g} s)"
+        expired = threading.Event()
+        http = self._http
 
-    def _hide(self, text: str) -> str:
+        def expire() -> None:
+            expired.set()
+            http.close()  # the blocked read fails at once
+
+        timer = threading.Timer(ANSWER_SECONDS, expire)
+        timer.daemon = True
+        timer.start()
+        try:
+            headers = {"Content-Type": "application/json"}
+            with http.stream("POST", self.endpoint, content=body, headers=headers) as response:
+                encoding = response.headers.get("Content-Encoding", "identity").strip().lower()
+                if encoding not in ("", "identity"):
+                    raise RemoteError(f"{self.host} sent a compressed answer ({encoding[:40]}) though asked not to")
+                chunks, size = [], 0
+                for chunk in response.iter_raw():
+                    size += len(chunk)
+                    if size > ANSWER_BYTES:
+                        raise RemoteError(f"{self.host} sent an answer over {ANSWER_BYTES >> 20} MiB: refused")
+                    chunks.append(chunk)
+                    if expired.is_set():
+                        raise RemoteError(slow)
+                return b"".join(chunks), response.status_code
+        except Exception:
+            if expired.is_set():
+                raise RemoteError(slow) from None
+            raise
+        finally:
+            timer.cancel()
+            if expired.is_set():
+                self._http = self._client()  # the timer closed the old one
+
+    def hide(self, text: str) -> str:
         """``text`` (a server's words, an error's) with the token blanked out, should it be there."""
         return text.replace(self._token, "[token]") if self._token else text
 
@@ -230,24 +273,24 @@ class HranaClient:
         try:
             raw, status = self._post(body)
         except httpx.ConnectError as exc:
-            raise RemoteError(f"could not connect to {self.host}: {self._hide(_reason(exc))}") from None
+            raise RemoteError(f"could not connect to {self.host}: {self.hide(_reason(exc))}") from None
         except httpx.TimeoutException:
             raise RemoteError(f"{self.host} did not answer within {self._http.timeout.read:g} s") from None
         except httpx.TooManyRedirects:
             raise RemoteError(f"{self.host} redirects in a loop") from None
         except httpx.HTTPError as exc:  # cut off, malformed, an encoding that does not decode
-            raise RemoteError(f"the connection to {self.host} broke off: {self._hide(_reason(exc))}") from None
+            raise RemoteError(f"the connection to {self.host} broke off: {self.hide(_reason(exc))}") from None
         self.traffic.requests += 1
         self.traffic.bytes += len(raw)
         if status in (401, 403):
-            said = self._hide(_first_line(raw))
+            said = self.hide(_first_line(raw))
             raise TokenError(f"{self.host} refused the auth token (HTTP {status}{': ' + said if said else ''})")
         try:
             answer = json.loads(raw) if status == 200 else None
         except (ValueError, RecursionError):
             answer = None
         if not isinstance(answer, dict) or not isinstance(answer.get("results"), list):
-            said = self._hide(_first_line(raw))
+            said = self.hide(_first_line(raw))
             raise RemoteError(
                 f"{self.url} does not answer as a libSQL server (HTTP {status} from POST /v2/pipeline"
                 f"{': ' + said if said else ''})"
@@ -257,7 +300,7 @@ class HranaClient:
             if not isinstance(item, dict) or not isinstance(item.get("response", {}), dict):
                 raise RemoteError(f"{self.url} sent an answer that is not Hrana's (a result is {item!r:.60})")
             if item.get("type") == "error":
-                raise RemoteError(f"the server refused the request: {self._hide(_message(item.get('error')))}")
+                raise RemoteError(f"the server refused the request: {self.hide(_message(item.get('error')))}")
             results.append(item.get("response", {}).get("result") or {})
         if len(results) != len(requests):
             raise RemoteError(f"{self.url} answered {len(results)} of {len(requests)} requests")

@@ -377,7 +377,8 @@ def _untrusted(client: HranaClient) -> Iterator[None]:
         raise
     except (ValueError, TypeError, IndexError, KeyError, AttributeError, OverflowError, apsw.SQLError,
             apsw.ConstraintError, apsw.BindingsError, apsw.MismatchError) as exc:  # fmt: skip
-        raise RemoteError(f"{client.url} sent rows oxmem cannot use ({type(exc).__name__}: {exc})") from None
+        said = client.hide(f"{type(exc).__name__}: {exc}")  # a server may echo the token into a value
+        raise RemoteError(f"{client.url} sent rows oxmem cannot use ({said})") from None
 
 
 def _names(conn: apsw.Connection) -> set[str]:

@@ -4,6 +4,7 @@ refused connection, a refused token, a server that is not libSQL, a pull or a re
 from __future__ import annotations
 
 import asyncio
+import gzip
 import json
 import time
 
@@ -13,7 +14,7 @@ import pytest
 
 from oxmem_gui.core import InvalidInputError
 from oxmem_gui.core.memory import open_remote, refresh_remote
-from oxmem_gui.core.remote import HranaClient, RemoteError, TokenError, snapshot
+from oxmem_gui.core.remote import HranaClient, RemoteError, TokenError, hrana, snapshot
 from oxmem_gui.core.remote.hrana import server_url, value
 from tests.core.remote.test_snapshot import add_events, first_session, rows_of
 from tests.remote_server import StubServer, cutting_proxy, free_port, reply
@@ -46,6 +47,7 @@ def refused_by(answer, cache) -> tuple[str, str]:
         ("http://127.0.0.1:99999", "not a libSQL URL: 'http://127.0.0.1:99999' has a bad port"),
         ("libsql://db.turso.io?authToken=abc", "a token in the URL would be shown and saved with it"),
         ("https://user:pw@db.turso.io", "a token in the URL would be shown and saved with it"),
+        ("http://SECRET@db.turso.io", "a token in the URL would be shown and saved with it"),
     ],
 )
 def test_a_bad_url_is_one_line(url, message, cache):
@@ -272,7 +274,10 @@ def test_a_url_httpx_would_refuse_is_one_line_before_any_request(url, said, cach
             ),
             "redirects in a loop",
         ),
-        (lambda h, _: reply_encoded(h, "gzip", b"not gzip at all"), "broke off: "),
+        (
+            lambda h, _: reply_encoded(h, "gzip", b"not gzip at all"),
+            "sent a compressed answer (gzip) though asked not to",
+        ),
         (lambda h, _: reply(h, 200, b"[" * 100_000 + b"]" * 100_000), "does not answer as a libSQL server (HTTP 200"),
     ],
 )
@@ -334,3 +339,81 @@ def test_a_table_named_chunks_that_is_not_the_stores_opens_as_tables(server, cac
             assert [t.name for t in await memory.tables()] == ["chunks"]
 
     asyncio.run(go())
+
+
+SECRET = "tok-SECRET-41"
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        f"ftp://h/?authToken={SECRET}",  # a scheme refused: said before, with the whole URL
+        f"http://h:99999/?authToken={SECRET}",  # a bad port
+        f"http://[::1/?authToken={SECRET}",  # a broken IPv6 host
+        f"http:///?authToken={SECRET}",  # no host
+        f"http://{SECRET}@db.example",  # a token as the user part (httpx would send it as Basic auth)
+        f"http://user:{SECRET}@db.example",
+        f"libsql://db.example?auth_token={SECRET}",
+        f"libsql://db.example?token={SECRET}",
+        f"libsql://db.example?jwt={SECRET}",
+        f"libsql://db.example/#{SECRET}",
+    ],
+)
+def test_a_url_that_could_carry_a_token_is_refused_without_repeating_it(url, cache):
+    with pytest.raises(InvalidInputError) as caught:
+        opening(url, cache)
+    assert SECRET not in str(caught.value) and str(caught.value).startswith("a token in the URL would be shown")
+    assert not cache.exists()
+
+
+def echoing(handler, body: bytes) -> None:
+    """A hostile server: the Authorization header it was sent, echoed as a bare-string result and as an integer
+    cell that is not a number."""
+    said = handler.headers.get("Authorization", "")
+    cells = [{"type": "integer", "value": said}]
+    results = [{"type": "ok", "response": {"type": "batch", "result": {"step_results": [{}, {"cols": [{"name": "x"}],
+               "rows": [cells]}, {}], "step_errors": [None, None, None]}}}]  # fmt: skip
+    reply(handler, 200, json.dumps({"results": results}).encode(), "application/json")
+
+
+def test_a_server_that_echoes_the_token_never_gets_it_shown(cache):
+    for answer in (echoing, lambda h, _: reply(h, 200, json.dumps({"results": [h.headers["Authorization"]]}).encode())):
+        stub = StubServer(answer)
+        try:
+            with pytest.raises(RemoteError) as caught:
+                opening(stub.url, cache, token=SECRET)
+        finally:
+            stub.stop()
+        assert SECRET not in str(caught.value) and "[token]" in str(caught.value)
+
+
+def trickle_headers(handler, body: bytes) -> None:
+    handler.wfile.write(b"HTTP/1.1 200 OK\r\n")
+    for i in range(100):  # a header line every 0.1 s: each read is in time, the whole never ends
+        handler.wfile.write(f"X-Slow-{i}: 1\r\n".encode())
+        handler.wfile.flush()
+        time.sleep(0.1)
+
+
+def test_a_request_whose_headers_trickle_in_is_cut_at_the_deadline(monkeypatch):
+    monkeypatch.setattr(hrana, "ANSWER_SECONDS", 1)
+    stub = StubServer(trickle_headers)
+    try:
+        with HranaClient(stub.url) as client:
+            started = time.monotonic()
+            with pytest.raises(RemoteError) as caught:
+                client.read(["SELECT 1"])
+            assert time.monotonic() - started < 5
+            assert str(caught.value) == f"{client.host} sent its answer too slowly (over 1 s)"
+    finally:
+        stub.stop()
+
+
+def test_an_answer_too_big_or_compressed_is_refused_as_it_comes(monkeypatch, cache):
+    monkeypatch.setattr(hrana, "ANSWER_BYTES", 1 << 20)
+    big = b'{"results": ["' + b"x" * (4 << 20) + b'"]}'
+    _, message = refused_by(lambda h, _: reply(h, 200, big, "application/json"), cache)
+    assert message.endswith("sent an answer over 1 MiB: refused")
+    bomb = gzip.compress(b"[" * (50 << 20))  # 50 MiB of JSON in ~50 KB
+    _, message = refused_by(lambda h, _: reply_encoded(h, "gzip", bomb), cache)
+    assert message.endswith("sent a compressed answer (gzip) though asked not to")
