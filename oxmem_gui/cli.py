@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import csv
 import dataclasses
 import errno
@@ -17,6 +18,7 @@ import json
 import math
 import os
 import re
+import signal
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -37,7 +39,7 @@ from .core.embeddings.model_files import (
     locate_model,
     verify_prepared,
 )
-from .core.errors import EmbeddingError, InvalidInputError, ReadOnlyError
+from .core.errors import EmbeddingError, InvalidInputError, OperationCancelled, ReadOnlyError
 from .core.formats.base import EvictionPreview, Retriever
 from .core.formats.detect import article
 from .core.formats.encrypted import KEY_ENV
@@ -76,6 +78,7 @@ from .core.store.jsonl import read_jsonl
 from .core.store.migrations import discard_new_store
 from .core.store.notes import NOTES_PREFIX
 from .core.store.sql_console import DEFAULT_LIMIT as SQL_LIMIT
+from .core.store.sql_console import DEFAULT_SECONDS as SQL_SECONDS
 from .core.store.sql_console import SqlResult
 from .core.store.summary import message_text
 from .logs import setup_logging
@@ -216,6 +219,21 @@ def _int_in(low: int, high: int) -> Callable[[str], int]:
             raise argparse.ArgumentTypeError(f"{text[:24]!r} is not a whole number") from None
         if not low <= value <= high:
             raise argparse.ArgumentTypeError(f"must be between {low:,} and {high:,}, got {shown}")
+        return value
+
+    return parse
+
+
+def _float_in(low: float, high: float) -> Callable[[str], float]:
+    """A number argument within ``[low, high]``, with a short message for anything else."""
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text[:24]!r} is not a number") from None
+        if not low <= value <= high:  # NaN included
+            raise argparse.ArgumentTypeError(f"must be between {low:g} and {high:g}, got {text[:24]}")
         return value
 
     return parse
@@ -436,6 +454,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("statement", type=_text, metavar="SQL")
     p.add_argument("--limit", type=_int_in(1, INT64_MAX), default=SQL_LIMIT, help="rows at most (default: %(default)s)")
     p.add_argument("--csv", action="store_true", help="print CSV (a header row, then the rows)")
+    p.add_argument(
+        "--timeout",
+        type=_float_in(0.001, 86_400),
+        default=SQL_SECONDS,
+        metavar="SECONDS",
+        help="stop the statement after this long (default: %(default)g; Ctrl-C stops it at once)",
+    )
     p = command(
         "diff",
         "what changed from OLD (a backup) to NEW, two files of one format: sessions added and removed, events "
@@ -1210,7 +1235,7 @@ async def _dispatch(store: Memory, args: argparse.Namespace) -> int:
     elif cmd == "tables":
         await _tables(store, args)
     elif cmd == "sql":
-        _print_sql(await store.sql(args.statement, args.limit), args)
+        _print_sql(await _console(store, args), args)
     elif cmd == "rankings":
         if args.use or args.reset:
             await choose_ranking(store, None if args.reset else args.use, args.session)
@@ -1290,6 +1315,21 @@ async def _tables(store: Memory, args: argparse.Namespace) -> None:
     end = page.offset + len(page.rows)
     more = f"; more with --offset {end}" if page.more else ""
     print(f"rows {page.offset + 1}–{end}{more}" if page.rows else f"no rows after row {page.offset:,}")
+
+
+async def _console(store: Memory, args: argparse.Namespace) -> SqlResult:
+    """``oxmem sql``: the statement stopped at ``--timeout`` or by Ctrl-C (SQLite's interrupt, as the inspector's
+    Cancel), which then ends the command as any interrupt does."""
+    loop = asyncio.get_running_loop()
+    with contextlib.suppress(NotImplementedError, RuntimeError):  # elsewhere Ctrl-C is as Python handles it
+        loop.add_signal_handler(signal.SIGINT, store.interrupt)
+    try:
+        return await store.sql(args.statement, args.limit, seconds=args.timeout)
+    except OperationCancelled:
+        raise KeyboardInterrupt from None
+    finally:
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.remove_signal_handler(signal.SIGINT)
 
 
 def _print_sql(result: SqlResult, args: argparse.Namespace) -> None:

@@ -205,13 +205,22 @@ class MemoryStore:
     async def table_page(self, name: str, offset: int = 0, limit: int = TABLE_PAGE) -> TablePage:
         return await self._db.read(table_page, name, offset, limit)
 
-    async def sql(self, text: str, limit: int = sql_console.DEFAULT_LIMIT, skip: int = 0) -> sql_console.SqlResult:
-        """Read-only SQL on the file (:func:`.store.sql_console.run_sql`)."""
-        return await self._db.read(sql_console.run_sql, text, limit, skip)
+    async def sql(
+        self,
+        text: str,
+        limit: int = sql_console.DEFAULT_LIMIT,
+        skip: int = 0,
+        seconds: float = sql_console.DEFAULT_SECONDS,
+    ) -> sql_console.SqlResult:
+        """Read-only SQL on the file (:func:`.store.sql_console.console`): stopped at ``seconds`` or by
+        :meth:`interrupt`, never holding a lock the agent's writes wait for."""
+        self._sql_stop = threading.Event()
+        return await self._db.run(sql_console.console, text, limit, skip, seconds, self._sql_stop)
 
     def interrupt(self) -> None:
-        """Stop the statement running on the file's connection now (SQLite's interrupt, safe from any thread): it
-        fails with "interrupted"; nothing is written either way."""
+        """Stop the SQL statement running on the file now (safe from any thread): it fails with "the statement was
+        stopped"; nothing is written either way."""
+        getattr(self, "_sql_stop", threading.Event()).set()
         self._db.conn.interrupt()
 
     def retrievers(self) -> list[Retriever]:

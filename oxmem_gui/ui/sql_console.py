@@ -41,7 +41,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..core.errors import InvalidInputError
+from ..core.errors import InvalidInputError, OperationCancelled
 from ..core.formats.tables import TableInfo
 from ..core.store.sql_console import SqlResult
 from .cells_model import CellsModel
@@ -318,13 +318,13 @@ class SqlConsole(QWidget):
             return True
         self.cancel_button.setEnabled(False)
         self.model.loading = False
-        if isinstance(exc, InvalidInputError):
-            self._say(str(exc)[:1].upper() + str(exc)[1:], error=True)
+        if isinstance(exc, InvalidInputError | OperationCancelled):
+            self._say(str(exc)[:1].upper() + str(exc)[1:], error=isinstance(exc, InvalidInputError))
             return True
         return False
 
     def cancel(self) -> None:
-        """SQLite's interrupt: the running statement stops with "interrupted"."""
+        """Stop the running statement (SQLite's interrupt): "The statement was stopped; nothing was changed"."""
         store = self.ctx.store
         if store is not None and self.cancel_button.isEnabled():
             store.interrupt()

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -308,12 +309,22 @@ class ForeignReader:
     async def table_page(self, name: str, offset: int = 0, limit: int = table_browser.PAGE) -> table_browser.TablePage:
         return await self._db.read(table_browser.table_page, name, offset, limit)
 
-    async def sql(self, text: str, limit: int = sql_console.DEFAULT_LIMIT, skip: int = 0) -> sql_console.SqlResult:
-        """Read-only SQL on the file (:func:`..store.sql_console.run_sql`); an encrypted file's decrypted snapshot."""
-        return await self._db.read(sql_console.run_sql, text, limit, skip)
+    async def sql(
+        self,
+        text: str,
+        limit: int = sql_console.DEFAULT_LIMIT,
+        skip: int = 0,
+        seconds: float = sql_console.DEFAULT_SECONDS,
+    ) -> sql_console.SqlResult:
+        """Read-only SQL on the file (:func:`..store.sql_console.console`): stopped at ``seconds`` or by
+        :meth:`interrupt`, never holding a lock the agent's writes wait for."""
+        self._sql_stop = threading.Event()
+        return await self._db.run(sql_console.console, text, limit, skip, seconds, self._sql_stop)
 
     def interrupt(self) -> None:
-        """Stop the statement running on the file's connection now (SQLite's interrupt, safe from any thread)."""
+        """Stop the SQL statement running on the file now (safe from any thread): it fails with "the statement was
+        stopped"; nothing is written either way."""
+        getattr(self, "_sql_stop", threading.Event()).set()
         self._db.conn.interrupt()
 
     async def data_version(self) -> int:

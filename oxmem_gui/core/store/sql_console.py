@@ -6,18 +6,30 @@ action the statement would take while compiling it, and anything but reading is 
 writes and schema changes (also inside a CTE or a trigger), ``ATTACH`` (which ``VACUUM INTO`` needs too),
 ``load_extension`` and other functions that reach outside the file, and every ``PRAGMA`` except those that only
 read. The connection the CLI and the inspector give it is read-only as well, so there are two locks, not one.
+
+**It never holds the agent up.** A statement stops at its time limit (:data:`DEFAULT_SECONDS`, or the caller's)
+and whenever its ``stop`` event is set (Ctrl-C, the inspector's Cancel), through SQLite's progress handler: it
+says so in one line. A value may be at most :data:`MAX_VALUE_BYTES` (SQLite's own length limit, so
+``randomblob(900000000)`` fails before it is made) and a result at most :data:`MAX_RESULT_BYTES`. In WAL mode a
+reader never blocks a writer; on a file in a rollback journal mode, where it would (its shared lock keeps the
+agent's write waiting, then failing with "database is locked"), the statement runs on a copy of the file in
+memory made by :func:`snapshot_copy` a few pages at a time, each step holding the lock for well under a
+millisecond, so the agent never waits on the console.
 """
 
 from __future__ import annotations
 
 import itertools
+import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import apsw
 
-from ..errors import InvalidInputError
+from ..database import read_transaction
+from ..errors import InvalidInputError, OperationCancelled
 
 #: what a statement may do: read tables and columns, call functions, select, recurse (a recursive CTE)
 _ALLOWED = {apsw.SQLITE_SELECT, apsw.SQLITE_READ, apsw.SQLITE_FUNCTION, apsw.SQLITE_RECURSIVE}
@@ -51,6 +63,13 @@ _ACTIONS = {
 }
 _SCHEMA_TABLES = {"sqlite_master", "sqlite_schema", "sqlite_temp_master", "sqlite_temp_schema"}
 DEFAULT_LIMIT = 1000
+#: seconds a statement may run before it is stopped (the command line's --timeout)
+DEFAULT_SECONDS = 30.0
+#: the largest value a statement may make or return, and the most bytes a result may hold
+MAX_VALUE_BYTES = 64 << 20
+MAX_RESULT_BYTES = 256 << 20
+#: pages copied per step of :func:`snapshot_copy` (the source's lock is held for one step at a time)
+COPY_PAGES = 256
 
 
 @dataclass
@@ -86,18 +105,40 @@ def _authorizer(refusals: list[str]) -> Callable[..., int]:
     return authorize
 
 
-def run_sql(conn: apsw.Connection, sql: str, limit: int = DEFAULT_LIMIT, skip: int = 0) -> SqlResult:
+def run_sql(
+    conn: apsw.Connection,
+    sql: str,
+    limit: int = DEFAULT_LIMIT,
+    skip: int = 0,
+    *,
+    seconds: float = DEFAULT_SECONDS,
+    stop: threading.Event | None = None,
+) -> SqlResult:
     """The result of ``sql`` (one statement, or several: the last one's result) — at most ``limit`` rows, after
     the first ``skip`` (the next page of a result shown a page at a time: the statement runs again, in the snapshot
     of the call).
 
-    Raises :class:`InvalidInputError` with one line for SQL that SQLite rejects, and for anything but reading:
-    "refused: INSERT into messages — the SQL console only reads; nothing was changed"."""
+    Raises :class:`InvalidInputError` with one line for SQL that SQLite rejects, for anything but reading
+    ("refused: INSERT into messages — the SQL console only reads; nothing was changed"), for a statement that ran
+    past ``seconds`` and for a value or a result too big (see the module's docstring);
+    :class:`OperationCancelled` when ``stop`` is set while it runs."""
     if not isinstance(sql, str) or not sql.strip():
         raise InvalidInputError("no SQL given")
     refusals: list[str] = []
+    deadline = time.monotonic() + seconds
+    stopped: list[str] = []
+
+    def progress() -> bool:  # True stops the statement (SQLite's interrupt)
+        if stop is not None and stop.is_set():
+            stopped.append("cancelled")
+        elif time.monotonic() > deadline:
+            stopped.append("timeout")
+        return bool(stopped)
+
     previous = conn.authorizer
     conn.authorizer = _authorizer(refusals)
+    length = conn.limit(apsw.SQLITE_LIMIT_LENGTH, MAX_VALUE_BYTES)
+    conn.set_progress_handler(progress, 1000)
     try:
         cursor = conn.cursor()
         try:
@@ -106,21 +147,84 @@ def run_sql(conn: apsw.Connection, sql: str, limit: int = DEFAULT_LIMIT, skip: i
                 columns = [d[0] for d in cursor.get_description()]
             except apsw.ExecutionCompleteError:
                 columns = []
-            rows = []
+            rows: list[tuple[Any, ...]] = []
+            size = 0
             for row in itertools.islice(cursor, skip, None):
                 if len(rows) == limit:
                     return SqlResult(columns, rows, True)
+                size += 64 + sum(len(v) if isinstance(v, str | bytes) else 8 for v in row)  # a row's own cost too
+                if size > MAX_RESULT_BYTES:
+                    raise InvalidInputError(
+                        f"the result passed {MAX_RESULT_BYTES >> 20} MiB at row {skip + len(rows) + 1:,}: "
+                        "ask for fewer rows (--limit, --offset) or smaller columns"
+                    )
                 rows.append(row)
             return SqlResult(columns, rows)
         finally:
             cursor.close(force=True)
     except apsw.Error as exc:
+        if stopped == ["cancelled"] or (stop is not None and stop.is_set()):  # or SQLite's interrupt came first
+            raise OperationCancelled("the statement was stopped; nothing was changed") from exc
+        if stopped:
+            raise InvalidInputError(f"the statement was stopped after {seconds:g} s (its time limit)") from exc
         if refusals:  # a denied function is an SQLError, a denied action an AuthError
             raise InvalidInputError(
                 f"refused: {refusals[0]} — the SQL console only reads; nothing was changed"
             ) from exc
         if isinstance(exc, apsw.ReadOnlyError):
             raise InvalidInputError("refused: the statement would write — the SQL console only reads") from exc
+        if isinstance(exc, apsw.TooBigError):
+            raise InvalidInputError(f"a value would be over {MAX_VALUE_BYTES >> 20} MiB: refused") from exc
         raise InvalidInputError(f"SQL error: {str(exc).removeprefix('SQLError: ')}") from exc
     finally:
+        conn.set_progress_handler(None)
+        conn.limit(apsw.SQLITE_LIMIT_LENGTH, length)
         conn.authorizer = previous
+
+
+def blocks_writers(conn: apsw.Connection) -> bool:
+    """Whether a long read on ``conn`` would keep another program from writing: a file in a rollback journal
+    mode (not WAL, not in memory)."""
+    mode = conn.execute("PRAGMA journal_mode").fetchall()[0][0]
+    return mode not in ("wal", "memory") and bool(conn.filename)
+
+
+def snapshot_copy(conn: apsw.Connection, stop: threading.Event | None = None) -> apsw.Connection:
+    """A copy of ``conn``'s database in memory, made with SQLite's backup API :data:`COPY_PAGES` pages a step:
+    the source is locked for one step at a time, and a write between steps makes the copy start over (so it is
+    one consistent state). A source that stays busy is waited for, a step at a time."""
+    copy = apsw.Connection(":memory:")
+    try:
+        with copy.backup("main", conn, "main") as backup:
+            while not backup.done:
+                if stop is not None and stop.is_set():
+                    raise OperationCancelled("the statement was stopped; nothing was changed")
+                try:
+                    backup.step(COPY_PAGES)
+                except apsw.BusyError:
+                    time.sleep(0.005)  # the agent is writing: let it
+        return copy
+    except BaseException:
+        copy.close()
+        raise
+
+
+def console(
+    conn: apsw.Connection,
+    sql: str,
+    limit: int = DEFAULT_LIMIT,
+    skip: int = 0,
+    seconds: float = DEFAULT_SECONDS,
+    stop: threading.Event | None = None,
+) -> SqlResult:
+    """:func:`run_sql` as the command line and the inspector run it on a file beside a live agent: on a copy in
+    memory when a read would block the agent's writes (:func:`blocks_writers`), else in one read transaction.
+    Runs outside any transaction of ``conn``'s (the copy's steps must let go of the lock between them)."""
+    if blocks_writers(conn):
+        copy = snapshot_copy(conn, stop)
+        try:
+            return run_sql(copy, sql, limit, skip, seconds=seconds, stop=stop)
+        finally:
+            copy.close()
+    with read_transaction(conn):
+        return run_sql(conn, sql, limit, skip, seconds=seconds, stop=stop)
