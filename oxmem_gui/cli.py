@@ -628,8 +628,20 @@ def _plain(value: Any) -> Any:
     return value
 
 
+def _finite(value: Any) -> Any:
+    """``value`` with every float JSON cannot hold (``1e999``, NaN) as the string Python writes for it
+    (``"inf"``, ``"-inf"``, ``"nan"``): what ``--json`` prints is always valid JSON."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(v) for v in value]
+    return value
+
+
 def _print_json(value: Any) -> None:
-    text = json.dumps(_plain(value), indent=2, ensure_ascii=False)
+    text = json.dumps(_finite(_plain(value)), indent=2, ensure_ascii=False, allow_nan=False)
     # JSON escapes C0 controls itself; DEL, C1 and bidirectional controls are escaped too (inside strings, the
     # only place they can occur), so piping the document to a terminal is as safe as the table
     sys.stdout.write(_UNSAFE_IN_JSON.sub(lambda m: f"\\u{ord(m.group(0)):04x}", text) + "\n")
@@ -637,6 +649,7 @@ def _print_json(value: Any) -> None:
 
 def _table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
     cells = [[("" if v is None else safe(v)) for v in row] for row in rows]
+    headers = [safe(h) for h in headers]  # a column name is the file's text too (``SELECT 1 AS "\x1b]0;…"``)
     widths = [max([len(h)] + [len(r[i]) for r in cells]) for i, h in enumerate(headers)]
     lines = ["  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True)).rstrip()]
     lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in cells]
@@ -1340,12 +1353,22 @@ def _print_sql(result: SqlResult, args: argparse.Namespace) -> None:
         return
     if args.csv:
         out = csv.writer(sys.stdout, lineterminator="\n")
-        out.writerow(result.columns)
-        out.writerows([["" if v is None else v.hex() if isinstance(v, bytes) else v for v in r] for r in result.rows])
+        out.writerow([safe(c, keep_newlines=True) for c in result.columns])
+        out.writerows([[_cell_csv(v) for v in r] for r in result.rows])
     elif result.columns:
         print(_table(result.columns, [[shown_value(v, 40) for v in r] for r in result.rows]))
     more = f"; more with --limit {args.limit * 10}" if result.more else ""
     sys.stderr.write(f"{len(result.rows):,} row{'s' if len(result.rows) != 1 else ''}{more}\n")
+
+
+def _cell_csv(value: Any) -> Any:
+    """A cell for CSV: a BLOB as its hex, text with its control characters escaped (line ends kept: CSV quotes
+    them), a number as it is."""
+    if value is None:
+        return ""
+    if isinstance(value, bytes):
+        return value.hex()
+    return safe(value, keep_newlines=True) if isinstance(value, str) else value
 
 
 def _cell_json(value: Any) -> Any:
