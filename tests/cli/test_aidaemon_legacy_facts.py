@@ -1,0 +1,22 @@
+"""A fact renamed onto a key its category already has, in aidaemon's legacy layout (``UNIQUE(category, key)``): one
+line, exit 2, the file unchanged — never SQLite's constraint error; renaming onto a free key is done in place."""
+
+from __future__ import annotations
+
+from tests.cli._support import assert_one_error_line, fingerprint, run
+from tests.core.formats.fixtures import make_aidaemon
+
+
+def test_a_key_taken_in_the_legacy_layout_is_one_line_and_changes_nothing(capsys, tmp_path):
+    db = make_aidaemon(tmp_path / "aidaemon.db", "legacy")
+    assert run(capsys, "--db", str(db), "notes", "add", "preference", "color: blue")[:2] == (0, "fact:6\n")
+    assert run(capsys, "--db", str(db), "notes", "add", "preference", "size: large")[:2] == (0, "fact:7\n")
+    before = fingerprint(db)
+    assert_one_error_line(
+        *run(capsys, "--db", str(db), "notes", "update", "preference", "fact:7", "color: red"),
+        "preference already has a fact 'color' ('blue'): edit that one instead; nothing was changed",
+    )
+    assert fingerprint(db) == before
+    assert run(capsys, "--db", str(db), "notes", "update", "preference", "fact:7", "shade: red")[:2] == (0, "fact:7\n")
+    code, out, _ = run(capsys, "--db", str(db), "notes", "list", "preference")
+    assert code == 0 and [line.split()[-2:] for line in out.splitlines()[1:]] == [["shade:", "red"], ["color:", "blue"]]
