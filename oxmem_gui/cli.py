@@ -15,6 +15,7 @@ import csv
 import dataclasses
 import errno
 import json
+import logging
 import math
 import os
 import re
@@ -72,6 +73,7 @@ from .core.schedules.cadence import (
 )
 from .core.schedules.store import POLICIES, STATUSES, Schedule
 from .core.schedules.weekdays import WEEKDAY_NUMBERINGS
+from .core.store.backups import backup_target, prune
 from .core.store.importing import BATCH_EVENTS
 from .core.store.inputs import INT64_MAX
 from .core.store.jsonl import read_jsonl
@@ -82,7 +84,9 @@ from .core.store.sql_console import DEFAULT_SECONDS as SQL_SECONDS
 from .core.store.sql_console import SqlResult
 from .core.store.summary import message_text
 from .logs import setup_logging
-from .paths import default_db_path
+from .paths import backups_dir, default_db_path
+
+log = logging.getLogger(__name__)
 
 EXIT_ERROR = 2
 #: the hybrid search's weights when neither --vector-weight nor --fts-weight is given
@@ -280,6 +284,13 @@ def _global_options(parser: argparse.ArgumentParser, suppress: bool) -> None:
         default=default(False),
         help="never write: a command that would change the file is refused (exit 2) before it is opened "
         "(default: off; reading commands always open it read-only)",
+    )
+    parser.add_argument(
+        "--no-backup",
+        action="store_true",
+        default=default(False),
+        help="a command that changes an existing file first backs it up, as the inspector's Enable Editing does "
+        "(the newest 10 per file kept, in $OXMEM_BACKUP_DIR or the user data folder's backups/); this skips it",
     )
     parser.add_argument(
         "--key",
@@ -903,8 +914,9 @@ async def _run(args: argparse.Namespace) -> int:
     path = Path(db).expanduser()
     before = path.stat() if path.is_file() else None
     new = creating and args.command != "init" and (not path.exists() or (before is not None and before.st_size == 0))
+    back_up = not read_only and not args.no_backup and before is not None and before.st_size > 0
     try:
-        code = await _open_and_dispatch(db, key, read_only, creating, args)
+        code = await _open_and_dispatch(db, key, read_only, creating, args, back_up)
     except BaseException:
         if new:
             await asyncio.to_thread(discard_new_store, path, before)
@@ -916,8 +928,9 @@ async def _run(args: argparse.Namespace) -> int:
 
 
 async def _open_and_dispatch(
-    db: Path, key: str | None, read_only: bool, creating: bool, args: argparse.Namespace
+    db: Path, key: str | None, read_only: bool, creating: bool, args: argparse.Namespace, back_up: bool = False
 ) -> int:
+    """Open the file and run the command on it; ``back_up``: first back up the existing file the command changes."""
     store = await open_memory(
         db,
         key=key,
@@ -927,7 +940,24 @@ async def _open_and_dispatch(
         model_path=args.model_path,
         busy_timeout_ms=int(args.wait * 1000),
     )
+    if back_up:
+        try:
+            await _back_up(store)
+        except BaseException:
+            await store.aclose()
+            raise
     return await _use(store, args)
+
+
+async def _back_up(store: Memory) -> None:
+    """The backup a command that changes a file takes first (the inspector's, pruned alike), said in one line."""
+    folder = backups_dir()
+    taken = await store.backup_to(backup_target(folder, store.path))
+    await asyncio.to_thread(prune, folder, store.path)
+    said = f"{safe(store.path.name)} backed up to {safe(str(taken))} (--no-backup skips it)"
+    log.info(said)
+    if sys.stderr.isatty():  # a person sees where it went; a script's stderr stays its one line
+        sys.stderr.write(f"oxmem: notice: {said}\n")
 
 
 async def _use(store: Memory, args: argparse.Namespace) -> int:

@@ -15,3 +15,12 @@ def default_db_path() -> Path:
     if env:
         return Path(env).expanduser()
     return Path(platformdirs.user_data_dir("oxmem", appauthor=False)) / "memory.db"
+
+
+def backups_dir() -> Path:
+    """Where backups go before a file is edited (the inspector's *Enable Editing*, the command line's first write):
+    ``$OXMEM_BACKUP_DIR`` if set, else ``backups/`` in the user data folder (``~/.local/share/oxmem/backups``)."""
+    env = os.environ.get("OXMEM_BACKUP_DIR")
+    if env:
+        return Path(env).expanduser()
+    return Path(platformdirs.user_data_dir("oxmem", appauthor=False)) / "backups"

@@ -17,10 +17,11 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 @pytest.fixture(autouse=True, scope="session")
 def logs_in_tmp(tmp_path_factory):
-    """The programs' log file goes to the test run's folder, never the user's."""
+    """The programs' log file, settings and backups go to the test run's folder, never the user's."""
     folder = tmp_path_factory.mktemp("log")
     os.environ["OXMEM_LOG_DIR"] = str(folder)
     os.environ["OXMEM_CONFIG_DIR"] = str(tmp_path_factory.mktemp("config"))  # the default rankings chosen
+    os.environ["OXMEM_BACKUP_DIR"] = str(tmp_path_factory.mktemp("backups"))  # what the command line's edits back up
     return folder
 
 

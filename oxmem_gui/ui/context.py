@@ -18,14 +18,14 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-import platformdirs
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from ..core import NotFoundError, OperationCancelled, OxmemError
 from ..core.demo import fill_demo
 from ..core.memory import Memory, open_memory, open_remote, refresh_remote
 from ..core.remote import PullReport
-from ..core.store.backups import Backup, backup_target, list_backups, restore
+from ..core.store.backups import Backup, backup_target, list_backups, prune, restore
+from ..paths import backups_dir
 from .crash import unexpected
 
 log = logging.getLogger(__name__)
@@ -43,8 +43,6 @@ def gone(exc: Exception) -> bool:
     return isinstance(exc, NotFoundError)
 
 
-def backups_dir() -> Path:
-    return Path(platformdirs.user_data_dir("oxmem", appauthor=False)) / "backups"
 
 
 class Operation:
@@ -209,6 +207,7 @@ class StoreContext(QObject):
         backup = self._backups.get(key)
         if backup is None or not backup.exists():
             backup = await store.backup_to(backup_target(backups_dir(), store.path))
+            await asyncio.to_thread(prune, backups_dir(), store.path)
             self._backups[key] = backup
         key = getattr(store, "cipher_key", None)  # an encrypted file is edited with the key it was opened with
         writable = await open_memory(store.path, read_only=False, embedding=store.backend, key=key)

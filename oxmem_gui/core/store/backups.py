@@ -139,6 +139,20 @@ def list_backups(folder: Path) -> list[Backup]:
     return sorted(found, key=lambda b: (b.taken_at, b.path.name), reverse=True)
 
 
+#: backups kept per file name in a backups folder: taking one more removes the oldest past this
+KEEP = 10
+
+
+def prune(folder: Path, source: Path, keep: int | None = None) -> list[Path]:
+    """Remove the oldest backups of ``source``'s name in ``folder`` past the newest ``keep`` (:data:`KEEP`); the
+    paths removed."""
+    name = source.stem + (source.suffix or ".db")
+    old = [b.path for b in list_backups(folder) if b.source == name][KEEP if keep is None else keep :]
+    for path in old:
+        path.unlink(missing_ok=True)
+    return old
+
+
 def restore(backup: Path, target: Path, busy_timeout_ms: int = 5000) -> None:
     """Replace ``target``'s whole content by ``backup``'s, as one locked copy (see the module's note).
 
