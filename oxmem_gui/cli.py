@@ -969,7 +969,11 @@ async def _use(store: Memory, args: argparse.Namespace) -> int:
             sys.stderr.write(f"oxmem: notice: {safe(store.open_notice)}\n")
         store.set_weekday_numbering(args.cron_weekdays)
         _require(store, args.command)
-        return await _dispatch(store, args)
+        said = store.open_notice
+        code = await _dispatch(store, args)
+        if store.open_notice != said and store.open_notice:  # what reading found (text that is not UTF-8)
+            sys.stderr.write(f"oxmem: notice: {safe(store.open_notice.removeprefix(f'{said}; ' if said else ''))}\n")
+        return code
 
 
 async def _run_remote(args: argparse.Namespace) -> int:

@@ -20,7 +20,8 @@ no cycles between groups — ``tests/core/test_layout.py`` holds the code to thi
     embeddings/       embedding backends, the semantic model and its files, the indexing pipeline's pure
           │           parts (text extraction, chunks), re-embedding
           ▼
-    database.py  errors.py                              opening a SQLite file safely, transactions; the errors
+    database.py  text_repair.py  errors.py              opening a SQLite file safely, transactions; text that
+                                                        is not UTF-8 read through a repaired copy; the errors
 
 ``database.py`` sits under every group rather than in ``store/`` because every group runs SQL through it
 (re-embedding and the vector and BM25 caches too).

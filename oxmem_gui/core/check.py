@@ -25,6 +25,7 @@ from .formats.encrypted import decrypt_to_memory, need_key_message
 from .libsql_writer import LibsqlWriter, have_libsql
 from .schedules.store import has_schedule_tables, search_schedules
 from .store.migrations import REQUIRED_TABLES, available_migrations, missing_schema, recorded_versions
+from .text_repair import invalid_text
 
 OK, WARNING, PROBLEM = "ok", "warning", "problem"
 
@@ -98,10 +99,13 @@ def run_checks(conn: apsw.Connection, path: str, quick: bool = False) -> CheckRe
             found = fn()
         except (apsw.Error, OxmemError) as exc:
             found = Finding(name, PROBLEM, f"could not be read: {exc}")
+        except UnicodeDecodeError:  # named by the text check
+            found = Finding(name, WARNING, "could not be read whole: it meets text that is not valid UTF-8")
         if found is not None:
             report.findings.extend(found if isinstance(found, list) else [found])
 
     step("integrity", lambda: _integrity(conn, full=ours and not libsql, quick=quick))
+    step("text", lambda: _text(conn))
     if tracked:
         step("schema", lambda: _schema(conn, path))
     elif fmt in ("oxydra", "oxydra-libsql"):
@@ -212,6 +216,20 @@ def _index_sync(conn: apsw.Connection, report: CheckReport) -> list[Finding]:
             )
         ]
     return [Finding("index sync", PROBLEM, "; ".join(f"{n:,} {what}" for what, n in wrong.items()))]
+
+
+def _text(conn: apsw.Connection) -> Finding:
+    """TEXT cells that are not valid UTF-8 (any SQLite client can write them): named, up to ten."""
+    found, total = invalid_text(conn, limit=10)
+    if not total:
+        return Finding("text", OK, "every text value is valid UTF-8")
+    named = ", ".join(f"{b.table}.{b.column}" + (f" rowid {b.rowid}" if b.rowid is not None else "") for b in found)
+    more = f" and {total - len(found):,} more" if total > len(found) else ""
+    return Finding(
+        "text",
+        WARNING,
+        f"{total:,} text value{'s' if total != 1 else ''} not valid UTF-8 (shown with \ufffd): {named}{more}",
+    )
 
 
 def _payloads(conn: apsw.Connection) -> Finding:

@@ -39,6 +39,7 @@ from urllib.parse import quote
 
 import apsw
 
+from . import text_repair
 from .errors import DamagedError, InvalidInputError, OxmemError, ReadOnlyError, StoreBusyError, StoreOpenError
 
 T = TypeVar("T")
@@ -498,6 +499,8 @@ class Database:
         self._closed = False
         #: the file this connection holds open, counted in ``_OPEN_HERE`` (None: an in-memory copy)
         self._held: Path | None = None
+        #: (data_version, copy, cells repaired): reads that met text that is not UTF-8 run on this copy
+        self._repaired: tuple[int, apsw.Connection, int] | None = None
 
     @classmethod
     async def open(
@@ -561,7 +564,38 @@ class Database:
                 with read_transaction(self.conn):
                     return fn(self.conn, *args, **kwargs)
             return fn(self.conn, *args, **kwargs)
+        except UnicodeDecodeError:
+            if not snapshot:  # not a read in one snapshot (a write, perhaps): never run on a copy
+                raise InvalidInputError(
+                    f"{self.path.name} holds text that is not valid UTF-8 where this needs it; nothing was changed "
+                    "(oxmem check names the cells)"
+                ) from None
+            return self._guarded_on(self._repaired_copy(), fn, *args, **kwargs)
         except (apsw.Error, UnicodeEncodeError, OverflowError, RecursionError) as exc:
+            mapped = translate(exc, self.path, self.busy_timeout_ms)
+            if mapped is None:
+                raise
+            raise mapped from exc
+
+    def _repaired_copy(self) -> apsw.Connection:
+        """The file as a read may see it when some of its text is not UTF-8 (:mod:`.text_repair`): made again when
+        another program has committed since; says so in :attr:`notice`."""
+        version = data_version(self.conn)
+        if self._repaired is None or self._repaired[0] != version:
+            if self._repaired is not None:
+                self._repaired[1].close()
+            copy, fixed = text_repair.repaired_copy(self.conn)
+            self._repaired = (version, copy, fixed)
+            plural = "s" if fixed != 1 else ""
+            said = f"{fixed:,} text value{plural} not valid UTF-8: shown with \ufffd (oxmem check names them)"
+            self.notice = f"{self.notice}; {said}" if self.notice and "not valid UTF-8" not in self.notice else said
+        return self._repaired[1]
+
+    def _guarded_on(self, conn: apsw.Connection, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        try:
+            with read_transaction(conn):
+                return fn(conn, *args, **kwargs)
+        except (apsw.Error, OverflowError, RecursionError) as exc:
             mapped = translate(exc, self.path, self.busy_timeout_ms)
             if mapped is None:
                 raise
@@ -587,6 +621,8 @@ class Database:
         if self._closed:
             return
         self._closed = True
+        if self._repaired is not None:
+            self._executor.submit(self._repaired[1].close).result()
         self._executor.submit(self.conn.close).result()
         self._executor.shutdown(wait=True)
         if self._held is not None:

@@ -31,6 +31,7 @@ def test_a_healthy_store(healthy, loop):
     assert report.ok and report.format == "oxmem store" and report.journal_mode == "wal"
     assert findings(report) == {
         "integrity": ("ok", "SQLite integrity_check: ok — tables, indexes and the FTS5 index"),
+        "text": ("ok", "every text value is valid UTF-8"),
         "schema": ("ok", "every table, index and trigger of 0001_initial is there"),
         "foreign keys": ("ok", "no row points at a missing parent"),
         "unique keys": ("ok", "11 unique keys hold, each read from its table's rows"),

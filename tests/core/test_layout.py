@@ -11,6 +11,7 @@ CORE = Path(__file__).resolve().parents[2] / "oxmem_gui" / "core"
 FLOORS = {
     "errors": 0,
     "database": 1,
+    "text_repair": 0,
     "embeddings": 2,
     "store": 3,
     "retrieval": 4,
@@ -19,7 +20,7 @@ FLOORS = {
     "formats": 5,
     "front doors": 6,  # memory_store.py, memory.py, check.py, demo.py, __init__.py
 }
-GROUND = {"errors", "database"}
+GROUND = {"errors", "database", "text_repair"}
 
 
 def group_of(parts: tuple[str, ...]) -> str:

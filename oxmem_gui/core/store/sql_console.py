@@ -30,6 +30,7 @@ import apsw
 
 from ..database import read_transaction
 from ..errors import InvalidInputError, OperationCancelled
+from ..text_repair import repaired_copy
 
 #: what a statement may do: read tables and columns, call functions, select, recurse (a recursive CTE)
 _ALLOWED = {apsw.SQLITE_SELECT, apsw.SQLITE_READ, apsw.SQLITE_FUNCTION, apsw.SQLITE_RECURSIVE}
@@ -220,11 +221,17 @@ def console(
     """:func:`run_sql` as the command line and the inspector run it on a file beside a live agent: on a copy in
     memory when a read would block the agent's writes (:func:`blocks_writers`), else in one read transaction.
     Runs outside any transaction of ``conn``'s (the copy's steps must let go of the lock between them)."""
-    if blocks_writers(conn):
-        copy = snapshot_copy(conn, stop)
+
+    def on(copy: apsw.Connection) -> SqlResult:
         try:
             return run_sql(copy, sql, limit, skip, seconds=seconds, stop=stop)
         finally:
             copy.close()
-    with read_transaction(conn):
-        return run_sql(conn, sql, limit, skip, seconds=seconds, stop=stop)
+
+    try:
+        if blocks_writers(conn):
+            return on(snapshot_copy(conn, stop))
+        with read_transaction(conn):
+            return run_sql(conn, sql, limit, skip, seconds=seconds, stop=stop)
+    except UnicodeDecodeError:  # text that is not UTF-8: shown with U+FFFD, from a repaired copy
+        return on(repaired_copy(conn)[0])
