@@ -13,6 +13,9 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export QT_QPA_PLATFORM=offscreen OXMEM_REQUIRE_MODEL=1
+# libfaketime (0.9.10) moves the monotonic clock too: time.sleep works, but a timed wait on a condition
+# (threading.Timer, Event.wait with a timeout) never wakes under it, and FAKETIME_DONT_FAKE_MONOTONIC=1 makes
+# time.sleep fail with EINVAL instead. So oxmem and its tests wait in short sleeps, never on a timed condition.
 dst=$(.venv/bin/python -m tests.shifted_dates)
 logs=$(mktemp -d)
 run() {  # name, then the environment and faketime's arguments

@@ -19,6 +19,7 @@ import base64
 import binascii
 import json
 import threading
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from operator import itemgetter
@@ -223,19 +224,22 @@ class HranaClient:
     def _post(self, body: str) -> tuple[bytes, int]:
         """The answer's bytes and status, read as sent. httpx's timeout is per read: a request whose answer —
         headers included — trickles in is cut once it has taken :data:`ANSWER_SECONDS` in all (its connection
-        closed from a timer); an answer over :data:`ANSWER_BYTES`, or compressed though asked not to be, is
+        closed from a watching thread); an answer over :data:`ANSWER_BYTES`, or compressed though asked not to be, is
         refused as it comes."""
         slow = f"{self.host} sent its answer too slowly (over {ANSWER_SECONDS:g} s)"
-        expired = threading.Event()
+        expired, done = threading.Event(), threading.Event()
         http = self._http
 
-        def expire() -> None:
-            expired.set()
-            http.close()  # the blocked read fails at once
+        def watch() -> None:  # checks in short sleeps: a timed wait would trust the clock more than it needs
+            end = time.monotonic() + ANSWER_SECONDS
+            while not done.is_set():
+                if time.monotonic() >= end:
+                    expired.set()
+                    http.close()  # the blocked read fails at once
+                    return
+                time.sleep(min(0.05, max(0.0, end - time.monotonic())))
 
-        timer = threading.Timer(ANSWER_SECONDS, expire)
-        timer.daemon = True
-        timer.start()
+        threading.Thread(target=watch, name="oxmem-answer-deadline", daemon=True).start()
         try:
             headers = {"Content-Type": "application/json"}
             with http.stream("POST", self.endpoint, content=body, headers=headers) as response:
@@ -256,7 +260,7 @@ class HranaClient:
                 raise RemoteError(slow) from None
             raise
         finally:
-            timer.cancel()
+            done.set()
             if expired.is_set():
                 self._http = self._client()  # the timer closed the old one
 

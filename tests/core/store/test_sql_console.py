@@ -68,7 +68,7 @@ def test_a_statement_stops_when_told_from_another_thread():
     conn = apsw.Connection(":memory:")
     conn.execute("CREATE TABLE sessions (a); INSERT INTO sessions VALUES (1)")
     stop = threading.Event()
-    threading.Timer(0.2, stop.set).start()
+    threading.Thread(target=lambda: (time.sleep(0.2), stop.set())).start()
     with pytest.raises(OperationCancelled, match="the statement was stopped; nothing was changed"):
         run_sql(conn, FOREVER, stop=stop)
 
