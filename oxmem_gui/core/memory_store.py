@@ -72,7 +72,7 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 
-class MemoryStore:
+class MemoryStore(sql_console.SqlConsole):
     """An open memory store. Create it with ``await MemoryStore.open(path)``; close it with ``aclose``.
 
     A façade: each method checks that the edit is allowed, then hands the work to its group (:mod:`.store`,
@@ -204,24 +204,6 @@ class MemoryStore:
 
     async def table_page(self, name: str, offset: int = 0, limit: int = TABLE_PAGE) -> TablePage:
         return await self._db.read(table_page, name, offset, limit)
-
-    async def sql(
-        self,
-        text: str,
-        limit: int = sql_console.DEFAULT_LIMIT,
-        skip: int = 0,
-        seconds: float = sql_console.DEFAULT_SECONDS,
-    ) -> sql_console.SqlResult:
-        """Read-only SQL on the file (:func:`.store.sql_console.console`): stopped at ``seconds`` or by
-        :meth:`interrupt`, never holding a lock the agent's writes wait for."""
-        self._sql_stop = threading.Event()
-        return await self._db.run(sql_console.console, text, limit, skip, seconds, self._sql_stop)
-
-    def interrupt(self) -> None:
-        """Stop the SQL statement running on the file now (safe from any thread): it fails with "the statement was
-        stopped"; nothing is written either way."""
-        getattr(self, "_sql_stop", threading.Event()).set()
-        self._db.conn.interrupt()
 
     def retrievers(self) -> list[Retriever]:
         return list(NATIVE_RETRIEVERS)

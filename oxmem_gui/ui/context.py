@@ -43,8 +43,6 @@ def gone(exc: Exception) -> bool:
     return isinstance(exc, NotFoundError)
 
 
-
-
 class Operation:
     """A running operation: ``cancel()`` asks it to stop. Work that was given ``stop`` (``with_progress``) stops
     itself at its next checkpoint and says how far it got (a resumable import, a re-index); other work has its

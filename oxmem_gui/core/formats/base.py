@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import os
-import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -159,7 +158,7 @@ class EvictionPreview:
         ]
 
 
-class ForeignReader:
+class ForeignReader(sql_console.SqlConsole):
     """The read-only reader of another agent's file: subclasses fill in what their format has.
 
     Every method of the shared interface is here with the answer for a format that lacks that part (no
@@ -308,24 +307,6 @@ class ForeignReader:
 
     async def table_page(self, name: str, offset: int = 0, limit: int = table_browser.PAGE) -> table_browser.TablePage:
         return await self._db.read(table_browser.table_page, name, offset, limit)
-
-    async def sql(
-        self,
-        text: str,
-        limit: int = sql_console.DEFAULT_LIMIT,
-        skip: int = 0,
-        seconds: float = sql_console.DEFAULT_SECONDS,
-    ) -> sql_console.SqlResult:
-        """Read-only SQL on the file (:func:`..store.sql_console.console`): stopped at ``seconds`` or by
-        :meth:`interrupt`, never holding a lock the agent's writes wait for."""
-        self._sql_stop = threading.Event()
-        return await self._db.run(sql_console.console, text, limit, skip, seconds, self._sql_stop)
-
-    def interrupt(self) -> None:
-        """Stop the SQL statement running on the file now (safe from any thread): it fails with "the statement was
-        stopped"; nothing is written either way."""
-        getattr(self, "_sql_stop", threading.Event()).set()
-        self._db.conn.interrupt()
 
     async def data_version(self) -> int:
         return await self._db.run(data_version)

@@ -28,7 +28,7 @@ from typing import Any
 
 import apsw
 
-from ..database import read_transaction
+from ..database import Database, read_transaction
 from ..errors import InvalidInputError, OperationCancelled
 from ..text_repair import repaired_copy
 
@@ -235,3 +235,26 @@ def console(
             return run_sql(conn, sql, limit, skip, seconds=seconds, stop=stop)
     except UnicodeDecodeError:  # text that is not UTF-8: shown with U+FFFD, from a repaired copy
         return on(repaired_copy(conn)[0])
+
+
+class SqlConsole:
+    """The SQL console of a memory whose file is ``self._db`` (the store and every reader): :meth:`sql` runs a
+    statement as :func:`console` does, :meth:`interrupt` stops it from any thread."""
+
+    _db: Database
+    _sql_stop: threading.Event | None = None
+
+    async def sql(
+        self, text: str, limit: int = DEFAULT_LIMIT, skip: int = 0, seconds: float = DEFAULT_SECONDS
+    ) -> SqlResult:
+        """Read-only SQL on the file: stopped at ``seconds`` or by :meth:`interrupt`, never holding a lock the
+        agent's writes wait for."""
+        self._sql_stop = threading.Event()
+        return await self._db.run(console, text, limit, skip, seconds, self._sql_stop)
+
+    def interrupt(self) -> None:
+        """Stop the SQL statement running on the file now (safe from any thread): it fails with "the statement was
+        stopped"; nothing is written either way."""
+        if self._sql_stop is not None:
+            self._sql_stop.set()
+        self._db.conn.interrupt()
