@@ -18,6 +18,7 @@ from typing import Any
 
 import apsw
 
+from . import vector_index
 from .database import BUSY_TIMEOUT_MS, Database, database_path, release_wal_files, table_damage
 from .errors import DamagedError, KeyRequiredError, OxmemError
 from .formats.detect import LABELS, detect_schema, sniff_file
@@ -409,41 +410,36 @@ def _zeke_fts(conn: apsw.Connection, report: CheckReport) -> Finding:
 
 def _libsql_index(path: Path, report: CheckReport) -> Finding:
     """libSQL's vector index, through the libSQL engine (SQLite cannot read it, and libSQL's own
-    ``integrity_check`` does not see a broken one): every vector must find its own row among its nearest. The
-    engine runs in a child process (:mod:`.libsql_writer`, read-only): a second SQLite library in this one would
-    drop this process's locks on the file when it closed it."""
+    ``integrity_check`` does not see a broken one): every vector must be found for its own vector
+    (:func:`.vector_index.unfound`). The engine runs in a child process (:mod:`.libsql_writer`, read-only): a
+    second SQLite library in this one would drop this process's locks on the file when it closed it."""
     if not have_libsql():
         return Finding("vector index", WARNING, "not checked: the libSQL engine is not installed (pip install libsql)")
     wal_existed = any(Path(f"{path}{s}").exists() for s in ("-wal", "-shm"))
     reader = LibsqlWriter(path, BUSY_TIMEOUT_MS, read_only=True)
     try:
-        rows, lost = reader.call(_unfound_vectors)
+        rows, asked, lost = reader.call(_unfound_vectors)
     except OxmemError as exc:
         return Finding("vector index", PROBLEM, f"libSQL could not search idx_chunks_vec_embedding_ann: {exc}")
     finally:
         reader.close()
         if not wal_existed:
             release_wal_files(path)
+    which = f"the {rows:,} vectors" if asked == rows else f"{asked:,} vectors spread over the {rows:,}"
     if lost:
         return Finding(
             "vector index",
             PROBLEM,
-            f"{len(lost):,} of {rows:,} vectors are not found by idx_chunks_vec_embedding_ann (first chunks_vec rowid "
-            f"{lost[0]}): the agent's vector search misses them (a stale index, or libSQL's graph after deletions)",
+            f"{len(lost):,} of {which} are not found by idx_chunks_vec_embedding_ann (first chunks_vec rowid "
+            f"{lost[0]}): the agent's vector search misses them (stranded when a twin was deleted, or an index out of "
+            "date); `oxmem check --repair` re-inserts them (rebuilding the index if need be), after a backup",
         )
-    return Finding("vector index", OK, f"idx_chunks_vec_embedding_ann finds each of the {rows:,} vectors (libSQL)")
+    return Finding("vector index", OK, f"idx_chunks_vec_embedding_ann finds each of {which} (libSQL)")
 
 
-def _unfound_vectors(conn: Any) -> tuple[int, list[int]]:
-    """In the libSQL child: how many vectors there are, and the rowids ``vector_top_k`` does not find among the 3
-    nearest to their own vector."""
-    rows = conn.execute("SELECT rowid, embedding_blob FROM chunks_vec").fetchall()
-    lost = []
-    for rowid, blob in rows:
-        near = conn.execute("SELECT id FROM vector_top_k('idx_chunks_vec_embedding_ann', ?, 3)", (blob,)).fetchall()
-        if rowid not in {r[0] for r in near}:
-            lost.append(rowid)
-    return len(rows), lost
+def _unfound_vectors(conn: Any) -> tuple[int, int, list[int]]:
+    """In the libSQL child: :func:`.vector_index.unfound` on its connection."""
+    return vector_index.unfound(conn, conn.index)
 
 
 async def check_store(path: str | os.PathLike[str], quick: bool = False, key: str | None = None) -> CheckReport:

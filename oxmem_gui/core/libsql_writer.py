@@ -33,6 +33,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
+from . import vector_index
 from .database import read_only_uri
 from .errors import ConflictError, InvalidInputError, OxmemError, ReadOnlyError, StoreBusyError
 
@@ -45,10 +46,16 @@ class LibsqlConnection:
     IMMEDIATE`` and ``COMMIT`` itself).
 
     A vector written to ``chunks_vec`` is zero-padded to the column's ``FLOAT32(N)``, as Oxydra stores every
-    vector (libSQL refuses another length; the reader's vector leg reads the model's leading dimensions back)."""
+    vector (libSQL refuses another length; the reader's vector leg reads the model's leading dimensions back).
 
-    def __init__(self, raw: Any) -> None:
+    A writable connection keeps libSQL's vector index whole: before each ``COMMIT``, the rows a deletion in the
+    transaction may have left unreachable are re-inserted (:mod:`.vector_index`)."""
+
+    def __init__(self, raw: Any, writable: bool = True) -> None:
         self.raw = raw
+        self.index = vector_index.index_name(raw)
+        if self.index and writable:
+            vector_index.watch_deletions(raw, self.index)
         declared = raw.execute("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'chunks_vec'").fetchall()
         found = re.search(r"embedding_blob\s+F(?:LOAT)?32\((\d+)\)", declared[0][0] if declared else "", re.IGNORECASE)
         self.vector_bytes = int(found.group(1)) * 4 if found else None
@@ -63,6 +70,8 @@ class LibsqlConnection:
                     " column; nothing was changed"
                 )
             args[1] = blob + bytes(self.vector_bytes - len(blob))
+        if self.index and sql.strip().upper() == "COMMIT":
+            vector_index.keep_reachable(self.raw, self.index)
         cursor = self.raw.execute(sql, args if isinstance(args, dict) else tuple(args))
         return _Rows(cursor.fetchall() if cursor.description else [])
 
@@ -89,7 +98,7 @@ def _open(path: str, busy_timeout_ms: int, read_only: bool = False) -> LibsqlCon
     raw = libsql.connect(read_only_uri(Path(path)) if read_only else path)
     raw.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
     raw.execute("PRAGMA foreign_keys = ON")
-    return LibsqlConnection(raw)
+    return LibsqlConnection(raw, writable=not read_only)
 
 
 def _call(conn: LibsqlConnection, fn: Callable[..., Any], args: tuple, kwargs: dict) -> tuple[str, Any, Any, Any]:

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import apsw
 
+from . import vector_index
 from .database import (
     BUSY_TIMEOUT_MS,
     Database,
@@ -535,6 +536,15 @@ class MemoryStore(sql_console.SqlConsole):
             return await self._stoppable(stop, reindex_chunks, backend, session_id, progress)
         finally:
             self._caches.clear()
+
+    async def repair_vector_index(self) -> tuple[int, list[int], bool]:
+        """Re-insert the rows libSQL's vector index no longer returns for their own vector, rebuilding the index
+        if that is not enough (:func:`.vector_index.repair`), in one transaction: how many vectors there are, the
+        rowids re-inserted, whether the index was rebuilt. Only a file with that index has anything to repair."""
+        self._writable()
+        if self._libsql is None:
+            raise InvalidInputError(f"{self.path.name} has no libSQL vector index; there is nothing to repair")
+        return await self._libsql_write(vector_index.repair)
 
     async def set_note_tags(
         self,

@@ -9,6 +9,7 @@ one insert, then unique again, through ``writable_schema``).
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -249,8 +250,21 @@ def test_libsql_vector_index_out_of_date(capsys: pytest.CaptureFixture[str], bui
     level, detail = found["vector index"]
     # the two nodes removed are never found; a neighbour reachable only through them may be lost too
     lost = re.fullmatch(
-        r"(\d+) of 21 vectors are not found by idx_chunks_vec_embedding_ann \(first chunks_vec rowid 1\): the agent's "
-        r"vector search misses them \(a stale index, or libSQL's graph after deletions\)",
+        r"(\d+) of the 21 vectors are not found by idx_chunks_vec_embedding_ann \(first chunks_vec rowid 1\): the "
+        r"agent's vector search misses them \(stranded when a twin was deleted, or an index out of date\); `oxmem "
+        r"check --repair` re-inserts them \(rebuilding the index if need be\), after a backup",
         detail,
     )
     assert level == "problem" and lost and 2 <= int(lost.group(1)) <= 21, detail
+    # the repair: a backup first, the lost rows re-inserted (the index rebuilt if that is not enough), then healthy
+    shadow = "SELECT count(*) FROM idx_chunks_vec_embedding_ann_shadow"
+    assert apsw.Connection(str(path)).execute(shadow).fetchall() == [(19,)]
+    backups = Path(os.environ["OXMEM_BACKUP_DIR"])
+    taken = {b.name for b in backups.iterdir()}
+    code, out, err = run(capsys, "--db", str(path), "check", "--repair")
+    assert code == 0 and out.splitlines()[-1] == "healthy", out
+    said = r"oxmem: re-inserted (\d+) of 21 vectors( and rebuilt the index)? \(libSQL vector index\)\n"
+    assert re.fullmatch(said, err), err
+    assert apsw.Connection(str(path)).execute(shadow).fetchall() == [(21,)]
+    (backup,) = {b.name for b in backups.iterdir()} - taken
+    assert backup.startswith(path.stem)
