@@ -27,6 +27,7 @@ import contextlib
 import errno
 import fcntl
 import functools
+import hashlib
 import os
 import stat
 import threading
@@ -38,6 +39,7 @@ from typing import Any, TypeVar
 from urllib.parse import quote
 
 import apsw
+import platformdirs
 
 from . import text_repair
 from .errors import DamagedError, InvalidInputError, OxmemError, ReadOnlyError, StoreBusyError, StoreOpenError
@@ -326,6 +328,31 @@ def release_wal_files(path: Path) -> bool:
     return not wal.exists() and not shm.exists()
 
 
+def _reading_mark_path(path: Path) -> Path:
+    """Where a read notes that the ``-wal``/``-shm`` beside ``path`` are its own: in the user's cache folder, named
+    by a hash of the file's full path (never beside the file)."""
+    key = hashlib.blake2b(os.fsencode(Path(path).resolve()), digest_size=16).hexdigest()
+    return Path(platformdirs.user_cache_dir("oxmem", appauthor=False)) / "reads" / key
+
+
+def _reading_mark(path: Path, wal_existed: bool) -> bool:
+    """Before a read-only open: whether the ``-wal``/``-shm`` are oxmem's to release when it closes — none there
+    yet (this read may create them: noted, so that a read killed before it closes is known by the next), or left
+    by an oxmem read that never closed (its note still there). The agent's own are never touched."""
+    mark = _reading_mark_path(path)
+    if wal_existed:
+        return mark.exists()
+    with contextlib.suppress(OSError):  # (a cache folder that cannot be written: the files are still released)
+        mark.parent.mkdir(parents=True, exist_ok=True)
+        mark.write_bytes(os.fsencode(Path(path).resolve()))
+    return True
+
+
+def _reading_done(path: Path) -> None:
+    with contextlib.suppress(OSError):
+        _reading_mark_path(path).unlink(missing_ok=True)
+
+
 def tune_connection(conn: apsw.Connection) -> None:
     """Per-connection settings that change nothing in the file: in WAL mode ``synchronous=NORMAL``
     (durable at checkpoints, never corrupting; SQLite's recommendation for WAL)."""
@@ -518,16 +545,20 @@ class Database:
 
         def opening() -> tuple[apsw.Connection, str | None, bool]:
             wal_existed = any(f.exists() for f in _wal_files(p))
+            ours = read_only and _reading_mark(p, wal_existed)
             try:
                 conn, notice = open_connection(p, read_only=read_only, create=create, busy_timeout_ms=busy_timeout_ms)
             except OxmemError:
                 if read_only and not wal_existed:
                     discard_wal_files(p)
+                    _reading_done(p)
                 raise
-            return conn, notice, wal_existed
+            if ours and notice is not None:  # opened another way (immutable, a copy): nothing of ours beside it
+                _reading_done(p)
+            return conn, notice, ours
 
         try:
-            conn, notice, wal_existed = await loop.run_in_executor(executor, opening)
+            conn, notice, ours = await loop.run_in_executor(executor, opening)
         except BaseException:
             executor.shutdown(wait=False)
             raise
@@ -538,7 +569,7 @@ class Database:
             executor,
             notice=notice,
             busy_timeout_ms=busy_timeout_ms,
-            release_on_close=read_only and notice is None and not wal_existed,
+            release_on_close=ours and notice is None,
         )
         db._held = p.resolve()
         _hold(db._held)
@@ -629,5 +660,6 @@ class Database:
             _let_go(self._held)
         if self._release_on_close:
             release_wal_files(self.path)
+            _reading_done(self.path)
         for cleanup in self.cleanups:
             cleanup()

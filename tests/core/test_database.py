@@ -182,6 +182,50 @@ def test_files_in_use_by_the_agent_stay(tmp_path, loop):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["m.db"]
 
 
+_KILLED_READ = """
+import asyncio, os, signal, sys
+from oxmem_gui.core.memory import open_memory
+
+async def main():
+    m = await open_memory(sys.argv[1], read_only=True, embedding="deterministic")
+    await m.list_sessions()
+    os.kill(os.getpid(), signal.SIGKILL)  # mid-read, as `oxmem sql` killed by the user
+
+asyncio.run(main())
+"""
+
+
+def test_the_files_a_killed_read_left_are_released_by_the_next_read(tmp_path, loop, monkeypatch):
+    """A read killed before it closes leaves the ``-wal``/``-shm`` SQLite made for it; the next read knows them as
+    oxmem's (its note in the cache folder) and releases them. Files the agent left (no note) stay."""
+    import subprocess
+    import sys
+
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("XDG_CACHE_HOME", str(cache))
+    folder = tmp_path / "files"
+    folder.mkdir()
+    db = demo_file(loop, folder / "m.db")
+    before = fingerprint(db)
+    killed = subprocess.run([sys.executable, "-c", _KILLED_READ, str(db)], env={**os.environ}, timeout=120)
+    assert killed.returncode == -9
+    assert {p.name for p in folder.iterdir()} == {"m.db", "m.db-wal", "m.db-shm"}
+    assert len(list((cache / "oxmem" / "reads").iterdir())) == 1
+    ro = open_sync(loop, db, read_only=True)
+    assert [e.sequence for e in ro.recall("s")] == [1]
+    ro.aclose()
+    assert sorted(p.name for p in folder.iterdir()) == ["m.db"] and fingerprint(db) == before
+    assert list((cache / "oxmem" / "reads").iterdir()) == []
+
+    # the agent's own: a process that opened the file in WAL mode and died (no note of oxmem's)
+    dies = "import apsw, os, sys; c = apsw.Connection(sys.argv[1]); c.execute('SELECT 1 FROM sessions'); os._exit(0)"
+    agent = subprocess.run([sys.executable, "-c", dies, str(db)], timeout=120)
+    assert agent.returncode == 0 and {p.name for p in folder.iterdir()} == {"m.db", "m.db-wal", "m.db-shm"}
+    ro = open_sync(loop, db, read_only=True)
+    ro.aclose()
+    assert {p.name for p in folder.iterdir()} == {"m.db", "m.db-wal", "m.db-shm"}
+
+
 def as_another_user(fn):
     """Run ``fn()`` in a forked child that cannot write the test's folder — as uid 65534 when the tests run as
     root (root ignores folder permissions), else under the folder's own 0555 mode — and return what it returns
