@@ -5,7 +5,8 @@ vector ``N`` is inserted, a node ``V`` of the graph gets no edge to it if one of
 node ``D`` with ``d(V, N) > alpha · d(D, N)``. For a twin — ``D`` holding the same vector as ``N``, so
 ``d(D, N) = 0`` — that holds for every ``V`` that links ``D``: the newer twin is reachable only through the older
 one. Deleting a row removes its node and its own edges, but the edges other nodes hold *to* it stay, as
-"zombies" that still carry its vector, and nothing is repaired: deleting the older twin strands the newer. It is
+"zombies" that still carry its vector, and nothing is repaired: deleting the older twin strands the newer, and the
+same vector inserted again under a new rowid (re-saving unchanged text, an undo) is refused by them alike. It is
 still in ``chunks_vec`` and in the index, but no search reaches it (unless the search happens to start on it:
 libSQL starts from a random node). Re-inserting it under its own rowid does not help — the zombies still carry a
 twin at distance 0 — but inserting it under the *deleted* twin's rowid does: libSQL then overwrites the zombie
@@ -17,9 +18,9 @@ What oxmem does about it, on the libSQL connection of its writer (:mod:`.libsql_
 * every row it deletes from ``chunks_vec`` (directly, or through the foreign key's cascade from ``chunks``) is
   noted with its nearest rows first, by a TEMP trigger (in the connection's own temp database: nothing is added
   to the agent's file);
-* before the transaction commits, a row still present that is a twin of a deleted one moves to the deleted
-  twin's rowid (the same row otherwise: ``vector_top_k`` answers rowids, which the agent joins back), and any other
-  near row that ``vector_top_k`` no longer finds is re-inserted;
+* before the transaction commits, a row still present (or inserted since) that is a twin of a deleted one moves
+  to the deleted twin's rowid (the same row otherwise: ``vector_top_k`` answers rowids, which the agent joins
+  back), and any other near row that ``vector_top_k`` no longer finds is re-inserted;
 * ``oxmem check`` asks ``vector_top_k`` for each row's own vector (every row up to :data:`CHECK_ROWS`, an even
   spread beyond); ``oxmem check --repair`` re-inserts the rows it cannot find, and rebuilds the index
   (``REINDEX``, about :data:`REBUILD_SECONDS_PER_ROW` s a vector, the file locked meanwhile) if that was not
@@ -45,7 +46,8 @@ REBUILD_SECONDS_PER_ROW = 0.017
 
 _NEAR = "oxmem_vec_near"
 _GONE = "oxmem_vec_gone"
-_TRIGGER = "oxmem_vec_deleted"
+_DELETED = "oxmem_vec_deleted"
+_INSERTED = "oxmem_vec_inserted"
 
 
 def index_name(conn: Any) -> str | None:
@@ -59,15 +61,19 @@ def index_name(conn: Any) -> str | None:
 
 
 def watch_deletions(conn: Any, index: str) -> None:
-    """On a writable libSQL connection: note every vector deleted from now on, and its nearest rows (TEMP
-    objects, gone when the connection closes)."""
+    """On a writable libSQL connection: note every vector deleted from now on and its nearest rows, and every row
+    inserted (TEMP objects, gone when the connection closes)."""
     quoted = index.replace("'", "''")
     conn.execute(f"CREATE TEMP TABLE IF NOT EXISTS {_NEAR} (id INTEGER)")
     conn.execute(f"CREATE TEMP TABLE IF NOT EXISTS {_GONE} (id INTEGER, blob BLOB)")
     conn.execute(
-        f"CREATE TEMP TRIGGER IF NOT EXISTS {_TRIGGER} BEFORE DELETE ON main.{TABLE} BEGIN "
+        f"CREATE TEMP TRIGGER IF NOT EXISTS {_DELETED} BEFORE DELETE ON main.{TABLE} BEGIN "
         f"INSERT INTO {_GONE} VALUES (OLD.rowid, OLD.embedding_blob); "
         f"INSERT INTO {_NEAR} SELECT id FROM vector_top_k('{quoted}', OLD.embedding_blob, {NEIGHBOURS}); END"
+    )
+    conn.execute(
+        f"CREATE TEMP TRIGGER IF NOT EXISTS {_INSERTED} AFTER INSERT ON main.{TABLE} BEGIN "
+        f"INSERT INTO {_NEAR} VALUES (NEW.rowid); END"
     )
 
 
@@ -88,7 +94,8 @@ def reinsert(conn: Any, index: str, moves: dict[int, int]) -> None:
         (target, *conn.execute(f"SELECT {names} FROM {TABLE} WHERE rowid = ?", (rowid,)).fetchall()[0])
         for rowid, target in moves.items()
     ]
-    conn.execute(f"DROP TRIGGER IF EXISTS temp.{_TRIGGER}")  # (these deletes are not the user's)
+    for trigger in (_DELETED, _INSERTED):  # (these deletes and inserts are not the user's)
+        conn.execute(f"DROP TRIGGER IF EXISTS temp.{trigger}")
     try:
         for rowid in moves:
             conn.execute(f"DELETE FROM {TABLE} WHERE rowid = ?", (rowid,))
@@ -99,9 +106,10 @@ def reinsert(conn: Any, index: str, moves: dict[int, int]) -> None:
 
 
 def keep_reachable(conn: Any, index: str) -> dict[int, int]:
-    """Before a commit: the rows near a vector this transaction deleted, made reachable again — a twin of a
-    deleted vector moved to that vector's rowid, another row ``vector_top_k`` no longer finds re-inserted under
-    its own. The moves made (rowid → rowid)."""
+    """Before a commit: the rows near a vector this transaction deleted, and the rows it inserted, made reachable
+    again — a twin of a deleted vector (a survivor, or the same vector inserted again: re-saving unchanged text,
+    an undo) moved to that vector's rowid, another near row ``vector_top_k`` no longer finds re-inserted under its
+    own. The moves made (rowid → rowid)."""
     near = conn.execute(
         f"SELECT DISTINCT v.rowid, v.embedding_blob FROM {_NEAR} n JOIN main.{TABLE} v ON v.rowid = n.id "
         "ORDER BY v.rowid"
