@@ -73,7 +73,7 @@ from .core.schedules.cadence import (
 )
 from .core.schedules.store import POLICIES, STATUSES, Schedule
 from .core.schedules.weekdays import WEEKDAY_NUMBERINGS
-from .core.store.backups import backup_target, prune
+from .core.store.backups import TargetExistsError, backup_target, prune
 from .core.store.importing import BATCH_EVENTS
 from .core.store.inputs import INT64_MAX
 from .core.store.jsonl import read_jsonl
@@ -511,6 +511,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="delete what the clean-up would delete now, as the agent does; COUNT is how many rows the preview "
         "listed (if that changed meanwhile, nothing is deleted) (default: only the preview)",
     )
+    p = command("backup", "a consistent copy of the file (its WAL included) in another file (read-only)")
+    p.add_argument("target", type=_text, metavar="FILE", help="the new file")
+    p.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="replace FILE if it is a SQLite database or empty (never a device, folder, link, file of another "
+        "kind, or one in use) (default: refuse an existing file)",
+    )
     p = command("check", "is the file healthy? integrity, schema, index sync and counts (read-only)")
     p.add_argument("--quick", action="store_true", help="SQLite's quick_check instead of the full integrity_check")
     p.add_argument(
@@ -855,7 +863,7 @@ def _print_query(result: QueryResult, ranking: Retriever) -> None:
 # -- commands -------------------------------------------------------------------------------------------
 
 READ_ONLY_COMMANDS = {
-    "sessions", "events", "search", "summary", "context", "check", "tables", "sql", "rankings", "evictions",
+    "sessions", "events", "search", "summary", "context", "check", "tables", "sql", "rankings", "evictions", "backup",
 }  # fmt: skip
 READ_ONLY_ACTIONS = {
     ("notes", "list"),
@@ -961,7 +969,7 @@ async def _open_and_dispatch(
 async def _back_up(store: Memory) -> None:
     """The backup a command that changes a file takes first (the inspector's, pruned alike), said in one line."""
     folder = backups_dir()
-    taken = await store.backup_to(backup_target(folder, store.path))
+    taken = await store.backup_to(await asyncio.to_thread(backup_target, folder, store.path))
     await asyncio.to_thread(prune, folder, store.path)
     said = f"{safe(store.path.name)} backed up to {safe(str(taken))} (--no-backup skips it)"
     log.info(said)
@@ -1146,6 +1154,16 @@ async def _apply_eviction(store: Memory, preview: EvictionPreview, count: int, a
 async def _dispatch(store: Memory, args: argparse.Namespace) -> int:
     out_json = args.json
     cmd = args.command
+    if cmd == "backup":
+        try:
+            taken = await store.backup_to(args.target, overwrite=args.overwrite)
+        except TargetExistsError as exc:
+            raise InvalidInputError(f"{exc.path} already exists ({exc.what}); --overwrite replaces it") from exc
+        if out_json:
+            _print_json({"db": str(store.path), "backup": str(taken)})
+        else:
+            print(safe(f"backed up {store.path.name} to {taken}"))
+        return 0
     if cmd == "check":  # --repair (a plain check never opens the store)
         total, fixed, rebuilt = await store.repair_vector_index()
         done = f"re-inserted {len(fixed):,} of {total:,} vectors" + (" and rebuilt the index" if rebuilt else "")
@@ -1614,6 +1632,11 @@ def _any_encoding() -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    if sys.stderr is None:  # started with its stderr closed (`2>&-`)
+        sys.stderr = open(os.devnull, "w")  # noqa: SIM115 - for the life of the process
+    if sys.stdout is None:  # `>&-`: refused before anything runs, so a change is never made unseen
+        sys.stderr.write("oxmem: error: the output cannot be written (standard output is closed); nothing was done\n")
+        return EXIT_ERROR
     _any_encoding()
     _Parser.argv = list(sys.argv[1:] if argv is None else argv)
     args = build_parser().parse_args(argv)

@@ -204,7 +204,7 @@ class StoreContext(QObject):
             return self._backups.get(key) or store.path
         backup = self._backups.get(key)
         if backup is None or not backup.exists():
-            backup = await store.backup_to(backup_target(backups_dir(), store.path))
+            backup = await store.backup_to(await asyncio.to_thread(backup_target, backups_dir(), store.path))
             await asyncio.to_thread(prune, backups_dir(), store.path)
             self._backups[key] = backup
         key = getattr(store, "cipher_key", None)  # an encrypted file is edited with the key it was opened with
@@ -220,7 +220,7 @@ class StoreContext(QObject):
         """Put ``backup``'s content back into the open store's file, after backing up what is there now
         (returned); the store is re-opened in the mode it had."""
         store = self.require()
-        before = await store.backup_to(backup_target(backups_dir(), store.path))
+        before = await store.backup_to(await asyncio.to_thread(backup_target, backups_dir(), store.path))
         await asyncio.to_thread(restore, backup, store.path)
         reopened = await open_memory(store.path, read_only=store.read_only, embedding=store.backend)
         await self.set_store(reopened)

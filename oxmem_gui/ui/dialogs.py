@@ -177,6 +177,8 @@ class Dialogs:
         path, _ = QFileDialog.getOpenFileName(self.parent, title, folder, filters)
         return Path(path) if path else None
 
-    def save_file(self, title: str, filters: str, suggested: str = "") -> Path | None:
-        path, _ = QFileDialog.getSaveFileName(self.parent, title, suggested, filters)
+    def save_file(self, title: str, filters: str, suggested: str = "", confirm_overwrite: bool = True) -> Path | None:
+        """A file to write; ``confirm_overwrite=False`` when the caller asks its own question about what is there."""
+        options = QFileDialog.Option(0) if confirm_overwrite else QFileDialog.Option.DontConfirmOverwrite
+        path, _ = QFileDialog.getSaveFileName(self.parent, title, suggested, filters, options=options)
         return Path(path) if path else None

@@ -18,8 +18,9 @@ from PySide6.QtGui import QDesktopServices, QDragEnterEvent, QDropEvent
 
 from ..core import InvalidInputError, KeyRequiredError, OperationCancelled
 from ..core.compare import diff_files
+from ..core.memory import Memory
 from ..core.remote import TOKEN_ENV, PullReport, server_url
-from ..core.store.backups import Backup
+from ..core.store.backups import Backup, TargetExistsError
 from ..core.store.importing import ImportResult
 from ..core.store.jsonl import read_jsonl
 from .context import StoreContext, backups_dir
@@ -143,15 +144,30 @@ class FileOperations:
             self._copy_to("Back up the store to", f"{self.ctx.store.path.stem}-backup.db", "Backing up", "Backed up to")
 
     def _copy_to(self, title: str, suggested: str, label: str, done: str) -> None:
-        """A consistent copy of the open file (SQLite's backup API, WAL included) where the user says."""
+        """A consistent copy of the open file (SQLite's backup API, WAL included) where the user says. A file
+        there is replaced only after a question naming what it is (a device, a folder, a link, another kind of
+        file or the store itself are refused with the reason: :func:`..core.store.backups.checked_target`)."""
         store = self.ctx.require()
-        path = self.dialogs.save_file(title, "SQLite databases (*.db)", suggested)
+        path = self.dialogs.save_file(title, "SQLite databases (*.db)", suggested, confirm_overwrite=False)
         if path:
-            self.ctx.run(
-                lambda: store.backup_to(path, overwrite=True),  # the save dialog asked before overwriting
-                label=label,
-                on_done=lambda p: self.statusBar().showMessage(f"{done} {p}", 10000),
-            )
+            self._write_copy(store, path, label, done, overwrite=False)
+
+    def _write_copy(self, store: Memory, path: Path, label: str, done: str, overwrite: bool) -> None:
+        def replace_asked(exc: Exception) -> bool:
+            if not isinstance(exc, TargetExistsError):
+                return False
+            if self.dialogs.confirm(
+                "Replace the file?", f"{exc.path} already exists: {exc.what}.\n\nReplace it with the copy?", "Replace"
+            ):
+                self._write_copy(store, path, label, done, overwrite=True)
+            return True
+
+        self.ctx.run(
+            lambda: store.backup_to(path, overwrite=overwrite),
+            label=label,
+            on_done=lambda p: self.statusBar().showMessage(f"{done} {p}", 10000),
+            on_error=replace_asked,
+        )
 
     def enable_editing(self) -> None:
         if self.ctx.store is None or not self.ctx.read_only:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from oxmem_gui.core.store import backups
 from oxmem_gui.core.store.backups import backup_target, list_backups, prune
-from tests.cli._support import build_demo, run, run_json
+from tests.cli._support import assert_one_error_line, build_demo, run, run_json
 
 
 def notes_of(capsys, path: Path) -> list[str]:
@@ -49,3 +49,28 @@ def test_the_newest_backups_of_a_file_are_kept(tmp_path, monkeypatch):
     monkeypatch.setattr(backups, "KEEP", 2)
     assert prune(folder, source) == made[3:11][::-1]
     assert [b.path for b in list_backups(folder)] == [made[12], made[11], other]
+
+
+def test_oxmem_backup_writes_a_new_file_and_replaces_a_database_only_with_overwrite(capsys, tmp_path):
+    """``oxmem backup FILE``: a complete copy at a new name; an existing SQLite file only with ``--overwrite``; a
+    FIFO, a text file or the store itself never, each in one line with the file as it was."""
+    db = build_demo(tmp_path / "demo")
+    copy = tmp_path / "copy.db"
+    code, out, err = run(capsys, "--db", str(db), "backup", str(copy))
+    assert (code, out, err) == (0, f"backed up demo.db to {copy}\n", "")
+    assert notes_of(capsys, copy) == notes_of(capsys, db)
+    before = copy.read_bytes()
+    code, out, err = run(capsys, "--db", str(db), "backup", str(copy))
+    assert_one_error_line(code, out, err, f"{copy} already exists (a SQLite database, ", "--overwrite replaces it")
+    assert copy.read_bytes() == before
+    assert run(capsys, "--db", str(db), "backup", str(copy), "--overwrite")[0] == 0
+    fifo, text = tmp_path / "pipe", tmp_path / "notes.txt"
+    os.mkfifo(fifo)
+    text.write_text("mine\n")
+    for target, words in [
+        (fifo, "is a FIFO (named pipe): a backup is written only to a regular file"),
+        (text, "is not a SQLite database: a backup never replaces another kind of file"),
+        (db, "is demo.db itself: a backup must go to another file"),
+    ]:
+        assert_one_error_line(*run(capsys, "--db", str(db), "backup", str(target), "--overwrite"), words)
+    assert text.read_text() == "mine\n" and fifo.is_fifo()

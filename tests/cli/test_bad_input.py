@@ -22,6 +22,7 @@ from tests.cli._support import (
     RAW_CONTROL,
     assert_one_error_line,
     build_demo,
+    fingerprint,
     run,
     run_json,
     run_quiet,
@@ -739,6 +740,30 @@ def test_output_to_a_full_disk_is_one_line_and_a_closed_pipe_is_quiet(tmp_path):
     reader.stdin.close()
     reader.wait()
     assert (done.returncode, done.stderr) == (0, "")
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["sessions"], ["events", "telegram:alice:lisbon-trip"], ["schedules", "list"], ["notes", "list", "alice"],
+        ["search", "lisbon"], ["tables"], ["sql", "SELECT 1"], ["info"], ["check"], ["backup", "copy.db"],
+        ["notes", "add", "alice", "written unseen"], ["--json", "sessions"],
+    ],
+)  # fmt: skip
+def test_a_closed_stdout_is_one_line_and_changes_nothing(tmp_path, argv):
+    """``oxmem … >&-``: the interpreter gives no stdout at all; refused before anything runs (a write would
+    otherwise be made unseen), one line on stderr, exit 2; with stderr closed too, silence and exit 2."""
+    db = build_demo(tmp_path / "demo")
+    before = fingerprint(db)
+    env = {"OXMEM_EMBEDDING": "deterministic"}
+    closed = _cli(["--db", str(db), *argv], env, cwd=tmp_path, stderr=subprocess.PIPE, text=True,
+                  preexec_fn=lambda: os.close(1))  # fmt: skip
+    assert (closed.returncode, closed.stderr) == (
+        2, "oxmem: error: the output cannot be written (standard output is closed); nothing was done\n"
+    )  # fmt: skip
+    both = _cli(["--db", str(db), *argv], env, cwd=tmp_path, preexec_fn=lambda: (os.close(1), os.close(2)))
+    assert both.returncode == 2
+    assert fingerprint(db) == before and not (tmp_path / "copy.db").exists()
 
 
 def test_ctrl_c_during_an_import_says_what_was_stored_and_a_rerun_resumes(tmp_path):

@@ -100,7 +100,7 @@ class FakeDialogs:
         self.folders.append(folder)
         return self.files.pop(0)
 
-    def save_file(self, title: str, filters: str, suggested: str = ""):
+    def save_file(self, title: str, filters: str, suggested: str = "", confirm_overwrite: bool = True):
         return self.files.pop(0)
 
 

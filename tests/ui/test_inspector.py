@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import subprocess
 import sys
 
@@ -284,6 +285,38 @@ def test_bad_file_is_a_clear_error(tmp_path):
     )
     assert done.returncode == 2
     assert done.stderr.strip().splitlines()[-1] == f"oxmem-gui: error: {bad} is not a SQLite database"
+
+
+def test_back_up_to_asks_before_replacing_a_database_and_refuses_a_device(make_window, qloop, tmp_path):
+    """An existing SQLite file is replaced only after a question naming what it is (declined: untouched); a FIFO
+    — or a device, a folder, a link — is refused in one dialog line, never replaced."""
+    window, ctx, dialogs = make_window(read_only=True)
+    old = tmp_path / "old-copy.db"
+    conn = apsw.Connection(str(old))
+    conn.execute("CREATE TABLE precious (x); INSERT INTO precious VALUES ('keep me')")
+    conn.close()
+    before = old.read_bytes()
+    dialogs.files, dialogs.confirm_answer = [old], False
+    window.back_up()
+    settle(qloop, ctx)
+    assert len(dialogs.confirms) == 1 and dialogs.confirms[0].startswith(f"{old} already exists: a SQLite database, ")
+    assert dialogs.errors == [] and old.read_bytes() == before
+    dialogs.files, dialogs.confirm_answer = [old], True
+    window.back_up()
+    settle(qloop, ctx)
+    assert dialogs.errors == [] and window.statusBar().currentMessage() == f"Backed up to {old}"
+    conn = apsw.Connection(str(old), flags=apsw.SQLITE_OPEN_READONLY)
+    assert conn.execute("SELECT count(*) FROM conversation_events").fetchall()[0][0] > 0
+    conn.close()
+    fifo = tmp_path / "pipe.db"
+    os.mkfifo(fifo)
+    dialogs.files = [fifo]
+    window.back_up()
+    settle(qloop, ctx)
+    assert dialogs.errors == [
+        f"{fifo} is a FIFO (named pipe): a backup is written only to a regular file; nothing was written"
+    ]
+    assert stat.S_ISFIFO(fifo.lstat().st_mode) and len(dialogs.confirms) == 2
 
 
 def test_back_up_to_writes_a_whole_copy_where_the_user_says(make_window, qloop, tmp_path):

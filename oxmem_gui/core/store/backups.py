@@ -1,12 +1,14 @@
 """Backups: making one safely, where those taken before an edit go, how they are named and listed, and putting one
 back.
 
-:func:`backup_to` never harms a file: it refuses the source itself (also through a symbolic link), an existing
-database unless told to overwrite it (the GUI's save dialog asks first), a file with a ``-wal`` or ``-journal``
-beside it (another program's, or an unclean shutdown's: replacing the file under it would mix the two), and a
-path holding a NUL. The copy is written to a hidden file in the target's folder and renamed over the target only
-when complete, so a full disk or a crash leaves the old target as it was and no partial file. An error names the
-file it is about: the target for what cannot be written, the source for what cannot be read.
+:func:`backup_to` never harms a file (:func:`checked_target`): it writes a new file, or replaces a SQLite database
+or an empty file only when told to (the inspector asks first, naming what is there; the command line wants
+``--overwrite``), and never a device, FIFO, socket, folder, symbolic link, a file of another kind, the source
+itself, or a database with a ``-wal`` or ``-journal`` beside it (another program's, or an unclean shutdown's:
+replacing the file under it would mix the two). The copy is written to a hidden file in the target's folder and
+renamed over the target only when complete, so a full disk or a crash leaves the old target as it was and no
+partial file. An error names the file it is about: the target for what cannot be written, the source for what
+cannot be read.
 
 A backup taken before an edit is ``{stem}-{YYYYmmdd-HHMMSS}{suffix}`` in a backups folder, made with SQLite's
 online backup API (the WAL's content included), so it is itself a complete store. Restoring copies a backup's
@@ -19,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import stat
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
@@ -30,6 +33,8 @@ from ..database import translate
 from ..errors import InvalidInputError, OxmemError, StoreBusyError
 
 STAMP = "%Y%m%d-%H%M%S"
+#: the first 16 bytes of every SQLite database file
+SQLITE_HEADER = b"SQLite format 3\x00"
 _NAME = re.compile(r"^(?P<stem>.+)-(?P<stamp>\d{8}-\d{6})(?:-\d+)?(?P<suffix>\.[^.-]+)?$")
 
 
@@ -43,35 +48,89 @@ class Backup:
     size: int
 
 
+class TargetExistsError(InvalidInputError):
+    """The chosen backup file exists and may be replaced, but only when the user confirms (``overwrite``):
+    ``what`` says what is there, for the question."""
+
+    def __init__(self, path: Path, what: str) -> None:
+        super().__init__(f"{path} already exists ({what}): choose a new name; nothing was overwritten")
+        self.path = path
+        self.what = what
+
+
+_KINDS = (
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISFIFO, "a FIFO (named pipe)"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISDIR, "a folder"),
+)
+
+
+def _not_regular(mode: int) -> str | None:
+    return next((kind for test, kind in _KINDS if test(mode)), None if stat.S_ISREG(mode) else "not a regular file")
+
+
+def what_is_there(path: Path, st: os.stat_result) -> str:
+    """What an existing regular file holds, as the overwrite question names it: a SQLite database (an oxmem
+    backup by its name), an empty file; :class:`InvalidInputError` for anything else, which is never replaced."""
+    if st.st_size == 0:
+        return "an empty file"
+    try:
+        with path.open("rb") as f:
+            head = f.read(16)
+    except OSError as exc:
+        raise InvalidInputError(f"{path} cannot be read: {exc.strerror}; nothing was written") from exc
+    if head != SQLITE_HEADER:
+        raise InvalidInputError(
+            f"{path} is not a SQLite database: a backup never replaces another kind of file; choose another name; "
+            "nothing was written"
+        )
+    size = f"{st.st_size / 1e6:.1f} MB" if st.st_size >= 100_000 else f"{st.st_size:,} bytes"
+    kind = "an oxmem backup" if _NAME.match(path.name) else "a SQLite database"
+    return f"{kind}, {size}, changed {datetime.fromtimestamp(st.st_mtime):%Y-%m-%d %H:%M}"
+
+
 def checked_target(source: Path | None, target: str | os.PathLike[str], overwrite: bool = False) -> Path:
-    """``target`` as the file a backup of ``source`` may be written to (see the module's note), symbolic links
-    followed; :class:`InvalidInputError` naming the target otherwise."""
+    """``target`` as the file a backup of ``source`` may be written to, or :class:`InvalidInputError` naming it.
+
+    Written: a new file (its folder made if need be); a regular file that is a SQLite database or empty, only with
+    ``overwrite`` (:class:`TargetExistsError` otherwise, saying what is there). Never: a device, FIFO, socket or
+    folder, a symbolic link (whatever it names), a non-empty file that is not SQLite, the source itself (also
+    through a hard link), a database with a ``-wal`` or ``-journal`` beside it (in use)."""
     text = os.fspath(target)
     if "\0" in text:
         raise InvalidInputError("the backup's file name holds a NUL character; nothing was written")
-    path = Path(text).expanduser()
+    path = Path(text).expanduser().absolute()
     try:
-        path.stat()  # a loop of symbolic links, a file where a folder should be (resolve() is silent on 3.13)
-    except FileNotFoundError:  # a new name, or a link to one
-        pass
+        st: os.stat_result | None = path.lstat()
+    except FileNotFoundError:
+        st = None
     except OSError as exc:
         raise InvalidInputError(f"{path} cannot be a backup: {exc.strerror or exc}; nothing was written") from exc
-    real = path.resolve(strict=False)
-    if real.is_dir():
-        raise InvalidInputError(f"{path} is a folder: name a file for the backup; nothing was written")
-    if real.exists():
-        if source is not None and real.samefile(source):
-            raise InvalidInputError(
-                f"{path} is {source.name} itself: a backup must go to another file; nothing was written"
-            )
-        if any(Path(f"{real}{end}").exists() for end in ("-wal", "-journal")):
-            raise InvalidInputError(
-                f"{path} has a -wal or -journal file beside it (in use by a program, or not closed cleanly): "
-                "choose another name; nothing was written"
-            )
-        if real.stat().st_size and not overwrite:
-            raise InvalidInputError(f"{path} already exists: choose a new name; nothing was overwritten")
-    return real
+    if st is None:
+        return path
+    if stat.S_ISLNK(st.st_mode):
+        raise InvalidInputError(
+            f"{path} is a symbolic link (to {os.readlink(path)}): a backup is written only to a file named itself; "
+            "nothing was written"
+        )
+    kind = _not_regular(st.st_mode)
+    if kind:
+        raise InvalidInputError(f"{path} is {kind}: a backup is written only to a regular file; nothing was written")
+    if source is not None and source.exists() and path.samefile(source):
+        raise InvalidInputError(
+            f"{path} is {source.name} itself: a backup must go to another file; nothing was written"
+        )
+    if any(Path(f"{path}{end}").exists() for end in ("-wal", "-journal")):
+        raise InvalidInputError(
+            f"{path} has a -wal or -journal file beside it (in use by a program, or not closed cleanly): "
+            "choose another name; nothing was written"
+        )
+    what = what_is_there(path, st)
+    if not overwrite:
+        raise TargetExistsError(path, what)
+    return path
 
 
 def write_complete(target: Path, write: Callable[[Path], None]) -> Path:
@@ -81,6 +140,10 @@ def write_complete(target: Path, write: Callable[[Path], None]) -> Path:
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         write(part)
+        with contextlib.suppress(FileNotFoundError):  # (still what was checked: not something made there since)
+            kind = _not_regular(target.lstat().st_mode) or ("a symbolic link" if target.is_symlink() else None)
+            if kind:
+                raise InvalidInputError(f"{target} is {kind} now: a backup is written only to a regular file")
         os.replace(part, target)
     except BaseException as exc:
         for leftover in (part, *(Path(f"{part}{end}") for end in ("-wal", "-shm", "-journal"))):
