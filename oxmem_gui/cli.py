@@ -31,6 +31,7 @@ from .core.compare import FileDiff, diff_files, word_diff
 from .core.database import BUSY_TIMEOUT_MS
 from .core.demo import fill_demo
 from .core.embeddings.backends import BACKEND_NAMES
+from .core.embeddings.local_models import set_model_paths
 from .core.embeddings.model_files import (
     MODEL_DIMS,
     MODEL_LICENSE,
@@ -266,9 +267,12 @@ def _global_options(parser: argparse.ArgumentParser, suppress: bool) -> None:
     )
     parser.add_argument(
         "--model-path",
+        action="append",
         default=default(None),
-        metavar="DIR",
-        help="a folder of your own with the semantic model (default: the one `oxmem model install` prepared)",
+        metavar="DIR|NAME=DIR",
+        help="a folder of your own with the semantic model (default: the one `oxmem model install` prepared); "
+        "NAME=DIR: the folder of the model a file names (its embedding_model), used as it is, unverified; "
+        "repeatable (default: looked up in the Hugging Face and fastembed caches)",
     )
     parser.add_argument("--json", action="store_true", default=default(False), help="print one JSON document on stdout")
     parser.add_argument(
@@ -894,7 +898,21 @@ NEEDS = {
 EMBEDDING_COMMANDS = {"demo", "import-jsonl", "search", "reindex", "notes"}
 
 
+def _model_paths(given: list[str] | None) -> str | None:
+    """``--model-path`` values: ``NAME=DIR`` ones name an agent's model folder (for the whole run, see
+    :func:`.core.embeddings.local_models.set_model_paths`); the one plain ``DIR`` is the semantic model's."""
+    named = dict(value.split("=", 1) for value in given or () if "=" in value)
+    plain = [value for value in given or () if "=" not in value]
+    if len(plain) > 1:
+        raise InvalidInputError(f"--model-path: one semantic model folder, not {len(plain)}; name others NAME=DIR")
+    if any(not name or not folder for name, folder in named.items()):
+        raise InvalidInputError("--model-path NAME=DIR needs both the model's name and its folder")
+    set_model_paths(named)
+    return plain[0] if plain else None
+
+
 async def _run(args: argparse.Namespace) -> int:
+    args.model_path = _model_paths(args.model_path)
     if args.command == "model":
         return await asyncio.to_thread(_model_command, args)
     if args.remote is not None:
@@ -1599,8 +1617,10 @@ async def _notes(store: Memory, args: argparse.Namespace) -> int:
             hits = await store.search_notes(args.user, args.query, args.top_k, **_ranking_kwargs(ranking, args))
         else:
             hits = await store.search_notes(args.user, args.query, args.top_k, **_search_kwargs(args))
-        if args.json:
+        if args.json:  # (a list, as before: what was left out goes to stderr, one line per model)
             _print_json(hits)
+            for model, why in getattr(hits, "skipped_models", {}).items():
+                sys.stderr.write(safe(f"oxmem: notice: skipped vectors of {model}: {why}") + "\n")
         else:
             print(
                 _table(
@@ -1608,6 +1628,8 @@ async def _notes(store: Memory, args: argparse.Namespace) -> int:
                     [(f"{h.score:.4f}", h.note_id, ",".join(h.tags), _preview(h.text, 60)) for h in hits],
                 )
             )
+            for model, why in getattr(hits, "skipped_models", {}).items():
+                print(safe(f"skipped vectors of {model}: {why}"))
     return 0
 
 

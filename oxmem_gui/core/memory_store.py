@@ -32,6 +32,7 @@ from .embeddings.backends import (
     BackendChoice,
     DeterministicEmbedding,
     EmbeddingBackend,
+    ModelBackends,
     backend_for,
     choose_backend,
 )
@@ -94,7 +95,8 @@ class MemoryStore(sql_console.SqlConsole):
         self.remote: RemoteSnapshot | None = None
         self.backend = choice.backend
         self.backend_notice = choice.notice
-        self._available = choice.available
+        #: by model name; the agent's own model looked up on this machine when its vectors are searched
+        self._available = ModelBackends(choice.available, db.path)
         self.migration_report = report
         self._caches = SearchCaches(vector_cache_bytes, self.backend.model_name)
         #: ``oxmem``, ``oxydra`` or ``oxydra-libsql`` (:mod:`.formats.detect`), found when opening
@@ -511,7 +513,7 @@ class MemoryStore(sql_console.SqlConsole):
         :func:`.store.notes.note_cursor`."""
         return notes.page_after(await self.list_notes(user, tags, tag_mode, contains), after, limit)
 
-    async def search_notes(self, user: str, query: str, top_k: int = 8, **options: Any) -> list[note_hits.NoteHit]:
+    async def search_notes(self, user: str, query: str, top_k: int = 8, **options: Any) -> note_hits.NoteHits:
         """Hybrid query over the user's notes; one hit per note with the full breakdown in ``hit``."""
         result = await self.hybrid_query(notes.notes_session(user), query, top_k, **options)
         return note_hits.note_hits(result)

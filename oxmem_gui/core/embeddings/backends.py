@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Protocol, runtime_checkable
 
 import blake3
@@ -93,6 +94,38 @@ def from_blob(blob: bytes, dimensions: int | None = None) -> np.ndarray:
     if len(vector) > dimensions and not np.any(vector[dimensions:]):
         return vector[:dimensions]
     raise EmbeddingError(f"vector has {len(vector)} values where the model gives {dimensions}")
+
+
+class ModelBackends(dict[str, EmbeddingBackend]):
+    """The backends able to embed a query for each model's vectors, by model name. A model not loaded is looked
+    up once on this machine (:mod:`.local_models`: the agent's own model where its library keeps it); why it
+    could not be found is kept in :meth:`reason`. Looking up does file I/O: ask off a GUI thread."""
+
+    def __init__(self, loaded: Mapping[str, EmbeddingBackend], beside: os.PathLike[str] | str | None = None) -> None:
+        super().__init__(loaded)
+        self.beside = None if beside is None else Path(beside)
+        self._reasons: dict[str, str] = {}
+
+    def __contains__(self, model: object) -> bool:
+        if not isinstance(model, str) or super().__contains__(model):
+            return super().__contains__(model)
+        if model in self._reasons:
+            return False
+        from . import local_models
+
+        try:
+            self[model] = local_models.backend(model, self.beside)
+        except EmbeddingError as exc:
+            self._reasons[model] = str(exc)
+            return False
+        return True
+
+    def get(self, model: str, default: EmbeddingBackend | None = None) -> EmbeddingBackend | None:  # type: ignore[override]
+        return self[model] if model in self else default  # noqa: SIM401 - dict.get would not look the model up
+
+    def reason(self, model: str) -> str:
+        """Why ``model`` has no backend here (after a lookup)."""
+        return self._reasons.get(model, "no embedding backend for this model is loaded")
 
 
 BACKEND_NAMES = ("auto", "deterministic", "semantic")

@@ -27,13 +27,14 @@ import apsw
 import numpy as np
 
 from ..database import Database, data_version
+from ..embeddings import local_models
 from ..embeddings.backends import DETERMINISTIC_MODEL, DeterministicEmbedding, EmbeddingBackend, choose_backend
 from ..embeddings.indexing import normalize
 from ..embeddings.model_files import MODEL_NAME
 from ..errors import EmbeddingError, InvalidInputError, NotFoundError, ReadOnlyError
 from ..retrieval.bm25 import TableBm25
 from ..retrieval.hybrid import MAX_TOP_K, Hit, QueryResult
-from ..retrieval.notes import NoteHit
+from ..retrieval.notes import NoteHit, NoteHits
 from ..retrieval.scope import AllSessions, Scope
 from ..retrieval.why_not import CHOICES, WhyNot, event_choices
 from ..retrieval.why_not import Change as WhyChange
@@ -186,6 +187,8 @@ class ForeignReader(sql_console.SqlConsole):
         self.migration_report = MigrationReport()
         self.schedules = ForeignSchedules(self)
         self._semantic: EmbeddingBackend | None = None
+        #: the agents' own models found on this machine (:mod:`..embeddings.local_models`), by name
+        self._local_models: dict[str, EmbeddingBackend] = {}
         #: what :meth:`_per_state` keeps: by name, (the file's state and the key it was made for, the value)
         self._kept: dict[str, tuple[tuple[Any, Any], Any]] = {}
         #: how many times an encrypted file's snapshot was read again after an edit
@@ -285,22 +288,26 @@ class ForeignReader(sql_console.SqlConsole):
     def query_vector(self, model: str, query: str, options: Mapping[str, Any]) -> tuple[np.ndarray | None, str | None]:
         """The query embedded by ``model`` (the model that made the vectors it is compared with), or None and
         the reason. ``options["query_embedding"]`` (a precomputed vector) wins; the deterministic model is
-        always here; the semantic model when installed; any other model cannot be run here."""
+        always here; the semantic model when installed; any other — or the semantic model when oxmem's own copy
+        is not installed — where the agent's library keeps it (:mod:`..embeddings.local_models`)."""
         given = options.get("query_embedding")
         if given is not None:
             return np.asarray(given, dtype=np.float32), None
         if model == DETERMINISTIC_MODEL:
             return self.backend.embed([normalize(query)])[0], None
-        if model == MODEL_NAME:
-            if self._semantic is None:
-                try:
-                    self._semantic = choose_backend("semantic", None).backend
-                except EmbeddingError as exc:
-                    return None, f"the vectors were made by {model}; {exc}"
-            return self._semantic.embed([normalize(query)])[0], None
-        return None, (
-            f"the vectors were made by {model}, which oxmem cannot run here (no network); the vector part is left out"
-        )
+        own = ""
+        if model == MODEL_NAME and self._semantic is None:
+            try:
+                self._semantic = choose_backend("semantic", None).backend
+            except EmbeddingError as exc:  # not installed: looked up as any other model
+                own = f"{exc}; "
+        local = (self._semantic if model == MODEL_NAME else None) or self._local_models.get(model)
+        if local is None:
+            try:
+                local = self._local_models[model] = local_models.backend(model, self.path)
+            except EmbeddingError as exc:
+                return None, f"{own}{exc}; the vector part is left out"
+        return local.embed([normalize(query)])[0], None
 
     async def tables(self) -> list[table_browser.TableInfo]:
         return await self._db.read(table_browser.list_tables, True)
@@ -527,12 +534,12 @@ class ForeignReader(sql_console.SqlConsole):
             return note
         raise NotFoundError(f"no entry {note_id!r} among the {self.capabilities.notes_label.lower()} of {user!r}")
 
-    async def search_notes(self, user: str, query: str, top_k: int = 8, **options: Any) -> list[NoteHit]:
+    async def search_notes(self, user: str, query: str, top_k: int = 8, **options: Any) -> NoteHits:
         """The agent's own ranking over a notes group, one hit per note."""
         for r in self.retrievers():
             if r.scope == "notes":
                 result = await self.search(r.name, user, query, top_k, **_fixed(options))
-                return [
+                hits = [
                     NoteHit(
                         h.chunk_id,
                         h.text,
@@ -544,6 +551,7 @@ class ForeignReader(sql_console.SqlConsole):
                     )
                     for h in result.hits
                 ]
+                return NoteHits(hits, result.skipped_models)
         raise InvalidInputError(f"{self.LABEL} files have no ranking over {self.capabilities.notes_label.lower()}")
 
     # -- search -------------------------------------------------------------------------------------

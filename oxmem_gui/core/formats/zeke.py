@@ -84,8 +84,8 @@ from .zeke_eviction import (
     prefix_matches,
 )
 
-#: ZEKE's default embedding model (1536 dimensions); it needs OpenAI, so oxmem cannot run it
-OPENAI_MODEL = "text-embedding-3-small (OpenAI, ZEKE's default)"
+#: ZEKE's default embedding model (1536 dimensions); it runs only behind OpenAI's API
+OPENAI_MODEL = "text-embedding-3-small"
 FTS_WEIGHT = 0.4
 VECTOR_WEIGHT = 0.6
 

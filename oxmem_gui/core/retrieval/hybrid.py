@@ -189,7 +189,8 @@ def _start_vector_leg(
         elif model in backends:
             qvec, dims = None, backends[model].dimensions
         else:
-            result.skipped_models[model] = "no embedding backend for this model is loaded"
+            reason = getattr(backends, "reason", None)
+            result.skipped_models[model] = reason(model) if reason else "no embedding backend for this model is loaded"
             continue
         matrix = index.get(conn, session_id, model, dims)
         result.models.append(model)

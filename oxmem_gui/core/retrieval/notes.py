@@ -18,7 +18,16 @@ class NoteHit:
     hit: Hit
 
 
-def note_hits(result: QueryResult) -> list[NoteHit]:
+class NoteHits(list[NoteHit]):
+    """Hits, one per note, and what the ranking left out: ``skipped_models`` maps a model whose vectors were not
+    searched to why (its query could not be embedded here), as :class:`.hybrid.QueryResult` does."""
+
+    def __init__(self, hits: list[NoteHit], skipped_models: dict[str, str] | None = None) -> None:
+        super().__init__(hits)
+        self.skipped_models = dict(skipped_models or {})
+
+
+def note_hits(result: QueryResult) -> NoteHits:
     """One entry per note (its best-ranked chunk) from a hybrid query on ``memory:U``."""
     seen: dict[str, NoteHit] = {}
     for hit in result.hits:
@@ -34,4 +43,4 @@ def note_hits(result: QueryResult) -> list[NoteHit]:
                 meta.get("updated_at"),
                 hit,
             )
-    return list(seen.values())
+    return NoteHits(list(seen.values()), result.skipped_models)
