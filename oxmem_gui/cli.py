@@ -326,6 +326,17 @@ def _global_options(parser: argparse.ArgumentParser, suppress: bool) -> None:
     )
 
 
+def _like_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--like",
+        type=_text,
+        default=None,
+        metavar="ID",
+        help="more like this: the stored vector of ID (a chunk, note or memory id) is the query of the vector leg — "
+        "exact and offline for any model; QUERY, if given, is the keyword part (default: ID's own words)",
+    )
+
+
 def _search_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--top-k",
@@ -420,7 +431,7 @@ def build_parser() -> argparse.ArgumentParser:
         nargs="?",
         help="the session's id (`oxmem sessions` lists them; default: none, with --all)",
     )
-    p.add_argument("query", type=_text, help="what to search for")
+    p.add_argument("query", type=_text, nargs="?", help="what to search for (default with --like: its words)")
     p.add_argument(
         "--all",
         action="store_true",
@@ -436,6 +447,7 @@ def build_parser() -> argparse.ArgumentParser:
         "is not in the top k: where it ranked, the step that cut it, and what would bring it back (default: the "
         "hits themselves)",
     )
+    _like_option(p)
     _search_options(p)
     p = command("reindex", "re-embed chunks with another model, in short batches (resumable)")
     p.add_argument("--session", type=_text, default=None, help="only this session (default: every session)")
@@ -634,7 +646,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("note_id", type=_text)
     p = command("search", "hybrid search of a user's notes", notes)
     p.add_argument("user", type=_text)
-    p.add_argument("query", type=_text)
+    p.add_argument("query", type=_text, nargs="?", help="what to search for (default with --like: its words)")
     p.add_argument(
         "--why",
         type=_text,
@@ -643,6 +655,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="why this note (its id; an agent's memory or fact id) is not in the top k: where it ranked, the step "
         "that cut it, and what would bring it back (default: the hits themselves)",
     )
+    _like_option(p)
     _search_options(p)
     return parser
 
@@ -771,17 +784,31 @@ def _ranking_kwargs(ranking: Retriever, args: argparse.Namespace) -> dict[str, A
     return {"tags": args.tags, "tag_mode": args.tag_mode} if ranking.tag_filter and args.tags else {}
 
 
-async def _why_note(store: Memory, args: argparse.Namespace) -> None:
+async def _like(store: Memory, args: argparse.Namespace) -> dict[str, Any]:
+    """``--like ID``: the search options of a query by example (:mod:`.core.retrieval.example`), said on stderr;
+    the QUERY defaults to ID's words. Without it, a QUERY is required."""
+    if args.like is None:
+        if args.query is None:
+            raise InvalidInputError("give the QUERY to search for (or --like ID: more like that memory)")
+        return {}
+    example = await store.example(args.like)
+    if args.query is None:
+        args.query = example.text
+    sys.stderr.write(safe(f"oxmem: notice: {example.said()}") + "\n")
+    return example.options()
+
+
+async def _why_note(store: Memory, args: argparse.Namespace, like: dict[str, Any]) -> None:
     """``notes search USER QUERY --why ID``: the agent's own ranking of notes where it has one (ZEKE's), else the
-    store's hybrid over the user's notes (``memory:USER``)."""
+    store's hybrid over the user's notes (``memory:USER``); ``like``: a query by example's options."""
     if any(r.scope == "notes" for r in store.retrievers()):
         ranking = await _ranking(store, args, "notes")
         story = await store.why_not(
-            ranking.name, args.user, args.query, args.why, args.top_k, **_ranking_kwargs(ranking, args)
+            ranking.name, args.user, args.query, args.why, args.top_k, **_ranking_kwargs(ranking, args), **like
         )
     else:
         story = await store.why_not(
-            "oxmem", f"{NOTES_PREFIX}{args.user}", args.query, args.why, args.top_k, **_search_kwargs(args)
+            "oxmem", f"{NOTES_PREFIX}{args.user}", args.query, args.why, args.top_k, **_search_kwargs(args), **like
         )
     _print_json(_why_json(story)) if args.json else print(safe("\n".join(story.lines()), keep_newlines=True))
 
@@ -1263,6 +1290,9 @@ async def _dispatch(store: Memory, args: argparse.Namespace) -> int:
                 rows.append((e.sequence, e.created_at, role, _preview(text)))
             print(_table(["seq", "created", "role", "text"], rows))
     elif cmd == "search":
+        if args.query is None and args.session is not None and (args.all_sessions or args.like is None):
+            args.session, args.query = None, args.session  # one word is the QUERY, unless --like gives it
+        like = await _like(store, args)
         if args.all_sessions == (args.session is not None):
             raise OxmemError("give a SESSION or --all (every session), not both" if args.all_sessions
                              else "give the SESSION to search, or --all to search every session")  # fmt: skip
@@ -1272,12 +1302,17 @@ async def _dispatch(store: Memory, args: argparse.Namespace) -> int:
             if args.all_sessions:
                 raise OxmemError("--why explains a miss in one SESSION: give the session, not --all")
             story = await store.why_not(
-                ranking.name, scope, args.query, args.why, args.top_k, **_ranking_kwargs(ranking, args)
+                ranking.name, scope, args.query, args.why, args.top_k, **_ranking_kwargs(ranking, args), **like
             )
             _print_json(_why_json(story)) if out_json else print(safe("\n".join(story.lines()), keep_newlines=True))
             return 0
-        result = await store.search(ranking.name, scope, args.query, args.top_k, **_ranking_kwargs(ranking, args))
-        _print_json(_query_json(result)) if out_json else _print_query(result, ranking)
+        result = await store.search(
+            ranking.name, scope, args.query, args.top_k, **_ranking_kwargs(ranking, args), **like
+        )
+        if out_json:
+            _print_json({**_query_json(result), **({"like": args.like} if args.like else {})})
+        else:
+            _print_query(result, ranking)
     elif cmd == "reindex":
         show = _progress_printer()
         result = await store.reindex(args.session, args.model, (lambda d, t: show("embedding", d, t)) if show else None)
@@ -1609,14 +1644,16 @@ async def _notes(store: Memory, args: argparse.Namespace) -> int:
         await store.delete_note(args.user, args.note_id)
         _print_json({"deleted": args.note_id}) if args.json else print(safe(f"deleted {args.note_id}"))
     elif action == "search":
+        like = await _like(store, args)
         if args.why is not None:
-            await _why_note(store, args)
+            await _why_note(store, args, like)
             return 0
         if args.ranking is None and any(r.scope == "notes" for r in store.retrievers()):
             ranking = await _ranking(store, args, "notes")
-            hits = await store.search_notes(args.user, args.query, args.top_k, **_ranking_kwargs(ranking, args))
+            kwargs = _ranking_kwargs(ranking, args)
         else:
-            hits = await store.search_notes(args.user, args.query, args.top_k, **_search_kwargs(args))
+            kwargs = _search_kwargs(args)
+        hits = await store.search_notes(args.user, args.query, args.top_k, **kwargs, **like)
         if args.json:  # (a list, as before: what was left out goes to stderr, one line per model)
             _print_json(hits)
             for model, why in getattr(hits, "skipped_models", {}).items():

@@ -50,6 +50,7 @@ from .retrieval import hybrid as retrieval
 from .retrieval import notes as note_hits
 from .retrieval import why_not
 from .retrieval.caches import SearchCaches
+from .retrieval.example import Example
 from .retrieval.ranking import TUNED, RankingProfile, native_query, profile_query
 from .retrieval.scope import AllSessions, Scope
 from .retrieval.vectors import DEFAULT_MAX_BYTES
@@ -517,6 +518,11 @@ class MemoryStore(sql_console.SqlConsole):
         """Hybrid query over the user's notes; one hit per note with the full breakdown in ``hit``."""
         result = await self.hybrid_query(notes.notes_session(user), query, top_k, **options)
         return note_hits.note_hits(result)
+
+    async def example(self, item_id: str) -> Example:
+        """The stored vector of a chunk (by its id) or a note (by its note id), to search by example
+        (:mod:`.retrieval.example`)."""
+        return await self._db.read(browse.example_vector, item_id)
 
     async def reindex(
         self,

@@ -334,3 +334,27 @@ def test_tab_leaves_the_table_tooltips_hold_the_whole_text_and_plurals(make_wind
     search(window, ctx, qloop, "telegram:alice:tomatoes", "copper", top_k=1)
     assert panel.results_label.text() == "1 hit for “copper” in telegram:alice:tomatoes"
     assert "FTS: 1 candidate " in panel.legs_label.text()
+
+
+def test_more_like_this_searches_with_the_hits_own_vector_and_says_so(make_window, qloop):
+    """Ctrl+L on a hit (also in its context menu): the hit's stored vector becomes the query's, its words the
+    keyword part; the hit itself then ranks first with a cosine of 1, and the results say by what they were
+    searched. Typing another query ends it; a hit with no vector says why in the panel."""
+    window, ctx, _ = make_window()
+    window.show()
+    panel = search(window, ctx, qloop, LISBON, "quiet hotel in Alfama")
+    window.activateWindow()
+    panel.view.setFocus()
+    panel.view.selectRow(2)
+    chosen = panel.model.hit(2)
+    assert panel.like_action in panel.view.actions() and panel.like_action.shortcut().toString() == "Ctrl+L"
+    QTest.keyClick(panel.view, Qt.Key.Key_L, Qt.KeyboardModifier.ControlModifier)
+    settle(qloop, ctx)
+    top = panel.model.hit(0)
+    assert (top.chunk_id, round(top.vector_raw, 6)) == (chosen.chunk_id, 1.0)
+    assert panel.query.text() == chosen.text
+    assert panel.results_label.text().endswith(f"— more like {chosen.chunk_id}: its stored vector is the query's")
+    panel.query.setText("quiet hotel in Alfama")
+    panel.search()
+    settle(qloop, ctx)
+    assert "more like" not in panel.results_label.text()

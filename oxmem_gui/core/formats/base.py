@@ -33,6 +33,7 @@ from ..embeddings.indexing import normalize
 from ..embeddings.model_files import MODEL_NAME
 from ..errors import EmbeddingError, InvalidInputError, NotFoundError, ReadOnlyError
 from ..retrieval.bm25 import TableBm25
+from ..retrieval.example import Example
 from ..retrieval.hybrid import MAX_TOP_K, Hit, QueryResult
 from ..retrieval.notes import NoteHit, NoteHits
 from ..retrieval.scope import AllSessions, Scope
@@ -308,6 +309,11 @@ class ForeignReader(sql_console.SqlConsole):
             except EmbeddingError as exc:
                 return None, f"{own}{exc}; the vector part is left out"
         return local.embed([normalize(query)])[0], None
+
+    async def example(self, item_id: str) -> Example:
+        """The stored vector of one of the format's memories, to search by example (formats with vectors
+        override this)."""
+        raise InvalidInputError(f"{self.LABEL} files keep no vectors to search by example")
 
     async def tables(self) -> list[table_browser.TableInfo]:
         return await self._db.read(table_browser.list_tables, True)

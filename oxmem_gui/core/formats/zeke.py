@@ -62,6 +62,7 @@ import numpy as np
 
 from ..embeddings.model_files import MODEL_NAME
 from ..errors import InvalidInputError, NotFoundError
+from ..retrieval.example import Example
 from ..retrieval.hybrid import Hit, LegStats, QueryResult
 from ..retrieval.scope import AllSessions, Scope, shown_scope
 from ..schedules.cadence import parse_time
@@ -675,6 +676,22 @@ class ZekeReader(ForeignReader):
         return top
 
     # -- eviction -------------------------------------------------------------------------------------
+
+    async def example(self, item_id: str) -> Example:
+        """A memory's stored embedding (its model told by its size, as ZEKE's own are), to search by example:
+        exact and offline even for OpenAI's vectors."""
+
+        def read(conn: apsw.Connection) -> Example:
+            rows = conn.execute("SELECT embedding, text FROM memories WHERE id = ?", (item_id,)).fetchall()
+            if not rows:
+                raise NotFoundError(f"no memory {item_id!r}")
+            blob, text = rows[0]
+            if not isinstance(blob, bytes) or not blob or len(blob) % 4:
+                raise InvalidInputError(f"memory {item_id} has no embedding to search by (ZEKE stored none)")
+            vector = np.frombuffer(blob, dtype="<f4").astype(np.float32)
+            return Example(item_id, guess_model(vector.size), vector, str(text or ""))
+
+        return await self._db.read(read)
 
     async def eviction_preview(
         self,

@@ -10,7 +10,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import apsw
+import numpy as np
 
+from ..embeddings.backends import from_blob
+from ..errors import EmbeddingError, InvalidInputError, NotFoundError
+from ..retrieval.example import Example
 from .events import Event, require_session
 from .inputs import parse_stored
 
@@ -134,3 +138,24 @@ def note_tags(conn: apsw.Connection, user: str) -> list[tuple[str, int]]:
         (f"memory:{user}",),
     ).fetchall()
     return [(tag, n) for tag, n in rows]
+
+
+def example_vector(conn: apsw.Connection, item_id: str) -> Example:
+    """The stored vector of the chunk ``item_id``, or of the first chunk of the note ``item_id`` (query by
+    example); :class:`NotFoundError` when there is none, :class:`InvalidInputError` when it cannot be read."""
+    rows = conn.execute(
+        "SELECT c.chunk_id, v.embedding_model, v.embedding_blob, c.chunk_text FROM chunks c "
+        "JOIN chunks_vec v ON v.chunk_id = c.chunk_id WHERE c.chunk_id = ?1 "
+        "UNION ALL SELECT * FROM (SELECT c.chunk_id, v.embedding_model, v.embedding_blob, c.chunk_text FROM chunks c "
+        "JOIN chunks_vec v ON v.chunk_id = c.chunk_id WHERE json_valid(c.metadata_json) "
+        "AND json_extract(c.metadata_json, '$.note_id') = ?1 ORDER BY c.sequence_start, c.chunk_id) LIMIT 1",
+        (item_id,),
+    ).fetchall()
+    if not rows:
+        raise NotFoundError(f"no stored vector for {item_id!r}: give a chunk id or a note id that has one")
+    chunk_id, model, blob, text = rows[0]
+    try:
+        vector = from_blob(blob)
+    except EmbeddingError as exc:
+        raise InvalidInputError(f"the stored vector of {chunk_id} cannot be read: {exc}") from exc
+    return Example(chunk_id, str(model), np.asarray(vector, dtype=np.float32), str(text or ""))

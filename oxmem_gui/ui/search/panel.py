@@ -8,10 +8,12 @@ import html
 from typing import Any
 
 from PySide6.QtCore import QEvent, Qt, Signal
+from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QAbstractItemView, QDialog, QHBoxLayout, QPushButton, QSplitter, QVBoxLayout, QWidget
 
 from ...core.errors import InvalidInputError, NotFoundError, OxmemError
 from ...core.formats.base import Retriever
+from ...core.retrieval.example import Example
 from ...core.retrieval.explain import moves
 from ...core.retrieval.hybrid import LegStats, QueryResult, rerank
 from ...core.retrieval.judgments import JudgmentStore
@@ -123,6 +125,17 @@ class SearchPanel(ResultActions, QWidget):
         self.view.doubleClicked.connect(lambda index: index.column() != GRADE_COLUMN and self.open_hit(index.row()))
         self.view.installEventFilter(self)
         self.view.selectionModel().currentRowChanged.connect(lambda *_: self._show_explanation())
+        #: *More like this* (Ctrl+L, or the hits' context menu): the hit whose stored vector is the query's, while
+        #: the query still holds its words; ``_shown_like``: the one the hits shown were searched with
+        self._like: Example | None = None
+        self._shown_like: Example | None = None
+        self.like_action = QAction("More like this", self.view)
+        self.like_action.setShortcut(QKeySequence("Ctrl+L"))
+        self.like_action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        self.like_action.setToolTip("Search with the selected hit's own stored vector (exact, for any model)")
+        self.like_action.triggered.connect(self.more_like_this)
+        self.view.addAction(self.like_action)
+        self.view.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
         self.explain_view = ExplanationView()
         self.explain_view.setFont(self.view.font())
 
@@ -193,6 +206,8 @@ class SearchPanel(ResultActions, QWidget):
             set_label(self.results_label, "")
             return
         text = f"{plural(len(r.hits), 'hit')} for “{r.query}” in {self._shown_scope or r.session_id}"
+        if self._shown_like is not None:
+            text += f" — more like {self._shown_like.item_id}: its stored vector is the query's"
         if self.stale():
             text += " — not what the controls now say: press Search (or Enter in the query) to update"
         self.results_label.setStyleSheet(WARN_STYLE if self.stale() else "")
@@ -323,12 +338,15 @@ class SearchPanel(ResultActions, QWidget):
             return
         self.controls.say("")
         options, request, k = self.controls.options(), self.controls.request(), self.top_k.value()
+        like = self._like = self._like if self._like is not None and self._like.text == query else None
+        if like is not None:
+            options = {**options, **like.options()}
         key = (ranking.name, session, query, k)
         shown_scope = session if session in self._many else None
         scope = self._many.get(session, session)
         defaults = DEFAULTS if ranking.tunable else {}
-        from_defaults = "models" not in options and all(
-            options.get(n, v) == v for n, v in {**defaults, "tags": []}.items()
+        from_defaults = like is not None or (  # (by example: the result is its own baseline)
+            "models" not in options and all(options.get(n, v) == v for n, v in {**defaults, "tags": []}.items())
         )
         self._generation += 1
         generation = self._generation
@@ -348,6 +366,7 @@ class SearchPanel(ResultActions, QWidget):
             self.controls.offer_models(sorted({*result.models, *result.skipped_models}))
             self.base = result
             self._shown = request
+            self._shown_like = like
             self._scope = ranking.scope
             self._shown_scope = shown_scope
             w = self.vector_weight()
@@ -363,6 +382,31 @@ class SearchPanel(ResultActions, QWidget):
             if generation != self._generation:
                 return isinstance(exc, OxmemError)
             self._update_status()
+            if isinstance(exc, (InvalidInputError, NotFoundError)):
+                message = str(exc)
+                self.controls.say(message[:1].upper() + message[1:] + ("" if message.endswith(".") else "."))
+                return True
+            return False
+
+        self.ctx.run(work, on_done=done, on_error=failed)
+
+    def more_like_this(self) -> None:
+        """Search again with the selected hit's stored vector as the query's, and its words as the keyword part
+        (:mod:`...core.retrieval.example`): exact and offline for any model."""
+        store, hit = self.ctx.store, self.model.hit(self.view.currentIndex().row())
+        if store is None or hit is None:
+            self.controls.say("Select a hit first: More like this searches with its stored vector.")
+            return
+
+        async def work() -> Example:
+            return await store.example(hit.chunk_id)
+
+        def done(example: Example) -> None:
+            self._like = example
+            self.query.setText(example.text)
+            self.search()
+
+        def failed(exc: Exception) -> bool:
             if isinstance(exc, (InvalidInputError, NotFoundError)):
                 message = str(exc)
                 self.controls.say(message[:1].upper() + message[1:] + ("" if message.endswith(".") else "."))
