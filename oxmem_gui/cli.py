@@ -30,6 +30,7 @@ from .core.check import CheckReport, check_store
 from .core.compare import FileDiff, diff_files, word_diff
 from .core.database import BUSY_TIMEOUT_MS
 from .core.demo import fill_demo
+from .core.embeddings import api
 from .core.embeddings.backends import BACKEND_NAMES
 from .core.embeddings.local_models import set_model_paths
 from .core.embeddings.model_files import (
@@ -273,6 +274,15 @@ def _global_options(parser: argparse.ArgumentParser, suppress: bool) -> None:
         help="a folder of your own with the semantic model (default: the one `oxmem model install` prepared); "
         "NAME=DIR: the folder of the model a file names (its embedding_model), used as it is, unverified; "
         "repeatable (default: looked up in the Hugging Face and fastembed caches)",
+    )
+    parser.add_argument(
+        "--embeddings-url",
+        default=default(os.environ.get(api.URL_ENV)),
+        metavar="URL",
+        help="an OpenAI-compatible embeddings endpoint for a model no local copy of which is found (ZEKE's "
+        "text-embedding-3-small): 'openai' or a base URL such as http://localhost:11434/v1; the key comes from "
+        f"${api.KEY_ENV}; a query's text is sent, a memory's when an edit re-embeds it "
+        f"(default: ${api.URL_ENV}, else none: nothing is sent)",
     )
     parser.add_argument("--json", action="store_true", default=default(False), help="print one JSON document on stdout")
     parser.add_argument(
@@ -940,6 +950,7 @@ def _model_paths(given: list[str] | None) -> str | None:
 
 async def _run(args: argparse.Namespace) -> int:
     args.model_path = _model_paths(args.model_path)
+    api.configure(api.endpoint_from(args.embeddings_url))
     if args.command == "model":
         return await asyncio.to_thread(_model_command, args)
     if args.remote is not None:
@@ -1627,6 +1638,8 @@ async def _notes(store: Memory, args: argparse.Namespace) -> int:
                 )
             )
     elif action in ("add", "update"):
+        notice = getattr(store, "vector_notice", None)  # what the edit leaves the agent's vector search without
+        said = await notice() if notice else None
         if action == "add":
             note = await store.save_note(args.user, args.text, args.tags)
         else:
@@ -1639,6 +1652,8 @@ async def _notes(store: Memory, args: argparse.Namespace) -> int:
                 )
             fields = {("ttl_seconds" if k == "ttl" else k): v for k, v in given.items()}
             note = await store.update_note(args.user, args.note_id, args.text, args.tags, **fields)
+        if said:  # (after the edit: a refused one stays one line)
+            sys.stderr.write(safe(f"oxmem: notice: {said}") + "\n")
         _print_json({"note_id": note.note_id}) if args.json else print(safe(note.note_id))
     elif action == "delete":
         await store.delete_note(args.user, args.note_id)

@@ -286,6 +286,11 @@ class ForeignReader(sql_console.SqlConsole):
     def _embeddings(self, conn: apsw.Connection) -> list[EmbeddingInfo]:
         return []
 
+    def query_text(self, query: str) -> str:
+        """The words the agent embeds for ``query`` (whitespace collapsed, as oxmem and Oxydra index; a format
+        whose agent embeds the query as typed overrides this)."""
+        return normalize(query)
+
     def query_vector(self, model: str, query: str, options: Mapping[str, Any]) -> tuple[np.ndarray | None, str | None]:
         """The query embedded by ``model`` (the model that made the vectors it is compared with), or None and
         the reason. ``options["query_embedding"]`` (a precomputed vector) wins; the deterministic model is
@@ -295,7 +300,7 @@ class ForeignReader(sql_console.SqlConsole):
         if given is not None:
             return np.asarray(given, dtype=np.float32), None
         if model == DETERMINISTIC_MODEL:
-            return self.backend.embed([normalize(query)])[0], None
+            return self.backend.embed([self.query_text(query)])[0], None
         own = ""
         if model == MODEL_NAME and self._semantic is None:
             try:
@@ -308,7 +313,7 @@ class ForeignReader(sql_console.SqlConsole):
                 local = self._local_models[model] = local_models.backend(model, self.path)
             except EmbeddingError as exc:
                 return None, f"{own}{exc}; the vector part is left out"
-        return local.embed([normalize(query)])[0], None
+        return local.embed([self.query_text(query)])[0], None
 
     async def example(self, item_id: str) -> Example:
         """The stored vector of one of the format's memories, to search by example (formats with vectors

@@ -60,6 +60,7 @@ from typing import Any
 import apsw
 import numpy as np
 
+from ..embeddings import api
 from ..embeddings.model_files import MODEL_NAME
 from ..errors import InvalidInputError, NotFoundError
 from ..retrieval.example import Example
@@ -355,15 +356,42 @@ class ZekeReader(ForeignReader):
     def _note_of(self, conn: apsw.Connection, scope: str, memory_id: str) -> Note | None:
         return next(iter(self._note_rows(conn, "scope = ? AND id = ?", (scope, memory_id))), None)
 
+    def query_text(self, query: str) -> str:
+        """ZEKE embeds the query as typed (``provider.embed(query)``, ``memory_store.py`` line 234)."""
+        return query
+
     def _embedder(self, conn: apsw.Connection) -> zeke_edits.Embed:
-        """How a memory's text becomes its vector in this file: all-MiniLM-L6-v2 for a file of 384-dimension
-        vectors (when installed); otherwise nothing (NULL, as ZEKE stores when its provider cannot embed)."""
+        """How a memory's text becomes its vector in this file, as ZEKE's provider makes it (the text as typed):
+        all-MiniLM-L6-v2 for a file of 384-dimension vectors; OpenAI's model through the embeddings endpoint the
+        user named (the text is sent, never kept); otherwise nothing (NULL, as ZEKE stores when its provider
+        cannot embed — said beforehand by :meth:`vector_notice`)."""
+        model = self._file_model(conn)
+        if model == MODEL_NAME:
+            return lambda text: self.query_vector(MODEL_NAME, text, {})[0]
+        endpoint = api.configured()
+        if model == OPENAI_MODEL and endpoint is not None:
+            remote = api.ApiEmbedding(endpoint, model)
+            return lambda text: remote.embed([text])[0]
+        return lambda text: None
+
+    def _file_model(self, conn: apsw.Connection) -> str | None:
+        """The model of most of the file's vectors (by their size), None when there are none."""
         sizes = [r[0] for r in conn.execute(
             "SELECT length(embedding) FROM memories WHERE embedding IS NOT NULL GROUP BY 1 ORDER BY count(*) DESC"
         )]  # fmt: skip
-        if not sizes or guess_model(sizes[0] // 4) != MODEL_NAME:
-            return lambda text: None
-        return lambda text: self.query_vector(MODEL_NAME, text, {})[0]
+        return guess_model(sizes[0] // 4) if sizes else None
+
+    async def vector_notice(self) -> str | None:
+        """What an edit will leave the agent's vector search without, said before saving: None when an edit
+        re-embeds the memory as ZEKE would (or the file keeps no vectors)."""
+        model = await self._db.read(self._file_model)
+        if model is None or model == MODEL_NAME or (model == OPENAI_MODEL and api.configured() is not None):
+            return None
+        how = " (--embeddings-url openai, with $OPENAI_API_KEY, would make it)" if model == OPENAI_MODEL else ""
+        return (
+            f"the memory is saved without a vector: this file's vectors are {model}, which oxmem cannot make "
+            f"here{how}; ZEKE's vector search will not find it, its keyword search will"
+        )
 
     def _edit(self, fn: Any, *args: Any) -> Any:
         """Run ``fn(conn, note_of, embed, …)`` on the connection's thread."""

@@ -18,8 +18,6 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-import threading
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from operator import itemgetter
@@ -27,6 +25,7 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from ..errors import InvalidInputError, OxmemError
+from ..http_post import bounded_post, first_line, reason
 
 #: seconds to wait for a connection and for each read of an answer
 TIMEOUT = 30.0
@@ -222,47 +221,16 @@ class HranaClient:
             raise RemoteError(f"{self.url} sent an answer that is not Hrana's ({said})") from None
 
     def _post(self, body: str) -> tuple[bytes, int]:
-        """The answer's bytes and status, read as sent. httpx's timeout is per read: a request whose answer —
-        headers included — trickles in is cut once it has taken :data:`ANSWER_SECONDS` in all (its connection
-        closed from a watching thread); an answer over :data:`ANSWER_BYTES`, or compressed though asked not to be, is
-        refused as it comes."""
-        slow = f"{self.host} sent its answer too slowly (over {ANSWER_SECONDS:g} s)"
-        expired, done = threading.Event(), threading.Event()
-        http = self._http
-
-        def watch() -> None:  # checks in short sleeps: a timed wait would trust the clock more than it needs
-            end = time.monotonic() + ANSWER_SECONDS
-            while not done.is_set():
-                if time.monotonic() >= end:
-                    expired.set()
-                    http.close()  # the blocked read fails at once
-                    return
-                time.sleep(min(0.05, max(0.0, end - time.monotonic())))
-
-        threading.Thread(target=watch, name="oxmem-answer-deadline", daemon=True).start()
+        """The answer's bytes and status, read as sent, bounded in time (:data:`ANSWER_SECONDS`, headers included)
+        and size (:data:`ANSWER_BYTES`): :func:`..http_post.bounded_post`."""
         try:
-            headers = {"Content-Type": "application/json"}
-            with http.stream("POST", self.endpoint, content=body, headers=headers) as response:
-                encoding = response.headers.get("Content-Encoding", "identity").strip().lower()
-                if encoding not in ("", "identity"):
-                    raise RemoteError(f"{self.host} sent a compressed answer ({encoding[:40]}) though asked not to")
-                chunks, size = [], 0
-                for chunk in response.iter_raw():
-                    size += len(chunk)
-                    if size > ANSWER_BYTES:
-                        raise RemoteError(f"{self.host} sent an answer over {ANSWER_BYTES >> 20} MiB: refused")
-                    chunks.append(chunk)
-                    if expired.is_set():
-                        raise RemoteError(slow)
-                return b"".join(chunks), response.status_code
-        except Exception:
-            if expired.is_set():
-                raise RemoteError(slow) from None
-            raise
+            return bounded_post(
+                self._http, self.endpoint, body, {"Content-Type": "application/json"}, self.host,
+                seconds=ANSWER_SECONDS, max_bytes=ANSWER_BYTES, error=RemoteError,
+            )  # fmt: skip
         finally:
-            done.set()
-            if expired.is_set():
-                self._http = self._client()  # the timer closed the old one
+            if self._http.is_closed:
+                self._http = self._client()  # the deadline closed the old one
 
     def hide(self, text: str) -> str:
         """``text`` (a server's words, an error's) with the token blanked out, should it be there."""
@@ -277,24 +245,24 @@ class HranaClient:
         try:
             raw, status = self._post(body)
         except httpx.ConnectError as exc:
-            raise RemoteError(f"could not connect to {self.host}: {self.hide(_reason(exc))}") from None
+            raise RemoteError(f"could not connect to {self.host}: {self.hide(reason(exc))}") from None
         except httpx.TimeoutException:
             raise RemoteError(f"{self.host} did not answer within {self._http.timeout.read:g} s") from None
         except httpx.TooManyRedirects:
             raise RemoteError(f"{self.host} redirects in a loop") from None
         except httpx.HTTPError as exc:  # cut off, malformed, an encoding that does not decode
-            raise RemoteError(f"the connection to {self.host} broke off: {self.hide(_reason(exc))}") from None
+            raise RemoteError(f"the connection to {self.host} broke off: {self.hide(reason(exc))}") from None
         self.traffic.requests += 1
         self.traffic.bytes += len(raw)
         if status in (401, 403):
-            said = self.hide(_first_line(raw))
+            said = self.hide(first_line(raw))
             raise TokenError(f"{self.host} refused the auth token (HTTP {status}{': ' + said if said else ''})")
         try:
             answer = json.loads(raw) if status == 200 else None
         except (ValueError, RecursionError):
             answer = None
         if not isinstance(answer, dict) or not isinstance(answer.get("results"), list):
-            said = self.hide(_first_line(raw))
+            said = self.hide(first_line(raw))
             raise RemoteError(
                 f"{self.url} does not answer as a libSQL server (HTTP {status} from POST /v2/pipeline"
                 f"{': ' + said if said else ''})"
@@ -334,17 +302,3 @@ def _message(error: Any) -> str:
     if isinstance(error, dict):
         return str(error.get("message") or error.get("code") or error)
     return str(error)
-
-
-def _first_line(raw: bytes, limit: int = 120) -> str:
-    text = raw.decode("utf-8", "replace").strip()
-    line = text.splitlines()[0] if text else ""
-    return line if len(line) <= limit else line[: limit - 1] + "…"
-
-
-def _reason(exc: Exception) -> str:
-    """The innermost cause of a transport error, as the system said it ("Connection refused")."""
-    text = str(exc)
-    if "]" in text:  # "[Errno 111] Connection refused"
-        text = text.split("]", 1)[1].strip()
-    return text or type(exc).__name__
