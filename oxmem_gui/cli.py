@@ -795,7 +795,7 @@ def _ranking_kwargs(ranking: Retriever, args: argparse.Namespace) -> dict[str, A
 
 
 async def _like(store: Memory, args: argparse.Namespace) -> dict[str, Any]:
-    """``--like ID``: the search options of a query by example (:mod:`.core.retrieval.example`), said on stderr;
+    """``--like ID``: the search options of a query by example (:mod:`.core.embeddings.example`), said on stderr;
     the QUERY defaults to ID's words. Without it, a QUERY is required."""
     if args.like is None:
         if args.query is None:

@@ -5,7 +5,8 @@ connection.
 Where things are, and which way imports go (an arrow: "may import"; nothing imports upward, and there are
 no cycles between groups — ``tests/core/test_layout.py`` holds the code to this picture)::
 
-    memory_store.py  memory.py  check.py  demo.py     the front doors: MemoryStore, open any file, check, demo
+    memory_store.py  memory.py  check.py  demo.py     the front doors: MemoryStore, open any file, check, demo;
+    libsql_writer.py  vector_index.py                  libSQL's engine in a child process, its vector index kept whole
           │
           ▼
     formats/          other agents' files: detection, info, the table browser, each agent's reader
@@ -17,11 +18,13 @@ no cycles between groups — ``tests/core/test_layout.py`` holds the code to thi
     store/            the store's tables: migrations, events and indexing writes, notes, tags, summary,
           │           browsing, importing, backups, the checks on what a user types (inputs)
           ▼
-    embeddings/       embedding backends, the semantic model and its files, the indexing pipeline's pure
-          │           parts (text extraction, chunks), re-embedding
+    embeddings/       embedding backends, the semantic model and its files, the agents' own models where their
+          │           libraries keep them, an embeddings endpoint, a stored vector as a query, the indexing
+          │           pipeline's pure parts (text extraction, chunks), re-embedding
           ▼
     database.py  text_repair.py  errors.py              opening a SQLite file safely, transactions; text that
-                                                        is not UTF-8 read through a repaired copy; the errors
+    http_post.py                                        is not UTF-8 read through a repaired copy; the errors;
+                                                        one HTTP POST bounded in size and time
 
 ``database.py`` sits under every group rather than in ``store/`` because every group runs SQL through it
 (re-embedding and the vector and BM25 caches too).

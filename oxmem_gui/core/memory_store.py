@@ -36,6 +36,7 @@ from .embeddings.backends import (
     backend_for,
     choose_backend,
 )
+from .embeddings.example import Example
 from .embeddings.reindex import ReindexResult
 from .embeddings.reindex import reindex as reindex_chunks
 from .errors import InvalidInputError, ReadOnlyError
@@ -50,7 +51,6 @@ from .retrieval import hybrid as retrieval
 from .retrieval import notes as note_hits
 from .retrieval import why_not
 from .retrieval.caches import SearchCaches
-from .retrieval.example import Example
 from .retrieval.ranking import TUNED, RankingProfile, native_query, profile_query
 from .retrieval.scope import AllSessions, Scope
 from .retrieval.vectors import DEFAULT_MAX_BYTES
@@ -521,7 +521,7 @@ class MemoryStore(sql_console.SqlConsole):
 
     async def example(self, item_id: str) -> Example:
         """The stored vector of a chunk (by its id) or a note (by its note id), to search by example
-        (:mod:`.retrieval.example`)."""
+        (:mod:`.embeddings.example`)."""
         return await self._db.read(browse.example_vector, item_id)
 
     async def reindex(

@@ -12,6 +12,7 @@ FLOORS = {
     "errors": 0,
     "database": 1,
     "text_repair": 0,
+    "http_post": 1,
     "embeddings": 2,
     "store": 3,
     "retrieval": 4,
@@ -20,7 +21,7 @@ FLOORS = {
     "formats": 5,
     "front doors": 6,  # memory_store.py, memory.py, check.py, demo.py, __init__.py
 }
-GROUND = {"errors", "database", "text_repair"}
+GROUND = {"errors", "database", "text_repair", "http_post"}
 
 
 def group_of(parts: tuple[str, ...]) -> str:

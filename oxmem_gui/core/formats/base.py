@@ -29,11 +29,11 @@ import numpy as np
 from ..database import Database, data_version
 from ..embeddings import local_models
 from ..embeddings.backends import DETERMINISTIC_MODEL, DeterministicEmbedding, EmbeddingBackend, choose_backend
+from ..embeddings.example import Example
 from ..embeddings.indexing import normalize
 from ..embeddings.model_files import MODEL_NAME
 from ..errors import EmbeddingError, InvalidInputError, NotFoundError, ReadOnlyError
 from ..retrieval.bm25 import TableBm25
-from ..retrieval.example import Example
 from ..retrieval.hybrid import MAX_TOP_K, Hit, QueryResult
 from ..retrieval.notes import NoteHit, NoteHits
 from ..retrieval.scope import AllSessions, Scope

@@ -61,9 +61,9 @@ import apsw
 import numpy as np
 
 from ..embeddings import api
+from ..embeddings.example import Example
 from ..embeddings.model_files import MODEL_NAME
 from ..errors import InvalidInputError, NotFoundError
-from ..retrieval.example import Example
 from ..retrieval.hybrid import Hit, LegStats, QueryResult
 from ..retrieval.scope import AllSessions, Scope, shown_scope
 from ..schedules.cadence import parse_time

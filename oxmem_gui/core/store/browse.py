@@ -13,8 +13,8 @@ import apsw
 import numpy as np
 
 from ..embeddings.backends import from_blob
+from ..embeddings.example import Example
 from ..errors import EmbeddingError, InvalidInputError, NotFoundError
-from ..retrieval.example import Example
 from .events import Event, require_session
 from .inputs import parse_stored
 

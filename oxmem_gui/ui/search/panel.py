@@ -11,9 +11,9 @@ from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QAbstractItemView, QDialog, QHBoxLayout, QPushButton, QSplitter, QVBoxLayout, QWidget
 
+from ...core.embeddings.example import Example
 from ...core.errors import InvalidInputError, NotFoundError, OxmemError
 from ...core.formats.base import Retriever
-from ...core.retrieval.example import Example
 from ...core.retrieval.explain import moves
 from ...core.retrieval.hybrid import LegStats, QueryResult, rerank
 from ...core.retrieval.judgments import JudgmentStore
@@ -392,7 +392,7 @@ class SearchPanel(ResultActions, QWidget):
 
     def more_like_this(self) -> None:
         """Search again with the selected hit's stored vector as the query's, and its words as the keyword part
-        (:mod:`...core.retrieval.example`): exact and offline for any model."""
+        (:mod:`...core.embeddings.example`): exact and offline for any model."""
         store, hit = self.ctx.store, self.model.hit(self.view.currentIndex().row())
         if store is None or hit is None:
             self.controls.say("Select a hit first: More like this searches with its stored vector.")
