@@ -70,6 +70,8 @@ class LibsqlConnection:
                     " column; nothing was changed"
                 )
             args[1] = blob + bytes(self.vector_bytes - len(blob))
+        if self.index and "INTO chunks_vec" in sql and not isinstance(args, dict):
+            sql, args = vector_index.into_deleted_twin(self.raw, sql, args)
         if self.index and sql.strip().upper() == "COMMIT":
             vector_index.keep_reachable(self.raw, self.index)
         cursor = self.raw.execute(sql, args if isinstance(args, dict) else tuple(args))

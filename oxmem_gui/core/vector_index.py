@@ -18,6 +18,8 @@ What oxmem does about it, on the libSQL connection of its writer (:mod:`.libsql_
 * every row it deletes from ``chunks_vec`` (directly, or through the foreign key's cascade from ``chunks``) is
   noted with its nearest rows first, by a TEMP trigger (in the connection's own temp database: nothing is added
   to the agent's file);
+* a vector the transaction deleted and now inserts again (re-saving unchanged text, an undo, a restore) is
+  inserted under the deleted row's rowid in the first place;
 * before the transaction commits, a row still present (or inserted since) that is a twin of a deleted one moves
   to the deleted twin's rowid (the same row otherwise: ``vector_top_k`` answers rowids, which the agent joins
   back), and any other near row that ``vector_top_k`` no longer finds is re-inserted;
@@ -30,6 +32,7 @@ What oxmem does about it, on the libSQL connection of its writer (:mod:`.libsql_
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from .database import write_transaction
@@ -103,6 +106,20 @@ def reinsert(conn: Any, index: str, moves: dict[int, int]) -> None:
             conn.execute(f"INSERT INTO {TABLE} (rowid, {names}) VALUES ({marks})", row)
     finally:
         watch_deletions(conn, index)
+
+
+def into_deleted_twin(conn: Any, sql: str, args: Sequence[Any]) -> tuple[str, Sequence[Any]]:
+    """An insert of the core (``INSERT INTO chunks_vec (chunk_id, embedding_blob, …) VALUES (?, ?, …)``) of a
+    vector this transaction deleted, rewritten to take the deleted row's rowid: libSQL then overwrites the
+    edges still naming it instead of refusing the new node (re-saving unchanged text, an undo, a restore)."""
+    free = conn.execute(
+        f"SELECT id FROM {_GONE} WHERE blob = ? AND id NOT IN (SELECT rowid FROM main.{TABLE}) ORDER BY id LIMIT 1",
+        (args[1],),
+    ).fetchall()
+    found = re.match(r"\s*INSERT INTO chunks_vec \(([^)]*)\) VALUES \(([^)]*)\)\s*$", sql, re.IGNORECASE)
+    if not free or found is None:
+        return sql, args
+    return f"INSERT INTO chunks_vec (rowid, {found.group(1)}) VALUES (?, {found.group(2)})", [free[0][0], *args]
 
 
 def keep_reachable(conn: Any, index: str) -> dict[int, int]:
