@@ -22,6 +22,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 
 from ..core import NotFoundError, OperationCancelled, OxmemError
 from ..core.demo import fill_demo
+from ..core.embeddings import api
 from ..core.memory import Memory, open_memory, open_remote, refresh_remote
 from ..core.remote import PullReport
 from ..core.store.backups import Backup, backup_target, list_backups, prune, restore
@@ -211,6 +212,16 @@ class StoreContext(QObject):
         writable = await open_memory(store.path, read_only=False, embedding=store.backend, key=key)
         await self.set_store(writable)
         return backup
+
+    async def use_embeddings_endpoint(self, endpoint: api.Endpoint | None) -> None:
+        """Use ``endpoint`` (None: none) for models with no local copy, and open the file again so its searches
+        and edits look their models up afresh."""
+        api.configure(endpoint)
+        store = self.store
+        if store is not None and store.remote is None:
+            key = getattr(store, "cipher_key", None)
+            await self.set_store(await open_memory(store.path, read_only=store.read_only, embedding=store.backend,
+                                                   key=key))  # fmt: skip
 
     async def backups(self) -> list[Backup]:
         """Every backup in the backups folder, newest first."""

@@ -100,8 +100,16 @@ class Dialogs:
         return dialog.choice
 
     def text(self, title: str, label: str, value: str = "") -> str | None:
-        text, ok = QInputDialog.getText(self.parent, title, label, text=value)
-        return text if ok else None
+        """One line typed (None: cancelled); a long ``label`` wraps, so the dialog fits a small screen."""
+        dialog = QInputDialog(self.parent)
+        dialog.setWindowTitle(title)
+        dialog.setLabelText(label)
+        dialog.setTextValue(value)
+        for child in dialog.findChildren(QLabel):
+            child.setWordWrap(True)
+        dialog.setMinimumWidth(min(560, max(320, len(label) * 7)))
+        ok = dialog.exec() == QDialog.DialogCode.Accepted
+        return dialog.textValue() if ok else None
 
     def secret(self, title: str, label: str) -> str | None:
         """A key or passphrase: typed hidden, never stored."""

@@ -122,8 +122,10 @@ def test_zekes_best_keyword_match_ranks_last_and_a_deeper_top_k_is_checked(capsy
                          "--why", memory)  # fmt: skip
     assert code == 0, err
     doc = json.loads(out)
-    assert (doc["reason"], doc["rank"], doc["cut"]) == ("outranked", 6, "outranked within the top 2: ZEKE's hybrid "
-                                                        "recall's #6")  # fmt: skip
+    # its place among the candidates ZEKE takes at top 2 (k×2 per leg), not among every hit
+    assert (doc["reason"], doc["rank"], doc["of"]) == ("outranked", 4, 4)
+    assert doc["cut"] == ("outranked within the top 2: #4 of the 4 candidates ZEKE's hybrid recall takes at top 2 (#6 "
+                          "when every hit is asked for)")  # fmt: skip
     assert any(
         "a better keyword match has a more negative bm25, so a lower fts score in ZEKE" in n for n in doc["notes"]
     )

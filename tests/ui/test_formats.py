@@ -592,3 +592,39 @@ def test_import_and_reindex_are_not_offered_where_the_format_never_allows_them(m
     assert not window.import_action.isEnabled() and not window.reindex_action.isEnabled()
     assert window.import_action.statusTip().startswith("aidaemon memory: aidaemon appends its events")
     assert dialogs.errors == []
+
+
+def test_a_zeke_memory_says_before_saving_that_it_gets_no_vector_until_an_endpoint_is_named(
+    make_window, qloop, files, tmp_path
+):
+    """In a file of OpenAI vectors the editor says, before saving, that the memory will be saved without a vector;
+    Edit ▸ Embeddings Endpoint… (saying what is sent, the key only from the environment) takes an endpoint, and
+    the hint goes; a URL holding a key is refused in one dialog and nothing is saved."""
+    from oxmem_gui.core.embeddings import api
+
+    open_as_demo(files, "zeke", tmp_path)
+    window, ctx, dialogs = make_window(read_only=True)
+    settle(qloop, ctx)
+    window.enable_editing()
+    settle(qloop, ctx)
+    window.show_panel("notes")
+    window.notes.set_user("notes")
+    settle(qloop, ctx)
+    hint = window.notes.editor.hint
+    assert not hint.isHidden() and hint.text().startswith(
+        "The memory is saved without a vector: this file's vectors are text-embedding-3-small"
+    )
+    try:
+        dialogs.texts = ["http://user:sk-SECRET@localhost:11434/v1"]
+        window.embeddings_endpoint()
+        assert dialogs.errors == [api.CREDENTIALS] and window.settings.value("embeddings/url") is None
+        dialogs.texts = ["http://127.0.0.1:9/v1"]
+        window.embeddings_endpoint()
+        settle(qloop, ctx)
+        assert api.configured() == api.Endpoint("http://127.0.0.1:9/v1", api.configured().key)
+        assert window.settings.value("embeddings/url") == "http://127.0.0.1:9/v1"
+        window.notes.set_user("notes")
+        settle(qloop, ctx)
+        assert window.notes.editor.hint.isHidden() and not ctx.read_only  # still editable, now re-embedding
+    finally:
+        api.configure(None)

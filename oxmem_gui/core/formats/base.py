@@ -608,8 +608,17 @@ class ForeignReader(sql_console.SqlConsole):
             if number.isdigit():  # an event of the session, as the session browser numbers it
                 wanted = self._event_target(conn, scope, int(number), every)
             hit = next((h for h in every.hits if h.chunk_id == wanted), None)
-            out = WhyNot(retriever, query, top_k, target, scope, None, wanted, "", None, len(every.hits),
-                         None, False, "", "", result=result)  # fmt: skip
+            # the agent's own candidates at this k, when its ranking gives them ranked (its hits their head: ZEKE's
+            # k×2 per leg, Omega's FTS rows); else every hit it gives
+            pool = (
+                result.pool
+                if [h.chunk_id for h in result.pool[: len(result.hits)]] == [h.chunk_id for h in result.hits]
+                and result.pool
+                else None
+            )
+            of = len(every.hits) if pool is None else len(pool)
+            out = WhyNot(retriever, query, top_k, target, scope, None, wanted, "", None, of, None, False, "", "",
+                         result=result)  # fmt: skip
             if hit is None:
                 pooled = next((h for h in every.pool if h.chunk_id == wanted), None)
                 out.reason = "not-ranked"
@@ -621,6 +630,8 @@ class ForeignReader(sql_console.SqlConsole):
                 return out
             out.session_id, out.sequence, out.text = hit.session_id, hit.sequence_start, hit.text
             out.rank, out.score = hit.rank, hit.score
+            if pool is not None:  # its place among the agent's candidates (None: not one of them at this k)
+                out.rank = next((i for i, h in enumerate(pool, 1) if h.chunk_id == wanted), None)
             if any(h.chunk_id == hit.chunk_id for h in result.hits):
                 out.recalled, out.reason = True, "recalled"
                 return out
@@ -633,6 +644,9 @@ class ForeignReader(sql_console.SqlConsole):
             elif not taken:
                 out.cut = (f"not among the {len(result.pool)} candidates {label} takes at top {top_k}; asked for "
                            f"every hit, it is #{hit.rank}")  # fmt: skip
+            elif out.rank is not None and out.rank != hit.rank:
+                out.cut = (f"outranked within the top {top_k}: #{out.rank} of the {of} candidates {label} takes at "
+                           f"top {top_k} (#{hit.rank} when every hit is asked for)")  # fmt: skip
             else:
                 out.cut = f"outranked within the top {top_k}: {label}'s #{hit.rank}"
             if out.reason == "outranked":  # checked: the agent's ranking asked for that many

@@ -387,7 +387,11 @@ class ZekeReader(ForeignReader):
         model = await self._db.read(self._file_model)
         if model is None or model == MODEL_NAME or (model == OPENAI_MODEL and api.configured() is not None):
             return None
-        how = " (--embeddings-url openai, with $OPENAI_API_KEY, would make it)" if model == OPENAI_MODEL else ""
+        how = (
+            " (an embeddings endpoint would make it: --embeddings-url, or Edit ▸ Embeddings Endpoint…)"
+            if (model == OPENAI_MODEL)
+            else ""
+        )
         return (
             f"the memory is saved without a vector: this file's vectors are {model}, which oxmem cannot make "
             f"here{how}; ZEKE's vector search will not find it, its keyword search will"

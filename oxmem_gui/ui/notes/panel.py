@@ -44,6 +44,8 @@ class NotesPanel(NoteEdits, QWidget):
         #: why the note being edited (with unsaved changes) is not in the list; empty while it is listed
         self.unlisted = ""
         self.undo_record: UndoRecord | None = None
+        #: what saving leaves the agent without in this file (:meth:`ZekeReader.vector_notice`), None: nothing
+        self.vector_notice: str | None = None
         self.model = NotesModel(self)
         self.model.fetcher = self._fetch_more
         #: bumped by every reload, so a page asked for before it is dropped
@@ -139,6 +141,7 @@ class NotesPanel(NoteEdits, QWidget):
         edited; editable again once they can. A file whose notes have no tags offers no tag editing or filter."""
         refusal = self.refusal()
         self.editor.set_read_only(refusal)
+        self.editor.set_hint(self.vector_notice if refusal is None else None)
         no_tags = self.no_tags()
         if no_tags is not None:
             self.tags.set_read_only(refusal or no_tags)
@@ -234,8 +237,18 @@ class NotesPanel(NoteEdits, QWidget):
             self.model.set_notes([])
             self.view.selectionModel().blockSignals(False)
             self._show_note(None)
+        self.vector_notice = None
         self._apply_mode()
         self._load_users()
+        notice = getattr(store, "vector_notice", None)
+        if notice is not None:
+
+            def got(said: str | None) -> None:
+                if self.ctx.store is store:  # (another file opened meanwhile: not its notice)
+                    self.vector_notice = said
+                    self._apply_mode()
+
+            self.ctx.run(notice, on_done=got)
 
     def _load_users(self) -> None:
         """Re-read the list of users (keeping the one chosen when it is still there), then the notes."""

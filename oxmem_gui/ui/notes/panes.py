@@ -141,6 +141,11 @@ class NoteEditor(QWidget):
         field_layout = QVBoxLayout(fields)
         field_layout.setContentsMargins(0, 0, 0, 0)
         field_layout.addWidget(self.content, 1)
+        #: what saving will leave the agent without, said before saving (empty: nothing)
+        self.hint = data_label()
+        self.hint.setStyleSheet("color: #8a5a00")
+        self.hint.hide()
+        field_layout.addWidget(self.hint)
         self.tags_label = QLabel("&Tags")
         self.tags_label.setBuddy(self.tags.input)
         field_layout.addWidget(self.tags_label)
@@ -189,6 +194,11 @@ class NoteEditor(QWidget):
         self.content.setToolTip(refusal or "")
         self.content.setPlaceholderText("" if refusal else "What should the agent remember?")
         self.tags.set_read_only(refusal)
+
+    def set_hint(self, text: str | None) -> None:
+        """What saving will leave the agent without (a ZEKE memory with no vector), shown under the text."""
+        self.hint.setText(text[:1].upper() + text[1:] + "." if text else "")
+        self.hint.setVisible(bool(text))
 
     def show_note(self, note: Note | None) -> None:
         """The note's text, tags, dates and details (nothing for None); no change signal is sent for the text."""

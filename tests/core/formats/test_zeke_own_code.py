@@ -177,3 +177,39 @@ def test_the_command_line_searches_and_re_embeds_through_the_endpoint_and_never_
         assert KEY.encode() not in f.read_bytes(), f
     for text in (out, out2, err, out3, err3):
         assert KEY not in text
+
+
+def test_why_not_counts_zekes_own_candidates_at_that_k(zeke, stub, tmp_path):
+    """ZEKE takes the best k×2 of each leg: why-not's "#r of N candidates" is the memory's place among exactly
+    those (ZEKE's own ``_search_fts`` and ``_search_vector`` at k×2, merged as its ``search`` does), and a memory
+    neither leg took at this k is "not among" them, with its place when every hit is asked for."""
+    path = tmp_path / "memory.db"
+    query, scope, k = "Dana Berlin office Friday", "persona", 1
+
+    async def zekes():
+        store = await written_by_zeke(zeke, path)
+        embedding = await store._get_embedding_provider().embed(query)
+        merged: dict[str, float] = {}
+        for item, score in store._search_fts(query, scope, k * 2):
+            merged[item.id] = merged.get(item.id, 0.0) + score * 0.4
+        for item, score in store._search_vector(embedding, scope, k * 2):
+            merged[item.id] = merged.get(item.id, 0.0) + score * 0.6
+        every = await store.search(query, scope, 100)
+        store._conn.close()
+        return sorted(merged, key=lambda mid: merged[mid], reverse=True), [r.item.id for r in every]
+
+    pool, every = asyncio.run(zekes())
+    api.configure(api.endpoint_from(f"{stub.url}/v1", KEY))
+    outside = next(mid for mid in every if mid not in pool)
+
+    async def stories():
+        async with await open_memory(path, read_only=True, embedding="deterministic") as m:
+            return [await m.why_not("zeke", scope, query, mid, k) for mid in (pool[-1], outside)]
+
+    taken, left = asyncio.run(stories())
+    assert len(pool) <= 4 * k and (taken.rank, taken.of, taken.reason) == (len(pool), len(pool), "outranked")
+    assert taken.lines()[0].startswith(f"Why not {pool[-1]}? #{len(pool)} of {len(pool)} candidates")
+    assert (left.rank, left.of) == (None, len(pool))
+    assert left.lines()[0].startswith(f"Why not {outside}? not among the {len(pool)} candidates")
+    assert left.cut == (f"not among the {len(pool)} candidates ZEKE's hybrid recall takes at top {k}; asked for every "
+                        f"hit, it is #{every.index(outside) + 1}")  # fmt: skip
