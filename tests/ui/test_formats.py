@@ -602,13 +602,9 @@ def test_a_zeke_memory_says_before_saving_that_it_gets_no_vector_until_an_endpoi
     the hint goes; a URL holding a key is refused in one dialog and nothing is saved."""
     from oxmem_gui.core.embeddings import api
 
-    open_as_demo(files, "zeke", tmp_path)
-    window, ctx, dialogs = make_window(read_only=True)
-    settle(qloop, ctx)
+    window, ctx, dialogs, notes = zeke_memories(make_window, qloop, files, tmp_path)
+    assert notes.editor.hint.isHidden()  # read-only: nothing will be saved
     window.enable_editing()
-    settle(qloop, ctx)
-    window.show_panel("notes")
-    window.notes.set_user("notes")
     settle(qloop, ctx)
     hint = window.notes.editor.hint
     assert not hint.isHidden() and hint.text().startswith(

@@ -171,13 +171,13 @@ def _content_hash(path: Path, length: int) -> str | None:
 
 @dataclass(frozen=True)
 class LocalModel:
-    """A model found on this machine: its name in the file, the kind, the folder, where it came from, and what
-    the verification said."""
+    """A model found on this machine: its name in the file, the kind, the folder, the hub repository it is a
+    snapshot of (its name when given by hand), and what the verification said."""
 
     name: str
     kind: str
     folder: Path
-    source: str
+    repo: str
     verified: str
 
 
@@ -227,7 +227,7 @@ def _find(name: str, beside: Path | None) -> LocalModel | str:
         kind = _kind(folder) if folder.is_dir() else None
         if kind is None:
             return f"--model-path {name}={folder}: no model2vec or ONNX model there"
-        return LocalModel(name, kind, folder, str(folder), "unverified: a folder given by hand")
+        return LocalModel(name, kind, folder, name, "unverified: a folder given by hand")
     repos = recipe.repos if recipe else (name,)
     roots = cache_roots(beside)
     for repo in repos:
@@ -239,7 +239,7 @@ def _find(name: str, beside: Path | None) -> LocalModel | str:
             ok, said = verify(folder)
             if not ok:
                 return f"{name} found in {root} but not used: {said}"
-            return LocalModel(name, kind, folder, f"{repo} in {root}", said)
+            return LocalModel(name, kind, folder, repo, said)
     looked = ", ".join(str(r) for r in roots)
     return (
         f"the vectors were made by {name}, which is not on this machine (looked for "
@@ -314,7 +314,7 @@ class OnnxBertBackend:
                 model=registered,
                 pooling=PoolingType.CLS if self.pooling == "cls" else PoolingType.MEAN,
                 normalization=self.normalize,
-                sources=ModelSource(hf=self.local.source.split(" in ")[0]),
+                sources=ModelSource(hf=self.local.repo),
                 dim=self.dimensions,
                 model_file=self.model_file,
             )

@@ -382,13 +382,17 @@ class SearchPanel(ResultActions, QWidget):
             if generation != self._generation:
                 return isinstance(exc, OxmemError)
             self._update_status()
-            if isinstance(exc, (InvalidInputError, NotFoundError)):
-                message = str(exc)
-                self.controls.say(message[:1].upper() + message[1:] + ("" if message.endswith(".") else "."))
-                return True
-            return False
+            return self._say_error(exc)
 
         self.ctx.run(work, on_done=done, on_error=failed)
+
+    def _say_error(self, exc: Exception) -> bool:
+        """Bad input or a missing memory said next to the query (handled); anything else is not."""
+        if isinstance(exc, (InvalidInputError, NotFoundError)):
+            message = str(exc)
+            self.controls.say(message[:1].upper() + message[1:] + ("" if message.endswith(".") else "."))
+            return True
+        return False
 
     def more_like_this(self) -> None:
         """Search again with the selected hit's stored vector as the query's, and its words as the keyword part
@@ -406,14 +410,7 @@ class SearchPanel(ResultActions, QWidget):
             self.query.setText(example.text)
             self.search()
 
-        def failed(exc: Exception) -> bool:
-            if isinstance(exc, (InvalidInputError, NotFoundError)):
-                message = str(exc)
-                self.controls.say(message[:1].upper() + message[1:] + ("" if message.endswith(".") else "."))
-                return True
-            return False
-
-        self.ctx.run(work, on_done=done, on_error=failed)
+        self.ctx.run(work, on_done=done, on_error=self._say_error)
 
     def _controls_changed(self, *_: Any) -> None:
         """A setting that needs a new query changed: search again when hits are shown, so they always answer
