@@ -62,6 +62,7 @@ KEYS = (
     ("Arrows, Page Up/Down, Home/End", "move within a list or table"),
     ("Escape", "clear the filter being typed in; close a dialog"),
     ("Enter or double-click on a search hit", "show its event in the session browser"),
+    ("Ctrl+L on a search hit (or its context menu)", "more like this: search with its own stored vector"),
     ("Comma or Enter in a tag field", "add the tag"),
     ("Ctrl+Z / Ctrl+Shift+Z in a text field", "undo / redo typing (Ctrl+Alt+Z undoes the last saved note edit)"),
     ("Alt+underlined letter", "press that button or open that menu"),

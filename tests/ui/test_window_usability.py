@@ -217,6 +217,7 @@ def test_f1_lists_the_shortcuts(make_window, qloop):
     assert (title, columns) == ("Keyboard shortcuts", ("Keys", "What they do"))
     assert ("Ctrl+O", "File ▸ Open…") in rows and ("Ctrl+E", "Edit ▸ Enable Editing") in rows
     assert any(key.startswith("Escape") for key, _ in rows)
+    assert any(key.startswith("Ctrl+L on a search hit") for key, _ in rows)
 
 
 def test_a_table_dialog_fits_a_laptop_window_and_cuts_cells_with_their_tooltips(qtbot):
