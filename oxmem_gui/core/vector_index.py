@@ -18,8 +18,9 @@ What oxmem does about it, on the libSQL connection of its writer (:mod:`.libsql_
 * every row it deletes from ``chunks_vec`` (directly, or through the foreign key's cascade from ``chunks``) is
   noted with its nearest rows first, by a TEMP trigger (in the connection's own temp database: nothing is added
   to the agent's file);
-* a vector the transaction deleted and now inserts again (re-saving unchanged text, an undo, a restore) is
-  inserted under the deleted row's rowid in the first place;
+* a vector the writer deleted and now inserts again (re-saving unchanged text in the same transaction; an undo
+  or a restore in a later one, while the file stays open) is inserted under the deleted row's rowid in the first
+  place;
 * before the transaction commits, a row still present (or inserted since) that is a twin of a deleted one moves
   to the deleted twin's rowid (the same row otherwise: ``vector_top_k`` answers rowids, which the agent joins
   back), and any other near row that ``vector_top_k`` no longer finds is re-inserted;
@@ -110,8 +111,9 @@ def reinsert(conn: Any, index: str, moves: dict[int, int]) -> None:
 
 def into_deleted_twin(conn: Any, sql: str, args: Sequence[Any]) -> tuple[str, Sequence[Any]]:
     """An insert of the core (``INSERT INTO chunks_vec (chunk_id, embedding_blob, …) VALUES (?, ?, …)``) of a
-    vector this transaction deleted, rewritten to take the deleted row's rowid: libSQL then overwrites the
-    edges still naming it instead of refusing the new node (re-saving unchanged text, an undo, a restore)."""
+    vector this writer deleted (in this transaction or an earlier one: an undo comes later), rewritten to take the
+    deleted row's rowid: libSQL then overwrites the edges still naming it instead of refusing the new node
+    (re-saving unchanged text, an undo, a restore)."""
     free = conn.execute(
         f"SELECT id FROM {_GONE} WHERE blob = ? AND id NOT IN (SELECT rowid FROM main.{TABLE}) ORDER BY id LIMIT 1",
         (args[1],),
@@ -137,7 +139,9 @@ def keep_reachable(conn: Any, index: str) -> dict[int, int]:
     ).fetchall():
         free.setdefault(bytes(blob), []).append(rowid)
     conn.execute(f"DELETE FROM {_NEAR}")
-    conn.execute(f"DELETE FROM {_GONE}")
+    # the deleted vectors are kept while the writer lives (an undo, a restore comes in a later transaction), less
+    # the rowids taken again
+    conn.execute(f"DELETE FROM {_GONE} WHERE id IN (SELECT rowid FROM main.{TABLE})")
     moves = {}
     for rowid, blob in near:
         twins = free.get(bytes(blob))
