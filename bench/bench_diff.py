@@ -29,7 +29,7 @@ WORDS = "hotel booking alfama quiet flight seat aisle window tomato garden invoi
 
 def _notes(rng: random.Random, users: int, n: int) -> list:
     """Prepared note events (as :func:`notes.save_note` makes them), ``n`` spread over ``users``."""
-    now = note_rows.utc_now()
+    now = note_rows.utc_now_text()
     events = []
     for i in range(n):
         user = f"user{i % users:03d}"

@@ -43,12 +43,13 @@ from .core.embeddings.model_files import (
     verify_prepared,
 )
 from .core.errors import EmbeddingError, InvalidInputError, OperationCancelled, ReadOnlyError
+from .core.folders import backups_dir, default_db_path
 from .core.formats.base import EvictionPreview, Retriever
 from .core.formats.detect import article
 from .core.formats.encrypted import KEY_ENV
 from .core.formats.info import DatabaseInfo, info_lines
-from .core.formats.tables import MAX_PAGE as TABLE_MAX_PAGE
-from .core.formats.tables import shown_value
+from .core.formats.table_browser import MAX_PAGE as TABLE_MAX_PAGE
+from .core.formats.table_browser import shown_value
 from .core.memory import (
     Memory,
     choose_ranking,
@@ -86,7 +87,6 @@ from .core.store.sql_console import DEFAULT_SECONDS as SQL_SECONDS
 from .core.store.sql_console import SqlResult
 from .core.store.summary import message_text
 from .logs import setup_logging
-from .paths import backups_dir, default_db_path
 
 log = logging.getLogger(__name__)
 

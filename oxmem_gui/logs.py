@@ -10,13 +10,11 @@ from __future__ import annotations
 
 import logging
 import logging.handlers
-import os
 import sys
 from pathlib import Path
 
-import platformdirs
+from .core.folders import log_dir
 
-LOG_ENV = "OXMEM_LOG_DIR"
 LOG_NAME = "oxmem.log"
 MAX_BYTES = 1 << 20
 BACKUPS = 3
@@ -25,11 +23,6 @@ FORMAT = "%(asctime)s %(process)d %(levelname)s %(name)s: %(message)s"
 #: the handlers :func:`setup_logging` installed (replaced when it is called again), and the file they write
 _installed: list[logging.Handler] = []
 _file: list[Path] = []
-
-
-def log_dir() -> Path:
-    env = os.environ.get(LOG_ENV)
-    return Path(env).expanduser() if env else Path(platformdirs.user_log_dir("oxmem", appauthor=False))
 
 
 def log_file() -> Path | None:

@@ -91,7 +91,7 @@ def _fixed_world(clock: _Clock) -> Iterator[None]:
                     if value is old:
                         setattr(module, attr, new)
 
-    pairs = [(cadence.utc_now, aware_now), (notes.utc_now, text_now)]
+    pairs = [(cadence.utc_now, aware_now), (notes.utc_now_text, text_now)]
     ids = random.Random(UUID_SEED)
     real_uuid4 = uuid.uuid4
     swap(pairs)

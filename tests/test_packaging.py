@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from oxmem_gui.core import folders
 from oxmem_gui.core.embeddings import model_files
 from oxmem_gui.core.errors import EmbeddingError
 
@@ -227,7 +228,7 @@ def no_source(monkeypatch, tmp_path):
 
     def prepare(target, source):
         prepared.append((target, source))
-        return target or model_files.default_model_dir()
+        return target or folders.model_dir()
 
     monkeypatch.setattr(model_files, "prepare_model", prepare)
     return prepared

@@ -142,7 +142,7 @@ def test_render_in_process_gives_the_clock_ids_environment_and_folder_back(monke
     assert uuid.uuid4() != uuid.uuid4()
     now = datetime.now(timezone.utc)
     assert abs(cadence.utc_now() - now) < timedelta(minutes=1)
-    assert abs(datetime.fromisoformat(notes.utc_now()) - now) < timedelta(minutes=1)
+    assert abs(datetime.fromisoformat(notes.utc_now_text()) - now) < timedelta(minutes=1)
 
 
 # -- links ----------------------------------------------------------------------------------------------------

@@ -39,9 +39,8 @@ from typing import Any, TypeVar
 from urllib.parse import quote
 
 import apsw
-import platformdirs
 
-from . import text_repair
+from . import folders, text_repair
 from .errors import DamagedError, InvalidInputError, OxmemError, ReadOnlyError, StoreBusyError, StoreOpenError
 
 T = TypeVar("T")
@@ -332,7 +331,7 @@ def _reading_mark_path(path: Path) -> Path:
     """Where a read notes that the ``-wal``/``-shm`` beside ``path`` are its own: in the user's cache folder, named
     by a hash of the file's full path (never beside the file)."""
     key = hashlib.blake2b(os.fsencode(Path(path).resolve()), digest_size=16).hexdigest()
-    return Path(platformdirs.user_cache_dir("oxmem", appauthor=False)) / "reads" / key
+    return folders.cache_dir() / "reads" / key
 
 
 def _reading_mark(path: Path, wal_existed: bool) -> bool:

@@ -44,8 +44,8 @@ from .formats.base import EDIT_KINDS, Capabilities, Retriever
 from .formats.detect import LABELS, detect_schema
 from .formats.info import DatabaseInfo, native_info
 from .formats.oxydra import LIBSQL_REASON
-from .formats.tables import PAGE as TABLE_PAGE
-from .formats.tables import TableInfo, TablePage, list_tables, table_page
+from .formats.table_browser import PAGE as TABLE_PAGE
+from .formats.table_browser import TableInfo, TablePage, list_tables, table_page
 from .libsql_writer import LibsqlWriter, have_libsql
 from .retrieval import hybrid as retrieval
 from .retrieval import notes as note_hits

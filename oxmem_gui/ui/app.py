@@ -14,10 +14,10 @@ from pathlib import Path
 from PySide6.QtWidgets import QApplication
 
 from ..core import MemoryStore, OxmemError
+from ..core.folders import default_db_path
 from ..core.formats.encrypted import KEY_ENV
 from ..core.remote import TOKEN_ENV, token_from
 from ..logs import setup_logging
-from ..paths import default_db_path
 from .context import StoreContext
 from .crash import CrashReporter
 from .main_window import PANELS, MainWindow

@@ -8,9 +8,9 @@ from typing import Any
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
 
-from ..core.formats.tables import shown_value
+from ..core.formats.table_browser import shown_value
 from .paged import TIP_FROM
-from .table_model import tip
+from .rows_model import tip
 
 #: a cell shows at most this many characters (its tooltip and the pane below show the whole value)
 CELL_WIDTH = 80

@@ -23,10 +23,10 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from ..core import NotFoundError, OperationCancelled, OxmemError
 from ..core.demo import fill_demo
 from ..core.embeddings import api
+from ..core.folders import backups_dir
 from ..core.memory import Memory, open_memory, open_remote, refresh_remote
 from ..core.remote import PullReport
 from ..core.store.backups import Backup, backup_target, list_backups, prune, restore
-from ..paths import backups_dir
 from .crash import unexpected
 
 log = logging.getLogger(__name__)

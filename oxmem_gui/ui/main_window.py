@@ -46,7 +46,7 @@ from .search import SearchPanel
 from .sessions import SessionsPanel
 from .start_page import StartPage
 from .status_bar import StatusBar
-from .tables import TablesPanel
+from .tables_panel import TablesPanel
 
 PANELS = ("sessions", "notes", "search", "schedules", "tables")
 MAX_RECENT = 8

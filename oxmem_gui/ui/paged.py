@@ -15,7 +15,7 @@ from PySide6.QtCore import QModelIndex, Qt
 
 from ..core.store.browse import PAGE
 from .context import StoreContext, gone
-from .table_model import Index, RowsModel, tip
+from .rows_model import Index, RowsModel, tip
 
 #: a cell whose text is at least this long gets a tooltip even when shown whole (the column may cut it)
 TIP_FROM = 20

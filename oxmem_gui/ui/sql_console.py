@@ -42,7 +42,7 @@ from PySide6.QtWidgets import (
 )
 
 from ..core.errors import InvalidInputError, OperationCancelled
-from ..core.formats.tables import TableInfo
+from ..core.formats.table_browser import TableInfo
 from ..core.store.sql_console import SqlResult
 from .cells_model import CellsModel
 from .context import StoreContext

@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from oxmem_gui.cli import build_parser
-from oxmem_gui.paths import default_db_path
+from oxmem_gui.core.folders import default_db_path
 
 from ._support import assert_one_error_line, run
 

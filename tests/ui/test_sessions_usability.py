@@ -9,9 +9,9 @@ import json
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QAbstractItemView, QApplication
 
+from oxmem_gui.ui.rows_model import tip
 from oxmem_gui.ui.sessions.models import describe_event
 from oxmem_gui.ui.sessions.panel import CONTEXT_TAB, DELETE_TIP, EVENT_COLUMN_WIDEST, EVENTS_TAB, NO_SESSION
-from oxmem_gui.ui.table_model import tip
 from tests.ui.conftest import settle
 from tests.ui.layout import unreachable
 

@@ -28,8 +28,8 @@ from urllib.parse import urlsplit, urlunsplit
 import apsw
 import blake3
 import numpy as np
-import platformdirs
 
+from .. import folders
 from ..errors import EmbeddingError, InvalidInputError
 from ..http_post import bounded_post, first_line, reason
 
@@ -103,7 +103,7 @@ class QueryCache:
     three as the key, the vector as float32 — never the key, never a memory's text."""
 
     def __init__(self, path: Path | None = None) -> None:
-        self.path = path or Path(platformdirs.user_cache_dir("oxmem", appauthor=False)) / "embeddings.db"
+        self.path = path or folders.cache_dir() / "embeddings.db"
         self._lock = threading.Lock()
 
     @staticmethod

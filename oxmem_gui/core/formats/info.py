@@ -12,7 +12,7 @@ import apsw
 
 from ..store.migrations import recorded_versions, table_names
 from .detect import LABELS
-from .tables import TableInfo, list_tables
+from .table_browser import TableInfo, list_tables
 
 
 @dataclass

@@ -18,8 +18,7 @@ import threading
 from datetime import datetime
 from pathlib import Path
 
-import platformdirs
-
+from .. import folders
 from ..database import Database
 from ..errors import InvalidInputError
 from .hrana import HranaClient, RemoteError, TokenError, server_url
@@ -45,7 +44,7 @@ def token_from(variable: str | None) -> str | None:
 
 def cache_dir() -> Path:
     """Where copies are made: ``remote/`` in the user's cache folder (``~/.cache/oxmem/remote`` on Linux)."""
-    return Path(platformdirs.user_cache_dir("oxmem", appauthor=False)) / "remote"
+    return folders.cache_dir() / "remote"
 
 
 def copy_path(folder: Path, url: str) -> Path:

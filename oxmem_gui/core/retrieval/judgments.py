@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import apsw
-import platformdirs
 
+from .. import folders
 from ..errors import InvalidInputError
 
 SCHEMA = """
@@ -42,7 +42,7 @@ CREATE TABLE IF NOT EXISTS judgments (
 
 
 def default_path() -> Path:
-    return Path(platformdirs.user_data_dir("oxmem", appauthor=False)) / "inspector.db"
+    return folders.data_dir() / "inspector.db"
 
 
 def _locked(method):

@@ -20,8 +20,7 @@ import threading
 from pathlib import Path
 from typing import Any, NamedTuple
 
-import platformdirs
-
+from .. import folders
 from ..errors import OxmemError
 from .hybrid import FTS_MODES
 
@@ -57,8 +56,7 @@ def _name(value: Any) -> str | None:
 
 
 def config_file() -> Path:
-    folder = os.environ.get("OXMEM_CONFIG_DIR") or platformdirs.user_config_dir("oxmem")
-    return Path(folder) / "rankings.json"
+    return folders.config_dir() / "rankings.json"
 
 
 def _key(db: Path) -> str:

@@ -36,7 +36,7 @@ def notes_session(user: str) -> str:
     return f"{NOTES_PREFIX}{check_text(user, 'user')}"
 
 
-def utc_now() -> str:
+def utc_now_text() -> str:
     """RFC 3339 UTC with microseconds, as the agent writes note and schedule times."""
     return datetime.now(timezone.utc).isoformat(timespec="microseconds")
 
@@ -82,7 +82,7 @@ def save_note(
     content = _validate_content(content)
     tag_list = tags_to_save(tags)
     note_id = f"note-{uuid.uuid4()}"
-    now = utc_now()
+    now = utc_now_text()
     event = _note_event(user, note_id, content)
     event.extra_metadata = _note_metadata(note_id, "memory_save", tag_list, now, now)
     embed_prepared([event], backend)
@@ -166,7 +166,7 @@ def update_note(
     tag_list = tags_to_save(tags)
     event = _note_event(user, note_id, content)
     embed_prepared([event], backend)
-    now = utc_now()
+    now = utc_now_text()
     with write_transaction(conn):
         old = _current(conn, user, note_id, expected)
         created = old.created_at or now
@@ -237,7 +237,7 @@ def set_note_tags(
     the chunks' metadata). Each changed note gets a new ``updated_at``. With ``expected`` (the notes as loaded),
     any of them changed since is a :class:`ConflictError` and no note changes."""
     add_tags, remove_tags = tags_to_save(add), set(normalize_tags(remove))
-    now = utc_now()
+    now = utc_now_text()
     session = notes_session(user)
     loaded = _expected_by_id(note_ids, expected)
     with write_transaction(conn):
@@ -282,7 +282,7 @@ def restore_notes(
     for note in notes:
         _validate_content(note.content)
         event = _note_event(note.user, note.note_id, note.content)
-        created = note.created_at or utc_now()
+        created = note.created_at or utc_now_text()
         event.extra_metadata = _note_metadata(
             note.note_id, "memory_update", normalize_tags(note.tags), created, note.updated_at or created
         )

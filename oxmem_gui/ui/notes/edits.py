@@ -14,7 +14,7 @@ from typing import Any
 
 from ...core import ConflictError
 from ...core.store.note_files import notes_json, notes_markdown, parse_notes_json
-from ...core.store.notes import Note, utc_now
+from ...core.store.notes import Note, utc_now_text
 from ...core.store.tags import normalize_tags
 from ..context import StoreContext
 from ..dialogs import Dialogs
@@ -159,7 +159,7 @@ class NoteEdits:
             self.reload(select=notes[0].note_id)
 
         self.ctx.run(
-            lambda: store.restore_notes([replace(mine, updated_at=utc_now())], expected={mine.note_id: None}),
+            lambda: store.restore_notes([replace(mine, updated_at=utc_now_text())], expected={mine.note_id: None}),
             label="Saving note",
             on_done=saved,
             on_error=self._changed_meanwhile,

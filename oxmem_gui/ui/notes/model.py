@@ -10,7 +10,7 @@ from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor, QPalette
 
 from ...core.store.notes import Note
-from ..table_model import RowsModel
+from ..rows_model import RowsModel
 from ..widgets import plural
 from ..widgets.tags import TAGS_ROLE
 

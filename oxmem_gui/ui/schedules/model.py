@@ -11,7 +11,7 @@ from PySide6.QtGui import QBrush
 
 from ...core.schedules.cadence import describe
 from ...core.schedules.store import Schedule, time_or_none
-from ..table_model import RowsModel
+from ..rows_model import RowsModel
 from .calendar_views import STATUS, schedule_color
 
 

@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
 
 from ...core.retrieval.explain import Move, explain, hit_flags
 from ...core.retrieval.hybrid import KEYWORDS_MODE, Hit, QueryResult, fts_terms
-from ..table_model import RowsModel, tip
+from ..rows_model import RowsModel, tip
 from ..widgets import tab_leaves
 
 VALUE_ROLE = Qt.ItemDataRole.UserRole + 20  # the exact float behind a number cell

@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..table_model import tip
+from ..rows_model import tip
 from ..widgets import plural, tab_leaves
 from .models import preview
 

@@ -13,7 +13,7 @@ from ...core.store.browse import ChunkRow, SessionRow
 from ...core.store.events import Event
 from ..context import StoreContext
 from ..paged import PagedTableModel
-from ..table_model import tip
+from ..rows_model import tip
 
 ID_ROLE = Qt.ItemDataRole.UserRole + 1
 

@@ -1230,7 +1230,7 @@ async def _fill_oxydra(path: Path) -> None:
 
     with (
         mock.patch.object(core_notes, "uuid", _CountingUuid()),
-        mock.patch.object(core_notes, "utc_now", fixed_now),
+        mock.patch.object(core_notes, "utc_now_text", fixed_now),
         mock.patch.object(core_schedules, "uuid", _CountingUuid()),
     ):
         store = await MemoryStore.open(path, embedding="deterministic")
@@ -1333,7 +1333,7 @@ def make_oxydra(path: str | os.PathLike[str]) -> Path:
     plus ``gateway_sessions``, ``channel_session_mappings`` and migration rows the project does not know.
 
     For fixed ids and dates it swaps ``uuid`` in ``oxmem_gui.core.store.notes`` and ``core.schedules.store`` and
-    ``notes.utc_now`` while it builds, and then rewrites the ``CURRENT_TIMESTAMP`` columns."""
+    ``notes.utc_now_text`` while it builds, and then rewrites the ``CURRENT_TIMESTAMP`` columns."""
     path = _fresh(path)
     _run(_fill_oxydra(path))
     conn = apsw.Connection(str(path))

@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..core.formats.tables import MAX_PAGE, TableInfo, TablePage
+from ..core.formats.table_browser import MAX_PAGE, TableInfo, TablePage
 from .cells_model import CellsModel
 from .context import StoreContext, gone
 from .dialogs import Dialogs
