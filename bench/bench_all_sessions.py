@@ -23,6 +23,8 @@ from pathlib import Path
 import apsw
 import numpy as np
 
+from oxmem_gui.core.api import SearchOptions
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_vectors import DIMS, MODEL, OUT, SESSION, pct, store, vocabulary  # noqa: E402
 from report import table  # noqa: E402
@@ -50,7 +52,11 @@ async def timings(path: Path, scope, texts: list[str], qvecs: np.ndarray, rankin
         async def run(i: int) -> float:
             t = time.perf_counter()
             result = await store.search(
-                ranking, scope, texts[i], 8, query_embedding=qvecs[i], query_embedding_model=MODEL
+                ranking,
+                scope,
+                texts[i],
+                8,
+                options=SearchOptions(query_embedding=qvecs[i], query_embedding_model=MODEL),
             )
             assert len(result.hits) == 8
             return (time.perf_counter() - t) * 1000

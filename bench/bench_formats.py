@@ -34,6 +34,7 @@ sys.path.insert(0, str(ROOT))  # the fixtures of tests/core/formats
 
 from report import table  # noqa: E402
 
+from oxmem_gui.core.api import SearchOptions  # noqa: E402
 from oxmem_gui.core.memory import open_memory  # noqa: E402
 from oxmem_gui.core.store.notes import note_cursor  # noqa: E402
 from tests.core.formats import fixtures as fx  # noqa: E402
@@ -133,7 +134,7 @@ async def search_p50(store: Any, retriever: str, scope: str, queries: list[str],
     times, hits = [], []
     for q in queries:
         t = time.perf_counter()
-        found = await store.search(retriever, scope, q, 8, **options)
+        found = await store.search(retriever, scope, q, 8, options=SearchOptions(**options))
         times.append(time.perf_counter() - t)
         hits.append([(h.rank, h.chunk_id, h.score) for h in found.hits])
     return statistics.median(times), hits

@@ -60,6 +60,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from oxmem_gui.core import MemoryStore
+from oxmem_gui.core.api import SearchOptions
 from oxmem_gui.core.embeddings.indexing import normalize
 from oxmem_gui.core.retrieval.hybrid import Hit, QueryResult, order_key
 from oxmem_gui.core.retrieval.metrics import ndcg_at_k, recall_at_k, reciprocal_rank
@@ -315,7 +316,9 @@ def _leg(hits: list[Hit], leg: str | None) -> list[Hit]:
 
 def _search(name: str, leg: str | None = None, **options: object) -> Callable:
     async def run(store: MemoryStore, session: str, question: str, vector: list[float]) -> list[Hit]:
-        result = await store.search(name, session, question, TOP_K * 2, query_embedding=vector, **options)
+        result = await store.search(
+            name, session, question, TOP_K * 2, options=SearchOptions(query_embedding=vector, **options)
+        )
         return _leg(result.hits, leg)
 
     return run

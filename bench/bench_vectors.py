@@ -27,6 +27,7 @@ import numpy as np
 from report import table
 
 from oxmem_gui.core import MemoryStore
+from oxmem_gui.core.api import SearchOptions
 from oxmem_gui.core.retrieval import hybrid as retrieval
 from oxmem_gui.core.retrieval.bm25 import MIN_ROWS
 from oxmem_gui.core.retrieval.ranking import TUNED, RankingProfile
@@ -132,7 +133,13 @@ async def measure(path: Path, n: int, queries: int, baseline_queries: int) -> tu
         async def timed(profile: RankingProfile | None, i: int) -> float:
             t = time.perf_counter()
             if profile is None:
-                await store.search("tuned", SESSION, texts[i], 8, query_embedding=qvecs[i], query_embedding_model=MODEL)
+                await store.search(
+                    "tuned",
+                    SESSION,
+                    texts[i],
+                    8,
+                    options=SearchOptions(query_embedding=qvecs[i], query_embedding_model=MODEL),
+                )
             else:
                 await store.profile_query(
                     profile, SESSION, texts[i], 8, query_embedding=qvecs[i], query_embedding_model=MODEL

@@ -21,6 +21,8 @@ from pathlib import Path
 
 import numpy as np
 
+from oxmem_gui.core.api import SearchOptions
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_vectors import DIMS, MODEL, SESSION, pct, store, vocabulary  # noqa: E402
 from report import table  # noqa: E402
@@ -38,16 +40,20 @@ async def measure(path: Path, queries: int) -> dict[str, list[float]]:
     async with await MemoryStore.open(path, read_only=True, embedding="deterministic") as store:
         ids = [r[0] for r in (await store.sql("SELECT chunk_id FROM chunks LIMIT 100000", 100_000)).rows]
         options = {"query_embedding_model": MODEL}
-        await store.search("tuned", SESSION, texts[0], 8, query_embedding=qvecs[0], **options)  # builds the caches
+        await store.search(
+            "tuned", SESSION, texts[0], 8, options=SearchOptions(query_embedding=qvecs[0], **options)
+        )  # builds the caches
         for i in range(queries):
             t = time.perf_counter()
-            await store.search("tuned", SESSION, texts[i], 8, query_embedding=qvecs[i], **options)
+            await store.search(
+                "tuned", SESSION, texts[i], 8, options=SearchOptions(query_embedding=qvecs[i], **options)
+            )
             times["search"].append((time.perf_counter() - t) * 1000)
             target = rng.choice(ids)
             for name, suggest in (("story", False), ("story and suggestions", True)):
                 t = time.perf_counter()
-                await store.why_not("tuned", SESSION, texts[i], target, 8, suggest=suggest,
-                                    query_embedding=qvecs[i], **options)  # fmt: skip
+                asked = SearchOptions(query_embedding=qvecs[i], **options)
+                await store.why_not("tuned", SESSION, texts[i], target, 8, asked, suggest=suggest)
                 times[name].append((time.perf_counter() - t) * 1000)
     return times
 

@@ -62,6 +62,7 @@ from .core.memory import (
 from .core.remote import REMOTE_REASON, TOKEN_ENV, token_from
 from .core.retrieval.explain import setting_text
 from .core.retrieval.hybrid import FTS_MODES, MAX_TOP_K, TAG_MODES, LegStats, QueryResult
+from .core.retrieval.options import SearchOptions
 from .core.retrieval.scope import ALL_SESSIONS
 from .core.schedules.cadence import (
     CADENCE_TYPES,
@@ -814,11 +815,21 @@ async def _why_note(store: Memory, args: argparse.Namespace, like: dict[str, Any
     if any(r.scope == "notes" for r in store.retrievers()):
         ranking = await _ranking(store, args, "notes")
         story = await store.why_not(
-            ranking.name, args.user, args.query, args.why, args.top_k, **_ranking_kwargs(ranking, args), **like
+            ranking.name,
+            args.user,
+            args.query,
+            args.why,
+            args.top_k,
+            SearchOptions(**_ranking_kwargs(ranking, args), **like),
         )
     else:
         story = await store.why_not(
-            "oxmem", f"{NOTES_PREFIX}{args.user}", args.query, args.why, args.top_k, **_search_kwargs(args), **like
+            "oxmem",
+            f"{NOTES_PREFIX}{args.user}",
+            args.query,
+            args.why,
+            args.top_k,
+            SearchOptions(**_search_kwargs(args), **like),
         )
     _print_json(_why_json(story)) if args.json else print(safe("\n".join(story.lines()), keep_newlines=True))
 
@@ -1313,12 +1324,17 @@ async def _dispatch(store: Memory, args: argparse.Namespace) -> int:
             if args.all_sessions:
                 raise OxmemError("--why explains a miss in one SESSION: give the session, not --all")
             story = await store.why_not(
-                ranking.name, scope, args.query, args.why, args.top_k, **_ranking_kwargs(ranking, args), **like
+                ranking.name,
+                scope,
+                args.query,
+                args.why,
+                args.top_k,
+                SearchOptions(**_ranking_kwargs(ranking, args), **like),
             )
             _print_json(_why_json(story)) if out_json else print(safe("\n".join(story.lines()), keep_newlines=True))
             return 0
         result = await store.search(
-            ranking.name, scope, args.query, args.top_k, **_ranking_kwargs(ranking, args), **like
+            ranking.name, scope, args.query, args.top_k, SearchOptions(**_ranking_kwargs(ranking, args), **like)
         )
         if out_json:
             _print_json({**_query_json(result), **({"like": args.like} if args.like else {})})
@@ -1668,7 +1684,7 @@ async def _notes(store: Memory, args: argparse.Namespace) -> int:
             kwargs = _ranking_kwargs(ranking, args)
         else:
             kwargs = _search_kwargs(args)
-        hits = await store.search_notes(args.user, args.query, args.top_k, **kwargs, **like)
+        hits = await store.search_notes(args.user, args.query, args.top_k, SearchOptions(**kwargs, **like))
         if args.json:  # (a list, as before: what was left out goes to stderr, one line per model)
             _print_json(hits)
             for model, why in getattr(hits, "skipped_models", {}).items():

@@ -14,6 +14,34 @@ from oxmem_gui.core.memory_store import ScheduleStore
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
+#: the slow groups, by where their tests are (a path, or a path and test name): ``pytest -m "not slow"`` is the fast
+#: set a developer runs while working; CI and ``./run test`` run everything
+SLOW_GROUPS = {
+    "crash": ("tests/core/test_crash.py",),
+    "packaging": (
+        "tests/test_packaging.py::test_wheel_runs_from_outside_the_checkout",
+        "tests/test_packaging.py::test_pyinstaller_app_starts_and_draws_the_demo",
+        "tests/test_system_libs.py",
+    ),
+    "server": ("tests/core/remote/", "tests/cli/test_remote.py", "tests/ui/test_remote.py"),
+}
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "slow: in one of the slow groups (crash, packaging, server)")
+    config.addinivalue_line("markers", "crash: kills a real process mid-write, many times over")
+    config.addinivalue_line("markers", "packaging: builds a wheel or the desktop app, or runs the install scripts")
+    config.addinivalue_line("markers", "server: talks to the real libSQL server (tursodb)")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        where = item.nodeid
+        for group, places in SLOW_GROUPS.items():
+            if any(where.startswith(place) for place in places):
+                item.add_marker(group)
+                item.add_marker("slow")
+
 
 @pytest.fixture(autouse=True, scope="session")
 def logs_in_tmp(tmp_path_factory):

@@ -1,10 +1,12 @@
 """The memory system, usable without any GUI. Nothing under ``oxmem_gui.core`` imports Qt; the public API is
-async (:class:`MemoryStore`, :func:`~.memory.open_memory`), and the SQLite work runs on one worker thread per
-connection.
+async and in one import, :mod:`.api` (the contract every memory keeps, :mod:`.contract`; :func:`~.memory.open_memory`;
+the result types and :class:`~.retrieval.options.SearchOptions`), and the SQLite work runs on one worker thread
+per connection.
 
 Where things are, and which way imports go (an arrow: "may import"; nothing imports upward, and there are
 no cycles between groups — ``tests/core/test_layout.py`` holds the code to this picture)::
 
+    api.py  contract.py                               the one import of front ends; the typed contract (protocols)
     memory_store.py  memory.py  check.py  demo.py     the front doors: MemoryStore, open any file, check, demo;
     libsql_writer.py  vector_index.py                  libSQL's engine in a child process, its vector index kept whole
           │
@@ -23,8 +25,8 @@ no cycles between groups — ``tests/core/test_layout.py`` holds the code to thi
           │           pipeline's pure parts (text extraction, chunks), re-embedding
           ▼
     database.py  text_repair.py  errors.py              opening a SQLite file safely, transactions; text that
-    http_post.py                                        is not UTF-8 read through a repaired copy; the errors;
-                                                        one HTTP POST bounded in size and time
+    http_post.py  folders.py                            is not UTF-8 read through a repaired copy; the errors;
+                                                        one HTTP POST bounded in size and time; the user's folders
 
 ``database.py`` sits under every group rather than in ``store/`` because every group runs SQL through it
 (re-embedding and the vector and BM25 caches too).

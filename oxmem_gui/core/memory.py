@@ -13,9 +13,10 @@ import asyncio
 import os
 import threading
 from pathlib import Path
-from typing import Any, Union
+from typing import Any
 
 from . import remote
+from .contract import Memory
 from .database import BUSY_TIMEOUT_MS, Database, database_path
 from .errors import InvalidInputError, KeyRequiredError, ReadOnlyError, StoreOpenError
 from .formats.aidaemon import AidaemonReader
@@ -28,6 +29,7 @@ from .formats.zeke import ZekeReader
 from .memory_store import MemoryStore
 from .remote import HranaClient, PullReport
 from .retrieval import ranking_choice
+from .retrieval.hybrid import FTS_MODES
 
 #: formats read by the store itself (the tables of contract §3)
 NATIVE_FORMATS = ("oxmem", "oxydra", "oxydra-libsql")
@@ -38,7 +40,14 @@ READERS: dict[str, type[ForeignReader]] = {
     "aidaemon-legacy": AidaemonReader,
     "sqlite-unknown": ForeignReader,
 }
-Memory = Union[MemoryStore, ForeignReader]  # noqa: UP007 - a runtime alias
+
+
+def implementations(
+    store: MemoryStore, table_browser: ForeignReader, omega: OmegaReader, zeke: ZekeReader, aidaemon: AidaemonReader
+) -> list[Memory]:
+    """Every class :func:`open_memory` may return, one of each: the type checker holds each to
+    :class:`~.contract.Memory` here (a new reader is added to these parameters)."""
+    return [store, table_browser, omega, zeke, aidaemon]
 
 
 async def open_memory(
@@ -269,6 +278,6 @@ async def choose_ranking(
         if name is None or not found[name].tunable:
             raise InvalidInputError(f"ranking {name!r} is fixed: it is chosen without weights or mode")
         if ranking_choice.tuning_of(tuning) != tuning:
-            modes = ", ".join(ranking_choice.FTS_MODES)
+            modes = ", ".join(FTS_MODES)
             raise InvalidInputError(f"tuning {tuning!r} is not a vector weight in [0, 1] and an FTS mode ({modes})")
     await asyncio.to_thread(ranking_choice.choose, store.path, name, session_id, tuning)

@@ -51,6 +51,7 @@ from .retrieval import hybrid as retrieval
 from .retrieval import notes as note_hits
 from .retrieval import why_not
 from .retrieval.caches import SearchCaches
+from .retrieval.options import SearchOptions
 from .retrieval.ranking import TUNED, RankingProfile, native_query, profile_query
 from .retrieval.scope import AllSessions, Scope
 from .retrieval.vectors import DEFAULT_MAX_BYTES
@@ -70,6 +71,8 @@ from .store.migrations import (
 )
 
 if TYPE_CHECKING:
+    from typing_extensions import Self
+
     from .remote import RemoteSnapshot
 
 T = TypeVar("T")
@@ -213,16 +216,17 @@ class MemoryStore(sql_console.SqlConsole):
         return list(NATIVE_RETRIEVERS)
 
     async def search(
-        self, retriever: str, scope: Scope, query: str, top_k: int = 8, **options: Any
+        self, retriever: str, scope: Scope, query: str, top_k: int = 8, options: SearchOptions | None = None
     ) -> retrieval.QueryResult:
         """A ranking of :meth:`retrievers` over a session, or many (:class:`~.retrieval.scope.AllSessions`): ``oxmem``
         (contract §6 with ``options``), a profile of :mod:`.ranking` (``tuned``; it takes tags and a query
         embedding, not weights or a mode) or ``oxydra`` (the agent's own: phrase FTS, 0.7 vector / 0.3 FTS;
         tuning options do not apply)."""
-        vectors = self._query_vectors(options.pop("query_embedding", None), options.pop("query_embedding_model", None))
+        given = SearchOptions.of(options).given()
+        vectors = self._query_vectors(given.pop("query_embedding", None), given.pop("query_embedding_model", None))
         return await self._db.read(
             native_query, self._caches.vectors, self._available, retriever, scope, query, top_k,
-            bm25=self._caches.bm25, query_embeddings=vectors, **options,
+            bm25=self._caches.bm25, query_embeddings=vectors, **given,
         )  # fmt: skip
 
     async def eviction_preview(self, now: datetime | None = None, **limits: Any) -> None:
@@ -259,7 +263,7 @@ class MemoryStore(sql_console.SqlConsole):
         await self._db.run(refuse_damaged)
         return await self._libsql.run(fn, *args, **kwargs)
 
-    async def __aenter__(self) -> MemoryStore:
+    async def __aenter__(self) -> Self:
         return self
 
     async def __aexit__(self, *exc: object) -> None:
@@ -436,16 +440,16 @@ class MemoryStore(sql_console.SqlConsole):
         query: str,
         target: str,
         top_k: int = 8,
+        options: SearchOptions | None = None,
         *,
         suggest: bool = True,
-        query_embedding: Sequence[float] | None = None,
-        query_embedding_model: str | None = None,
-        **options: Any,
     ) -> why_not.WhyNot:
         """Why ``target`` (a chunk id, an event's sequence number, a note id) is not in ``retriever``'s top k for
         ``query`` in ``session_id`` (:mod:`.retrieval.why_not`), in one snapshot."""
         if isinstance(session_id, AllSessions):
             raise InvalidInputError("say which session the memory should have been recalled in")
+        given = SearchOptions.of(options).given()
+        vectors = self._query_vectors(given.pop("query_embedding", None), given.pop("query_embedding_model", None))
         return await self._db.read(
             why_not.why_not,
             self._caches.vectors,
@@ -457,8 +461,8 @@ class MemoryStore(sql_console.SqlConsole):
             top_k,
             bm25=self._caches.bm25,
             suggest=suggest,
-            query_embeddings=self._query_vectors(query_embedding, query_embedding_model),
-            **options,
+            query_embeddings=vectors,
+            **given,
         )
 
     async def why_not_choices(self, session_id: str, limit: int = CHOICES) -> list[tuple[str, str]]:
@@ -511,12 +515,14 @@ class MemoryStore(sql_console.SqlConsole):
         contains: str | None = None,
     ) -> list[notes.Note]:
         """A page of :meth:`list_notes`: the ``limit`` notes after ``after``, the last shown note's
-        :func:`.store.notes.note_cursor`."""
-        return notes.page_after(await self.list_notes(user, tags, tag_mode, contains), after, limit)
+        :func:`.store.notes.note_cursor`, read in SQL (:func:`.store.notes.notes_page`)."""
+        return await self._db.read(notes.notes_page, user, after, limit, tags, tag_mode, contains)
 
-    async def search_notes(self, user: str, query: str, top_k: int = 8, **options: Any) -> note_hits.NoteHits:
+    async def search_notes(
+        self, user: str, query: str, top_k: int = 8, options: SearchOptions | None = None
+    ) -> note_hits.NoteHits:
         """Hybrid query over the user's notes; one hit per note with the full breakdown in ``hit``."""
-        result = await self.hybrid_query(notes.notes_session(user), query, top_k, **options)
+        result = await self.hybrid_query(notes.notes_session(user), query, top_k, **SearchOptions.of(options).given())
         return note_hits.note_hits(result)
 
     async def example(self, item_id: str) -> Example:

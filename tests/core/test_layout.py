@@ -12,6 +12,7 @@ FLOORS = {
     "errors": 0,
     "database": 1,
     "text_repair": 0,
+    "folders": 0,
     "http_post": 1,
     "embeddings": 2,
     "store": 3,
@@ -19,9 +20,9 @@ FLOORS = {
     "schedules": 4,
     "remote": 4,
     "formats": 5,
-    "front doors": 6,  # memory_store.py, memory.py, check.py, demo.py, __init__.py
+    "front doors": 6,  # memory_store.py, memory.py, contract.py, api.py, check.py, demo.py, __init__.py
 }
-GROUND = {"errors", "database", "text_repair", "http_post"}
+GROUND = {"errors", "database", "text_repair", "http_post", "folders"}
 
 
 def group_of(parts: tuple[str, ...]) -> str:

@@ -65,7 +65,7 @@ from .aidaemon_rows import (
     local_zone,
 )
 from .aidaemon_times import session_spans, session_table, upper_at, upper_from_ids
-from .base import Capabilities, ForeignReader, Retriever
+from .base import Capabilities, ForeignReader, Retriever, ranking
 from .detect import LABELS
 from .info import EmbeddingInfo, real_dimensions
 from .times import shown_time
@@ -490,6 +490,7 @@ class AidaemonReader(ForeignReader):
         """Every message (or episode) of the session is among the recall's candidates: one that is not is not there."""
         raise NotFoundError(f"no message or episode {target!r} in session {scope!r}")
 
+    @ranking("aidaemon")
     def _rank_aidaemon(self, conn: apsw.Connection, scope: str, query: str, top_k: int, **options: Any) -> QueryResult:
         """The three lists of aidaemon's legacy ``get_context``: :func:`.aidaemon_recall.rank`."""
         return rank(conn, scope, query, top_k, self.query_vector, options)

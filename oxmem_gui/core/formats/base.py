@@ -15,13 +15,14 @@ read transaction (:meth:`Database.read`), so an agent committing meanwhile is ne
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 import apsw
 import numpy as np
@@ -36,6 +37,7 @@ from ..errors import EmbeddingError, InvalidInputError, NotFoundError, ReadOnlyE
 from ..retrieval.bm25 import TableBm25
 from ..retrieval.hybrid import MAX_TOP_K, Hit, QueryResult
 from ..retrieval.notes import NoteHit, NoteHits
+from ..retrieval.options import SearchOptions
 from ..retrieval.scope import AllSessions, Scope
 from ..retrieval.why_not import CHOICES, WhyNot, event_choices
 from ..retrieval.why_not import Change as WhyChange
@@ -44,19 +46,33 @@ from ..store import backups, browse, sql_console, summary
 from ..store.events import Event, SessionInfo
 from ..store.inputs import check_positive, check_text
 from ..store.migrations import MigrationReport
-from ..store.notes import Note, page_after
+from ..store.notes import Note, note_cursor, page_after
 from . import table_browser
 from .detect import article
 from .encrypted import encrypted_backup, write_through
 from .info import DatabaseInfo, EmbeddingInfo, gather_info
 
 if TYPE_CHECKING:
+    from typing_extensions import Self
+
     from ..remote import RemoteSnapshot
 
 T = TypeVar("T")
+RankMethod = TypeVar("RankMethod", bound=Callable[..., "QueryResult"])
 
 #: kinds of edits a capability may refuse (``sessions``: deleting one, with everything in it)
 EDIT_KINDS = ("events", "sessions", "notes", "schedules", "summary")
+
+
+def ranking(name: str) -> Callable[[RankMethod], RankMethod]:
+    """Mark a reader's method as the ranking of the retriever ``name`` (see :attr:`ForeignReader.RANKINGS`): it is
+    called ``method(conn, scope, query, top_k, **options)`` in a read of the file and returns the agent's ranking."""
+
+    def mark(method: RankMethod) -> RankMethod:
+        method.__ranking__ = name  # type: ignore[attr-defined]
+        return method
+
+    return mark
 
 
 @dataclass(frozen=True)
@@ -174,6 +190,14 @@ class ForeignReader(sql_console.SqlConsole):
     #: the kinds of edit (:data:`EDIT_KINDS`) this reader makes, the way its agent does; the others are refused
     #: with ``REASON``. A reader with any opens read-write once editing is enabled (:func:`..memory.open_memory`).
     EDITS: frozenset[str] = frozenset()
+    #: the rankings the format reproduces, by retriever name: the methods marked with :func:`ranking` (a subclass
+    #: inherits its parent's and adds its own)
+    RANKINGS: ClassVar[dict[str, Callable[..., QueryResult]]] = {}
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        own = {m.__ranking__: m for m in vars(cls).values() if callable(m) and hasattr(m, "__ranking__")}
+        cls.RANKINGS = {**cls.RANKINGS, **own}
 
     def __init__(self, db: Database, fmt: str | None = None, *, key: str | None = None, writable: bool = False) -> None:
         self._db = db
@@ -258,7 +282,7 @@ class ForeignReader(sql_console.SqlConsole):
     async def aclose(self) -> None:
         self._db.close()
 
-    async def __aenter__(self) -> ForeignReader:
+    async def __aenter__(self) -> Self:
         return self
 
     async def __aexit__(self, *exc: object) -> None:
@@ -530,10 +554,42 @@ class ForeignReader(sql_console.SqlConsole):
         tag_mode: str = "any",
         contains: str | None = None,
     ) -> list[Note]:
-        """A page of :meth:`list_notes` (as :meth:`MemoryStore.notes_page`); unfiltered, read a page at a time."""
+        """A page of :meth:`list_notes` (as :meth:`MemoryStore.notes_page`), read a page at a time through
+        :meth:`_notes_after`; filtered, it reads on in batches until the page is full."""
         if not tags and not contains:
             return await self._db.read(self._notes_after, user, after, limit)
-        return page_after(await self.list_notes(user, tags, tag_mode, contains), after, limit)
+        return await self._db.read(self._filtered_after, user, after, limit, tags, tag_mode, contains)
+
+    def _filtered_after(
+        self,
+        conn: apsw.Connection,
+        group: str,
+        after: tuple[str, int] | None,
+        limit: int,
+        tags: Sequence[str],
+        tag_mode: str,
+        contains: str | None,
+    ) -> list[Note]:
+        wanted = [t.lower() for t in tags]
+        test = all if tag_mode == "all" else any
+        needle = contains.casefold() if contains else None
+
+        def kept(n: Note) -> bool:
+            return (not wanted or test(t in n.tags for t in wanted)) and (
+                needle is None or needle in n.content.casefold()
+            )
+
+        if type(self)._notes_after is ForeignReader._notes_after:  # its notes are read whole anyway: once
+            return page_after([n for n in self._notes(conn, group) if kept(n)], after, limit)
+        batch = max(limit, 256)
+        found: list[Note] = []
+        while len(found) < limit:
+            page = self._notes_after(conn, group, after, batch)
+            found += [n for n in page if kept(n)]
+            if len(page) < batch:
+                break
+            after = note_cursor(page[-1])
+        return found[:limit]
 
     def _note_of(self, conn: apsw.Connection, group: str, note_id: str) -> Note | None:
         """One note of the group, None when there is none; a format that can read one note alone overrides this."""
@@ -545,11 +601,13 @@ class ForeignReader(sql_console.SqlConsole):
             return note
         raise NotFoundError(f"no entry {note_id!r} among the {self.capabilities.notes_label.lower()} of {user!r}")
 
-    async def search_notes(self, user: str, query: str, top_k: int = 8, **options: Any) -> NoteHits:
+    async def search_notes(
+        self, user: str, query: str, top_k: int = 8, options: SearchOptions | None = None
+    ) -> NoteHits:
         """The agent's own ranking over a notes group, one hit per note."""
         for r in self.retrievers():
             if r.scope == "notes":
-                result = await self.search(r.name, user, query, top_k, **_fixed(options))
+                result = await self.search(r.name, user, query, top_k, _fixed(options))
                 hits = [
                     NoteHit(
                         h.chunk_id,
@@ -570,7 +628,9 @@ class ForeignReader(sql_console.SqlConsole):
     def retrievers(self) -> list[Retriever]:
         return []
 
-    async def search(self, retriever: str, scope: Scope, query: str, top_k: int = 8, **options: Any) -> QueryResult:
+    async def search(
+        self, retriever: str, scope: Scope, query: str, top_k: int = 8, options: SearchOptions | None = None
+    ) -> QueryResult:
         """Run the ranking ``retriever`` over ``scope`` (a session id or notes group, per its ``scope``; or every
         session, :class:`~..retrieval.scope.AllSessions`, where the ranking says it can)."""
         method = self._retriever_method(retriever)
@@ -586,13 +646,22 @@ class ForeignReader(sql_console.SqlConsole):
         if not query.strip():
             raise InvalidInputError("query is empty")
         check_positive(top_k, "top_k", MAX_TOP_K)
-        return await self._db.read(method, scope, query, top_k, **options)
+        return await self._db.read(method, scope, query, top_k, **SearchOptions.of(options).given())
 
     async def why_not(
-        self, retriever: str, scope: str, query: str, target: str, top_k: int = 8, **options: Any
+        self,
+        retriever: str,
+        scope: str,
+        query: str,
+        target: str,
+        top_k: int = 8,
+        options: SearchOptions | None = None,
+        *,
+        suggest: bool = True,
     ) -> WhyNot:
         """Why ``target`` (an id the agent's ranking returns its hits by) is not in ``retriever``'s top k: its place
-        in the agent's own ranking asked for every hit it gives (the agent's limits kept), in one snapshot."""
+        in the agent's own ranking asked for every hit it gives (the agent's limits kept), in one snapshot. The
+        agent's ranking is fixed: ``options`` and ``suggest`` (settings that would bring it in) do not apply."""
         method = self._retriever_method(retriever)
         check_text(query, "query")
         check_positive(top_k, "top_k", MAX_TOP_K)
@@ -684,14 +753,14 @@ class ForeignReader(sql_console.SqlConsole):
             raise InvalidInputError(
                 f"{self.LABEL} files have no ranking {name!r}" + (f" (known: {', '.join(known)})" if known else "")
             )
-        return getattr(self, "_rank_" + name.replace("-", "_"))
+        return functools.partial(self.RANKINGS[name], self)
 
     async def hybrid_query(self, session_id: str, query: str, top_k: int = 8, **options: Any) -> QueryResult:
         """The agent's own ranking of a session (its first session retriever); the hybrid's tuning options do
         not apply to it and are ignored."""
         for r in self.retrievers():
             if r.scope == "session":
-                return await self.search(r.name, session_id, query, top_k, **_fixed(options))
+                return await self.search(r.name, session_id, query, top_k, _fixed(SearchOptions.of(options)))
         raise InvalidInputError(f"{self.LABEL} files have no search over sessions")
 
     async def eviction_preview(self, now: datetime | None = None, **limits: Any) -> EvictionPreview | None:
@@ -864,9 +933,10 @@ def _cadence_type(schedule: Schedule) -> str | None:
         return None
 
 
-def _fixed(options: Mapping[str, Any]) -> dict[str, Any]:
+def _fixed(options: SearchOptions | None) -> SearchOptions:
     """The options an agent's own ranking takes (a precomputed query vector); the hybrid's tuning is dropped."""
-    return {k: v for k, v in options.items() if k in ("query_embedding", "query_embedding_model")}
+    given = SearchOptions.of(options)
+    return SearchOptions(query_embedding=given.query_embedding, query_embedding_model=given.query_embedding_model)
 
 
 def hit(

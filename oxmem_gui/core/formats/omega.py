@@ -52,7 +52,7 @@ from ..store.browse import SessionRow
 from ..store.events import Event
 from ..store.notes import Note
 from . import omega_conversations, omega_facts, omega_tasks
-from .base import Capabilities, ForeignReader, Retriever, hit
+from .base import Capabilities, ForeignReader, Retriever, hit, ranking
 from .detect import article
 from .times import parse_when, rfc3339, shown_time
 
@@ -414,6 +414,7 @@ class OmegaReader(ForeignReader):
             return f"Omega's phrase {phrase(query)} does not match it: the words are not in its text in that order"
         return f"it matches at #{place} by Omega's rank, but Omega returns only its {RECALL_LIMIT} best"
 
+    @ranking("omega-recall")
     def _rank_omega_recall(
         self, conn: apsw.Connection, scope: Scope, query: str, top_k: int, **options: Any
     ) -> QueryResult:

@@ -69,7 +69,7 @@ from ..retrieval.scope import AllSessions, Scope, shown_scope
 from ..schedules.cadence import parse_time
 from ..store.notes import Note
 from . import zeke_edits
-from .base import Capabilities, EvictionPreview, ForeignReader, Retriever, hit, skipped_legs
+from .base import Capabilities, EvictionPreview, ForeignReader, Retriever, hit, ranking, skipped_legs
 from .info import EmbeddingInfo
 from .times import rfc3339, shown_time
 from .zeke_eviction import (
@@ -484,6 +484,7 @@ class ZekeReader(ForeignReader):
             )
         ]
 
+    @ranking("zeke")
     def _rank_zeke(self, conn: apsw.Connection, scope: Scope, query: str, top_k: int, **options: Any) -> QueryResult:
         """ZEKE's search over the memories whose scope starts with ``scope``; all of them for
         :class:`~..retrieval.scope.AllSessions` (its prefix, ``""`` for every scope: what ZEKE does for ``""``)."""
@@ -756,12 +757,15 @@ class ZekeReader(ForeignReader):
         *,
         scope_caps: Mapping[str, int | None] | None = None,
         global_cap: int | None = GLOBAL_CAP,
+        **limits: Any,
     ) -> list[Note]:
         """Delete what :meth:`eviction_preview` listed at ``now`` (its ``now``, as shown, is accepted), provided
         that is still exactly the ``confirmed`` memory ids; returns the deleted memories (undo writes them back
         with :meth:`restore_notes`). ZEKE's own deletion, in one transaction (:func:`.zeke_eviction.apply_evictions`);
         a changed list is :class:`ConflictError` and deletes nothing. A time after the present is refused: that
         would delete what ZEKE itself would not delete yet."""
+        if limits:
+            raise InvalidInputError(f"unknown eviction options: {', '.join(sorted(limits))}")
         self._writable("notes")
         at = _utc(parse_time(now) if isinstance(now, str) else now)
         if at > datetime.now(timezone.utc) + timedelta(seconds=5):

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import csv
-import inspect
 import io
 import json
 from collections.abc import Callable, Sequence
@@ -16,16 +15,16 @@ from dataclasses import asdict, dataclass
 
 from ..errors import OxmemError
 from .explain import explain, hit_flags
-from .hybrid import FTS_MODES, LegStats, QueryResult, hybrid_query, rerank
+from .hybrid import FTS_MODES, LegStats, QueryResult, rerank
 from .judgments import JudgedQuery
 from .metrics import Metrics, evaluate
+from .options import DEFAULTS as SEARCH_DEFAULTS
 
 SWEEP_WEIGHTS = tuple(round(i / 10, 1) for i in range(11))
 
 
 #: the hybrid's own settings (``hybrid_query``'s defaults): the last word between equally good sweep points
-_PARAMETERS = inspect.signature(hybrid_query).parameters
-DEFAULT_SETTING = (_PARAMETERS["vector_weight"].default, _PARAMETERS["fts_mode"].default)
+DEFAULT_SETTING = (SEARCH_DEFAULTS.vector_weight, SEARCH_DEFAULTS.fts_mode)
 
 
 @dataclass

@@ -194,6 +194,44 @@ def list_notes(
     return notes
 
 
+#: a note's place in the list, newest first (:func:`note_cursor` in SQL)
+_UPDATED = "coalesce(json_extract(c.metadata_json, '$.updated_at'), '')"
+
+
+def notes_page(
+    conn: apsw.Connection,
+    user: str,
+    after: tuple[str, int] | None,
+    limit: int,
+    tags: Sequence[str] = (),
+    tag_mode: str = "any",
+    contains: str | None = None,
+) -> list[Note]:
+    """A page of :func:`list_notes` read in SQL: the ``limit`` notes after the cursor ``after`` (the last shown
+    note's :func:`note_cursor`; None: the first page), tags filtered in SQL. Only rows up to the page's end are
+    read (a text filter reads on in batches until the page is full), so scrolling a long list costs a page a
+    step, not the whole list again."""
+    if limit <= 0:
+        return []
+    tag_sql, tag_args = tag_filter_sql(normalize_tags(tags), tag_mode)
+    needle = contains.casefold() if contains else None
+    batch = limit if needle is None else max(limit, 256)
+    found: list[Note] = []
+    while True:
+        where, args = "", ()
+        if after is not None:
+            where, args = f" AND ({_UPDATED}, e.sequence) < (?, ?)", (after[0], after[1])
+        rows = conn.execute(
+            f"{_NOTE_ROWS} AND {tag_sql}{where} ORDER BY {_UPDATED} DESC, e.sequence DESC LIMIT ?",
+            (notes_session(user), *tag_args, *args, batch),
+        ).fetchall()
+        page = [_note_from_row(user, r) for r in rows]
+        found += [n for n in page if needle is None or needle in n.content.casefold()]
+        if len(found) >= limit or len(rows) < batch:
+            return found[:limit]
+        after = note_cursor(page[-1])
+
+
 def note_cursor(note: Note) -> tuple[str, int]:
     """Where a note stands in a list of notes (newest first): ``(updated_at or "", sequence)``; a page after it
     starts with the next (:func:`page_after`)."""

@@ -9,7 +9,6 @@ change.
 
 from __future__ import annotations
 
-import inspect
 from typing import Any
 
 from PySide6.QtCore import Qt
@@ -26,8 +25,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ...core.api import SEARCH_DEFAULTS, SearchOptions
 from ...core.formats.base import Retriever
-from ...core.retrieval.hybrid import FTS_MODES, hybrid_query
+from ...core.retrieval.hybrid import FTS_MODES
 from ...core.retrieval.ranking import PROFILES
 from ...core.store.tags import TAG_MODES
 from ..widgets import ElidedLabel
@@ -38,15 +38,11 @@ WARN_STYLE = "color: #b35c00;"
 ERROR_STYLE = "color: #c0392b;"
 
 
-def _hybrid_defaults() -> dict[str, Any]:
-    params = inspect.signature(hybrid_query).parameters
-    found = {name: params[name].default for name in ("vector_weight", "fts_weight", "fts_mode", "tag_mode")}
-    return {**found, "tags": []}
-
-
 #: the tunable ranking's default settings (contract §6): what "Reset to agent defaults" restores, and the settings of
 #: the ranking each Move is measured from
-DEFAULTS = _hybrid_defaults()
+DEFAULTS: dict[str, Any] = {
+    name: getattr(SEARCH_DEFAULTS, name) for name in ("vector_weight", "fts_weight", "fts_mode", "tag_mode")
+} | {"tags": list(SEARCH_DEFAULTS.tags)}
 
 TIPS = {
     "ranking": "Which ranking to run: the store's hybrid, or the agent's own reproduced exactly",
@@ -211,24 +207,22 @@ class SearchControls(QWidget):
             return asked
         return (*asked, self.mode.currentText(), tuple(self.tags.tags()), self.tag_mode.currentText(), self.models())
 
-    def options(self) -> dict[str, Any]:
+    def options(self) -> SearchOptions:
         """The search options the controls set for the current ranking."""
         ranking = self.current_ranking()
         if not self.tunable():
             if ranking is not None and ranking.tag_filter and self.tags.tags():
-                return dict(tags=self.tags.tags(), tag_mode=self.tag_mode.currentText())
-            return {}
+                return SearchOptions(tags=tuple(self.tags.tags()), tag_mode=self.tag_mode.currentText())
+            return SEARCH_DEFAULTS
         w = self.vector_weight()
-        options: dict[str, Any] = dict(
+        return SearchOptions(
             vector_weight=w,
             fts_weight=round(1 - w, 10),
             fts_mode=self.mode.currentText(),
-            tags=self.tags.tags(),
+            tags=tuple(self.tags.tags()),
             tag_mode=self.tag_mode.currentText(),
+            models=tuple(self.models()) or None,
         )
-        if self.models():
-            options["models"] = list(self.models())
-        return options
 
     def differences(self) -> list[str]:
         """How the tuning controls differ from the ranking's defaults, in words (empty: they are the defaults)."""

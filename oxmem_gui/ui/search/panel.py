@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import html
 from typing import Any
 
@@ -24,7 +25,7 @@ from ..context import StoreContext
 from ..dialogs import Dialogs
 from ..widgets import plural
 from .actions import ResultActions
-from .controls import DEFAULTS, TIPS, WARN_STYLE, SearchControls, data_label, set_label
+from .controls import TIPS, WARN_STYLE, SearchControls, data_label, set_label
 from .explanation import ExplanationView, where
 from .results import GRADE_COLUMN, ResultsModel, ResultsView
 from .tools import ResultTools
@@ -340,22 +341,19 @@ class SearchPanel(ResultActions, QWidget):
         options, request, k = self.controls.options(), self.controls.request(), self.top_k.value()
         like = self._like = self._like if self._like is not None and self._like.text == query else None
         if like is not None:
-            options = {**options, **like.options()}
+            options = dataclasses.replace(options, **like.options())
         key = (ranking.name, session, query, k)
         shown_scope = session if session in self._many else None
         scope = self._many.get(session, session)
-        defaults = DEFAULTS if ranking.tunable else {}
-        from_defaults = like is not None or (  # (by example: the result is its own baseline)
-            "models" not in options and all(options.get(n, v) == v for n, v in {**defaults, "tags": []}.items())
-        )
+        from_defaults = like is not None or options.is_default()  # (by example: the result is its own baseline)
         self._generation += 1
         generation = self._generation
 
         async def work() -> tuple[QueryResult, QueryResult]:
-            result = await store.search(ranking.name, scope, query, k, **options)
+            result = await store.search(ranking.name, scope, query, k, options)
             baseline = self._baselines.get(key)
             if baseline is None:
-                baseline = result if from_defaults else await store.search(ranking.name, scope, query, k, **defaults)
+                baseline = result if from_defaults else await store.search(ranking.name, scope, query, k)
             return result, baseline
 
         def done(found: tuple[QueryResult, QueryResult]) -> None:
@@ -476,7 +474,7 @@ class SearchPanel(ResultActions, QWidget):
             return
 
         async def work() -> WhyNot:
-            return await store.why_not(ranking.name, scope, query, target, k, **options)
+            return await store.why_not(ranking.name, scope, query, target, k, options)
 
         def failed(exc: Exception) -> bool:
             if isinstance(exc, (InvalidInputError, NotFoundError)):

@@ -14,6 +14,7 @@ import apsw
 import numpy as np
 import pytest
 
+from oxmem_gui.core.api import SearchOptions
 from oxmem_gui.core.embeddings.model_files import MODEL_NAME
 from oxmem_gui.core.errors import EmbeddingError, NotFoundError, ReadOnlyError, StoreOpenError
 from oxmem_gui.core.formats import base
@@ -281,7 +282,9 @@ def test_mixed_file_reads_both_tables(current):
     assert [e.sequence for e in read(current, lambda m: m.recall(TG))] == list(range(1, 15))  # from events
     (only,) = read(current, lambda m: m.recall("legacy-only"))
     assert (only.sequence, only.payload["content"], only.payload["message_id"]) == (2, "hello", "old-2")
-    result = read(current, lambda m: m.search("aidaemon", TG, "disk", query_embedding=np.ones(384)))
+    result = read(
+        current, lambda m: m.search("aidaemon", TG, "disk", options=SearchOptions(query_embedding=np.ones(384)))
+    )
     assert result.lists == {"recency": ["old-1"], "salience": ["old-1"], "relevance": []}  # its legacy messages
 
 
@@ -535,7 +538,10 @@ def test_recall_three_lists(legacy):
     assert over == ["msg-07", "msg-08", "new-05", "old-1", "old-2", "old-3", "old-4", "old-5", "old-6"]
     assert [m for m, _ in relevance] == ["msg-07", "old-5", "old-6", "old-2", "old-4"]  # 8 unseen pass: 5 kept
 
-    result = read(legacy, lambda m: m.search("aidaemon", TG, "rain in Berlin?", top_k=3, query_embedding=query))
+    result = read(
+        legacy,
+        lambda m: m.search("aidaemon", TG, "rain in Berlin?", options=SearchOptions(query_embedding=query), top_k=3),
+    )
     assert result.retriever == "aidaemon"
     assert result.lists == {"recency": recency, "salience": salience, "relevance": [m for m, _ in relevance]}
     merged = recency + ["msg-11", "msg-03"] + [m for m, _ in relevance]
@@ -595,7 +601,9 @@ def test_recall_without_the_model(legacy, monkeypatch):
 
 def test_recall_over_episodes(current):
     query = np.random.default_rng(3).standard_normal(384).astype(np.float32)
-    result = read(current, lambda m: m.search("aidaemon", SLACK, "deploy freeze", query_embedding=query))
+    result = read(
+        current, lambda m: m.search("aidaemon", SLACK, "deploy freeze", options=SearchOptions(query_embedding=query))
+    )
     assert result.steps[0].startswith("This session has no legacy messages")
     assert result.lists == {"recency": ["episode:2"], "salience": ["episode:2"], "relevance": []}
     (h,) = result.hits
@@ -606,7 +614,7 @@ def test_recall_over_episodes(current):
     assert h.metadata["topics"] == ["deploy", "staging"] and h.sequence_start is None
     assert h.notes[1] == "salience: importance 0.85 ≥ 0.8, the 1st newest of 1 important episodes (already in recency)"
     with pytest.raises(NotFoundError):
-        read(current, lambda m: m.search("aidaemon", "nobody", "x", query_embedding=query))
+        read(current, lambda m: m.search("aidaemon", "nobody", "x", options=SearchOptions(query_embedding=query)))
 
 
 # -- encrypted ----------------------------------------------------------------------------------------------------
@@ -630,7 +638,7 @@ async def _every_read(m):
             await m.recall(s.session_id),
             await m.read_summary_state(s.session_id),
             await m.context_preview(s.session_id, 2000),
-            await m.search("aidaemon", s.session_id, "disk", query_embedding=np.ones(384)),
+            await m.search("aidaemon", s.session_id, "disk", options=SearchOptions(query_embedding=np.ones(384))),
         ]
     for group in await m.note_users():
         out += [await m.list_notes(group), await m.note_tags(group)]

@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 from oxmem_gui.core import InvalidInputError, ReadOnlyError
+from oxmem_gui.core.api import SearchOptions
 from oxmem_gui.core.embeddings.model_files import MODEL_NAME
 from oxmem_gui.core.formats.zeke import OPENAI_MODEL, ZekeReader
 from oxmem_gui.core.memory import detect, inspect_database, open_memory
@@ -207,8 +208,8 @@ def test_unreadable_tags_are_flagged_not_fatal(zeke):
     async def go():
         async with await opened(zeke) as reader:
             note = await reader.get_note("task:inbox", ZEKE_IDS["t-invoice"])
-            broken = await reader.search("zeke", "task:", "invoices", 3, query_embedding=q)
-            other = await reader.search("zeke", "ops:", "deploy", 3, query_embedding=q)
+            broken = await reader.search("zeke", "task:", "invoices", 3, options=SearchOptions(query_embedding=q))
+            other = await reader.search("zeke", "ops:", "deploy", 3, options=SearchOptions(query_embedding=q))
             return note, broken, other
 
     note, broken, other = run(go())
@@ -258,7 +259,7 @@ def test_hybrid_reproduces_zeke(zeke, prefix, query, k, kinds):
 
     async def go():
         async with await opened(zeke) as reader:
-            return await reader.search("zeke", prefix, query, k, query_embedding=q.tolist())
+            return await reader.search("zeke", prefix, query, k, options=SearchOptions(query_embedding=q.tolist()))
 
     result = run(go())
     assert result.retriever == "zeke" and result.session_id == prefix and result.top_k == k
@@ -281,7 +282,9 @@ def test_a_large_scope_is_ranked_as_zeke_ranks_it(tmp_path):
 
     async def go():
         async with await opened(path) as reader:
-            return await reader.search("zeke", "persona", "zzz-nothing-matches", 8, query_embedding=q.tolist())
+            return await reader.search(
+                "zeke", "persona", "zzz-nothing-matches", 8, options=SearchOptions(query_embedding=q.tolist())
+            )
 
     result = run(go())
     expected = expected_hybrid(path, "persona", "zzz-nothing-matches", 8, q)
@@ -296,7 +299,7 @@ def test_hybrid_on_the_384_variant_uses_oxmems_minilm_name(tmp_path):
 
     async def go():
         async with await opened(path) as reader:
-            return await reader.search_notes("notes", "shakshuka eggs", 2, query_embedding=q)
+            return await reader.search_notes("notes", "shakshuka eggs", 2, options=SearchOptions(query_embedding=q))
 
     hits = run(go())
     assert [h.note_id for h in hits] == [e[0] for e in expected]
@@ -347,7 +350,7 @@ def test_vector_of_other_dimensions_goes_to_vector_errors(zeke):
 
     async def go():
         async with await opened(zeke) as reader:
-            return await reader.search("zeke", "persona:", "quiet", 3, query_embedding=q)
+            return await reader.search("zeke", "persona:", "quiet", 3, options=SearchOptions(query_embedding=q))
 
     result = run(go())
     assert [c for c, _ in result.vector_errors] == [odd]
@@ -363,7 +366,7 @@ def test_no_words_leaves_the_fts_leg_empty(zeke):
 
     async def go():
         async with await opened(zeke) as reader:
-            return await reader.search("zeke", "calendar:", "?! ...", 2, query_embedding=q)
+            return await reader.search("zeke", "calendar:", "?! ...", 2, options=SearchOptions(query_embedding=q))
 
     result = run(go())
     assert result.fts_expression is None and result.legs["fts"].candidates == 0
@@ -382,8 +385,12 @@ def test_scope_prefix_is_literal_and_case_insensitive_like_zeke(zeke):
 
     async def go():
         async with await opened(zeke) as reader:
-            literal = await reader.search("zeke", "task:a_", "marmalade", 5, query_embedding=[0.0] * 1536)
-            upper = await reader.search("zeke", "TASK:", "marmalade", 5, query_embedding=[0.0] * 1536)
+            literal = await reader.search(
+                "zeke", "task:a_", "marmalade", 5, options=SearchOptions(query_embedding=[0.0] * 1536)
+            )
+            upper = await reader.search(
+                "zeke", "TASK:", "marmalade", 5, options=SearchOptions(query_embedding=[0.0] * 1536)
+            )
             return literal, upper
 
     literal, upper = run(go())
@@ -397,9 +404,9 @@ def test_searching_never_updates_last_accessed_at(zeke):
 
     async def go():
         async with await opened(zeke) as reader:
-            await reader.search("zeke", "persona:", "Dana prefers", 3, query_embedding=q)
+            await reader.search("zeke", "persona:", "Dana prefers", 3, options=SearchOptions(query_embedding=q))
             await reader.search("zeke", "", "deploy", 8)
-            await reader.search_notes("notes", "book", 2, query_embedding=q)
+            await reader.search_notes("notes", "book", 2, options=SearchOptions(query_embedding=q))
 
     run(go())
     assert raw(zeke, "SELECT id, last_accessed_at FROM memories ORDER BY rowid") == before
@@ -567,9 +574,9 @@ def test_reading_everything_never_writes(zeke):
                 await reader.note_tags(scope)
                 for note in await reader.list_notes(scope, contains="a"):
                     await reader.get_note(scope, note.note_id)
-            await reader.search("zeke", "", "Dana deploy", 8, query_embedding=q)
+            await reader.search("zeke", "", "Dana deploy", 8, options=SearchOptions(query_embedding=q))
             await reader.search("zeke", "persona:", "Dana", 8)
-            await reader.search_notes("notes", "book", 3, query_embedding=q)
+            await reader.search_notes("notes", "book", 3, options=SearchOptions(query_embedding=q))
             await reader.eviction_preview()
             await reader.eviction_preview(ZEKE_NOW, scope_caps={"task": 1}, global_cap=3)
             await reader.schedules.search()

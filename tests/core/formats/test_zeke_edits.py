@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 from oxmem_gui.core import ConflictError, InvalidInputError
+from oxmem_gui.core.api import SearchOptions
 from oxmem_gui.core.check import check_store
 from oxmem_gui.core.embeddings.backends import choose_backend
 from oxmem_gui.core.formats.times import parse_when
@@ -318,7 +319,9 @@ def test_the_search_cache_follows_its_own_edits_and_zekes(zeke1536: Path) -> Non
 
     async def go(m):
         async def best() -> tuple[str, str]:
-            hit = (await m.search("zeke", "persona", "zzz-no-such-word", 1, query_embedding=own)).hits[0]
+            hit = (
+                await m.search("zeke", "persona", "zzz-no-such-word", 1, options=SearchOptions(query_embedding=own))
+            ).hits[0]
             return hit.chunk_id, hit.text
 
         seen = [await best()]

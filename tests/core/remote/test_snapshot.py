@@ -14,6 +14,7 @@ import apsw
 import pytest
 
 from oxmem_gui.core import OperationCancelled, ReadOnlyError
+from oxmem_gui.core.api import SearchOptions
 from oxmem_gui.core.memory import open_memory, open_remote, refresh_remote
 from oxmem_gui.core.remote import RemoteError, snapshot
 from tests.remote_server import TursoServer, copy_rows
@@ -125,7 +126,9 @@ def test_search_on_the_snapshot_equals_search_on_the_local_file(oxydra_server, o
                         ], (session, ranking, query)
                         compared += len(mine.hits)
             assert len(sessions) == 5 and compared > 100
-            fts = await remote.search("oxmem", "discord:carol:sourdough", "starter", 8, fts_weight=1.0, vector_weight=0)
+            fts = await remote.search(
+                "oxmem", "discord:carol:sourdough", "starter", 8, options=SearchOptions(fts_weight=1.0, vector_weight=0)
+            )
             assert [h.text[:20] for h in fts.hits if h.fts_raw is not None] == [
                 "My sourdough starter",
                 "Start at 70% hydrati",
@@ -195,7 +198,9 @@ def test_a_refresh_follows_changes_and_deletions_and_keeps_fts_in_step(oxydra_se
                 "conversation_events": 1,
             }
             assert rows_of(memory.remote.path) == await pull_rows(server, tmp_path / "fresh")
-            hits = await memory.search("oxmem", session, "marmalade", 5, vector_weight=0.0, fts_weight=1.0)
+            hits = await memory.search(
+                "oxmem", session, "marmalade", 5, options=SearchOptions(vector_weight=0.0, fts_weight=1.0)
+            )
             assert [h.chunk_id for h in hits.hits if h.fts_raw is not None] == [changed]
             ids = [h.chunk_id for h in (await memory.search("oxmem", session, "starter", 30)).hits]
             assert gone not in ids

@@ -9,6 +9,7 @@ from dataclasses import replace
 
 import pytest
 
+from oxmem_gui.core.api import SearchOptions
 from oxmem_gui.core.memory import choose_ranking, default_ranking
 from oxmem_gui.core.retrieval import hybrid as retrieval
 from oxmem_gui.core.retrieval import ranking_choice
@@ -114,7 +115,7 @@ def test_spec_hybrid_is_untouched_by_the_profile(chat):
 def test_tags_filter_the_tuned_profile(chat):
     chat.save_note("u", "Melanie paints sunrises on weekends", ["hobby"])
     chat.save_note("u", "Melanie's sunrise painting sold", ["sales"])
-    hits = chat.search("tuned", "memory:u", "Melanie paintings", 5, tags=["sales"]).hits
+    hits = chat.search("tuned", "memory:u", "Melanie paintings", 5, options=SearchOptions(tags=["sales"])).hits
     assert [h.text for h in hits] == ["Melanie's sunrise painting sold"]
 
 

@@ -9,6 +9,7 @@ import random
 import numpy as np
 import pytest
 
+from oxmem_gui.core.api import SearchOptions
 from oxmem_gui.core.errors import NotFoundError
 from oxmem_gui.core.retrieval.hybrid import CANDIDATE_FACTOR, order_key
 from oxmem_gui.core.retrieval.vectors import Candidate, candidate_key
@@ -35,7 +36,9 @@ def store(tmp_path, loop, table):
 
 
 def why(store, target, query="hotel booking", k=3, ranking="oxmem", session="s", **options):
-    return store.why_not(ranking, session, query, target, k, query_embedding=QUERY_VECTOR, **options)
+    return store.why_not(
+        ranking, session, query, target, k, options=SearchOptions(query_embedding=QUERY_VECTOR, **options)
+    )
 
 
 def rank_with(store, story, change, ranking="oxmem", session="s", **options):
@@ -52,7 +55,7 @@ def rank_with(store, story, change, ranking="oxmem", session="s", **options):
     elif change.control == "fts_mode":
         options["fts_mode"] = change.value
     vector = QUERY_VECTOR if query == story.query else None
-    result = store.search(ranking, session, query, k, query_embedding=vector, **options)
+    result = store.search(ranking, session, query, k, options=SearchOptions(query_embedding=vector, **options))
     return next((h.rank for h in result.hits if h.chunk_id == story.chunk_id), None)
 
 
@@ -233,7 +236,9 @@ def test_the_reported_ranks_equal_a_ranking_of_every_candidate_on_300_targets(tm
             order, legs = _brute_force(store, vector, query, k)
             ids = [r[0] for r in store.sql("SELECT chunk_id FROM chunks WHERE session_id = 's'")]
             for cid in rng.sample(ids, 30):
-                story = store.why_not("oxmem", "s", query, cid, k, query_embedding=vector, suggest=False)
+                story = store.why_not(
+                    "oxmem", "s", query, cid, k, options=SearchOptions(query_embedding=vector), suggest=False
+                )
                 expected = order.index(cid) + 1 if cid in order else None
                 assert (story.rank, story.of) == (expected, len(order)), (query, k, cid)
                 assert story.recalled == (expected is not None and expected <= k)

@@ -3,6 +3,7 @@ import json
 import pytest
 
 from oxmem_gui.core import InvalidInputError, NotFoundError
+from oxmem_gui.core.api import SearchOptions
 from oxmem_gui.core.store import notes as notes_api
 from oxmem_gui.core.store.tags import normalize_tags
 
@@ -114,9 +115,11 @@ def test_list_filters_any_all_and_text(tagged):
 
 def test_search_notes_with_tag_filter(tagged):
     store, a, b, c = tagged
-    hits = store.search_notes("u", "breakfast", 5, tags=["travel"], tag_mode="all")
+    hits = store.search_notes("u", "breakfast", 5, options=SearchOptions(tags=["travel"], tag_mode="all"))
     assert {h.note_id for h in hits} == {a.note_id, b.note_id}
     best = max(hits, key=lambda h: h.hit.fts_score)
     assert (best.note_id, best.hit.fts_rank, best.tags) == (b.note_id, 1, ["travel", "food"])
-    hits = store.search_notes("u", "breakfast", 5, tags=["ui"], vector_weight=0.0, fts_weight=1.0)
+    hits = store.search_notes(
+        "u", "breakfast", 5, options=SearchOptions(tags=["ui"], vector_weight=0.0, fts_weight=1.0)
+    )
     assert [(h.note_id, h.score) for h in hits] == [(c.note_id, 0.0)]
