@@ -20,6 +20,7 @@ SLOW_GROUPS = {
     "crash": ("tests/core/test_crash.py",),
     "packaging": (
         "tests/test_packaging.py::test_wheel_runs_from_outside_the_checkout",
+        "tests/test_packaging.py::test_wheel_without_extras_is_the_library_and_the_command_line_without_qt",
         "tests/test_packaging.py::test_pyinstaller_app_starts_and_draws_the_demo",
         "tests/test_system_libs.py",
     ),

@@ -315,17 +315,10 @@ def _build_wheel(into: Path) -> Path:
     return wheel
 
 
-def test_wheel_runs_from_outside_the_checkout(tmp_path):
-    """The wheel in a new virtual environment (its dependencies reused from this one through a .pth file): the
-    package, its migrations, icons and model pin load from inside it, and both programs work from another folder."""
-    wheel = _build_wheel(tmp_path / "dist")
-    with zipfile.ZipFile(wheel) as zf:
-        names = set(zf.namelist())
-        assert zf.read("oxmem_gui/model-requirements.txt") == (PACKAGING / "model-requirements.txt").read_bytes()
-    assert {"oxmem_gui/migrations/0001_initial.sql", "oxmem_gui/resources/icons/oxmem.svg"} <= names
-    assert {f"oxmem_gui/resources/icons/oxmem-{n}.png" for n in (16, 32, 48, 64, 128, 256)} <= names
-    assert not [n for n in names if "screenshots" in n or n.startswith(("tests/", "packaging/"))]
-
+def _wheel_venv(wheel: Path, tmp_path: Path, blocked: tuple[str, ...] = ()):
+    """A new virtual environment with ``wheel`` installed, its dependencies reused from this one through a .pth
+    file (the modules ``blocked`` cannot be imported there, as if never installed); and a function running a
+    command in it from a folder outside the checkout: ``(venv, site_packages, run)``."""
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
     python = venv / "bin" / "python"
@@ -338,6 +331,18 @@ def test_wheel_runs_from_outside_the_checkout(tmp_path):
         ).stdout.strip()
     )
     (site_packages / "reuse-deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n", encoding="utf-8")
+    if blocked:  # a finder ahead of every other that says these modules are not there
+        (site_packages / "_not_installed.py").write_text(
+            "import importlib.abc, sys\n\n\n"
+            "class NotInstalled(importlib.abc.MetaPathFinder):\n"
+            "    def find_spec(self, name, path=None, target=None):\n"
+            f"        if name.split('.')[0] in {blocked!r}:\n"
+            "            raise ModuleNotFoundError(f'No module named {name!r}', name=name)\n"
+            "        return None\n\n\n"
+            "sys.meta_path.insert(0, NotInstalled())\n",
+            encoding="utf-8",
+        )
+        (site_packages / "_not_installed.pth").write_text("import _not_installed\n", encoding="utf-8")
     install = [python, "-m", "pip", "install", "-q", "--no-deps", "--no-index", "--ignore-installed", str(wheel)]
     subprocess.run(install, check=True, timeout=300, capture_output=True)
 
@@ -348,6 +353,64 @@ def test_wheel_runs_from_outside_the_checkout(tmp_path):
 
     def run(*argv, timeout=180):
         return subprocess.run(argv, cwd=elsewhere, env=env, capture_output=True, text=True, timeout=timeout)
+
+    return venv, site_packages, run
+
+
+def test_wheel_without_extras_is_the_library_and_the_command_line_without_qt(tmp_path):
+    """``pip install oxmem-gui`` pulls in no PySide6, qasync or onnx (they are the ``gui`` and ``model`` extras);
+    with them absent, the library and ``oxmem`` work, and ``oxmem-gui`` says in one line what to install."""
+    wheel = _build_wheel(tmp_path / "dist")
+    with zipfile.ZipFile(wheel) as zf:
+        meta = zf.read(next(n for n in zf.namelist() if n.endswith(".dist-info/METADATA"))).decode()
+    requires = [line.removeprefix("Requires-Dist: ") for line in meta.splitlines() if line.startswith("Requires-Dist:")]
+    plain = sorted(re.split(r"[<>=!; \[]", r)[0].lower() for r in requires if "extra ==" not in r)
+    assert plain == ["apsw", "blake3", "croniter", "fastembed", "httpx", "model2vec", "numpy", "platformdirs"]
+    by_extra = {
+        extra: sorted(re.split(r"[<>=!; ]", r)[0] for r in requires if f"extra == '{extra}'" in r)
+        for extra in ("gui", "model")
+    }
+    assert by_extra == {"gui": ["pyside6-essentials", "qasync"], "model": ["onnx"]}
+
+    venv, _, run = _wheel_venv(wheel, tmp_path, blocked=("PySide6", "shiboken6", "qasync", "onnx"))
+    python, db = venv / "bin" / "python", tmp_path / "elsewhere" / "x.db"
+    blocked = run(python, "-c", "import PySide6")
+    assert blocked.returncode == 1 and "No module named 'PySide6'" in blocked.stderr
+    assert run(venv / "bin" / "oxmem", "--db", str(db), "demo").returncode == 0
+    found = run(venv / "bin" / "oxmem", "--db", str(db), "--json", "search", "telegram:alice:tomatoes", "tomatoes")
+    assert found.returncode == 0, found.stderr
+    assert json.loads(found.stdout)["hits"]
+    library = run(
+        python,
+        "-c",
+        "import asyncio, sys; from oxmem_gui.core import api\n"
+        f"async def go():\n    async with await api.open_memory({str(db)!r}) as m:\n"
+        "        return len(await m.list_sessions())\n"
+        "print(asyncio.run(go()), sorted(m for m in sys.modules if m.startswith(('PySide6', 'qasync', 'onnx'))))",
+    )
+    assert library.returncode == 0, library.stderr
+    assert library.stdout.split() == ["6", "[]"]
+    gui = run(venv / "bin" / "oxmem-gui", "--demo")
+    assert gui.returncode == 2
+    assert gui.stderr.strip().splitlines() == [
+        "oxmem-gui: error: the inspector needs PySide6 and qasync, which this install left out: "
+        "pip install 'oxmem-gui[gui]' (the command line, oxmem, works without them)"
+    ]
+
+
+def test_wheel_runs_from_outside_the_checkout(tmp_path):
+    """The wheel in a new virtual environment (its dependencies reused from this one through a .pth file): the
+    package, its migrations, icons and model pin load from inside it, and both programs work from another folder."""
+    wheel = _build_wheel(tmp_path / "dist")
+    with zipfile.ZipFile(wheel) as zf:
+        names = set(zf.namelist())
+        assert zf.read("oxmem_gui/model-requirements.txt") == (PACKAGING / "model-requirements.txt").read_bytes()
+    assert {"oxmem_gui/migrations/0001_initial.sql", "oxmem_gui/resources/icons/oxmem.svg"} <= names
+    assert {f"oxmem_gui/resources/icons/oxmem-{n}.png" for n in (16, 32, 48, 64, 128, 256)} <= names
+    assert not [n for n in names if "screenshots" in n or n.startswith(("tests/", "packaging/"))]
+
+    venv, site_packages, run = _wheel_venv(wheel, tmp_path)
+    python, elsewhere = venv / "bin" / "python", tmp_path / "elsewhere"
 
     where = run(
         python,
@@ -438,3 +501,16 @@ def test_the_license_the_metadata_names_is_in_the_repository():
     assert text.lstrip().startswith("Apache License\n                           Version 2.0, January 2004")
     assert "TERMS AND CONDITIONS FOR USE, REPRODUCTION, AND DISTRIBUTION" in text
     assert 'license = { text = "Apache-2.0" }' in (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+
+
+def test_converting_the_model_without_onnx_says_which_extra(monkeypatch, tmp_path):
+    """An install without the ``model`` extra: ``oxmem model install`` says in one line what to install, and
+    leaves no folder behind."""
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "onnx" else real(name, *a))
+    with pytest.raises(EmbeddingError) as caught:
+        model_files.prepare_model(tmp_path / "model", source=tmp_path / "weights")
+    assert str(caught.value) == (
+        "converting the model needs onnx, which this install left out: pip install 'oxmem-gui[model]'"
+    )
+    assert list(tmp_path.iterdir()) == []

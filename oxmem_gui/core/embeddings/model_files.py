@@ -190,6 +190,10 @@ def prepare_model(target: Path | None = None, source: Path | None = None) -> Pat
     source = source or source_dir()
     if source is None:
         raise EmbeddingError(f"the semantic model is not installed; {INSTALL_HINT}")
+    if importlib.util.find_spec("onnx") is None:
+        raise EmbeddingError(
+            "converting the model needs onnx, which this install left out: pip install 'oxmem-gui[model]'"
+        )
     verify_source(source)
     config = json.loads((source / "config.json").read_text(encoding="utf-8"))
     target.parent.mkdir(parents=True, exist_ok=True)
