@@ -1,0 +1,5 @@
+import sys
+
+from .program import main
+
+sys.exit(main())
