@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from report import table  # noqa: E402
 
-from oxmem_gui.core.embeddings import api  # noqa: E402
+from oxmem_gui.core.embeddings import endpoint  # noqa: E402
 from oxmem_gui.core.embeddings.backends import DeterministicEmbedding  # noqa: E402
 from tests.remote_server import StubServer, reply  # noqa: E402
 
@@ -44,8 +44,9 @@ def main() -> None:
     stub = StubServer(answer)
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["XDG_CACHE_HOME"] = tmp
-        endpoint = api.endpoint_from(f"{stub.url}/v1", "sk-bench")
-        remote = api.ApiEmbedding(endpoint, "text-embedding-3-small", api.QueryCache(Path(tmp) / "embeddings.db"))
+        chosen = endpoint.endpoint_from(f"{stub.url}/v1", "sk-bench")
+        cache = endpoint.QueryCache(Path(tmp) / "embeddings.db")
+        remote = endpoint.ApiEmbedding(chosen, "text-embedding-3-small", cache)
         local = DeterministicEmbedding()
         queries = [f"query number {i} about the Berlin flat" for i in range(args.runs)]
 

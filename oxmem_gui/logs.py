@@ -13,7 +13,7 @@ import logging.handlers
 import sys
 from pathlib import Path
 
-from .core.folders import log_dir
+from .core.api import log_dir
 
 LOG_NAME = "oxmem.log"
 MAX_BYTES = 1 << 20

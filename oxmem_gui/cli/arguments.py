@@ -10,14 +10,18 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
-from ..core.database import BUSY_TIMEOUT_MS
-from ..core.embeddings import api
-from ..core.embeddings.backends import BACKEND_NAMES
-from ..core.formats.encrypted import KEY_ENV
-from ..core.remote import TOKEN_ENV
-from ..core.retrieval.hybrid import FTS_MODES, MAX_TOP_K, TAG_MODES
-from ..core.schedules.weekdays import WEEKDAY_NUMBERINGS
-from ..core.store.inputs import INT64_MAX
+from ..core.api import (
+    BACKEND_NAMES,
+    BUSY_TIMEOUT_MS,
+    FTS_MODES,
+    INT64_MAX,
+    KEY_ENV,
+    MAX_TOP_K,
+    TAG_MODES,
+    TOKEN_ENV,
+    WEEKDAY_NUMBERINGS,
+    endpoint,
+)
 from .text import safe
 
 EXIT_ERROR = 2
@@ -168,11 +172,11 @@ def _global_options() -> tuple[tuple[tuple[str, ...], dict[str, Any]], ...]:
             help="a folder of your own with the semantic model (default: the one `oxmem model install` prepared); "
             "NAME=DIR: the folder of the model a file names (its embedding_model), used as it is, unverified; "
             "repeatable (default: looked up in the Hugging Face and fastembed caches)")),
-        (("--embeddings-url",), dict(default=os.environ.get(api.URL_ENV), metavar="URL",
+        (("--embeddings-url",), dict(default=os.environ.get(endpoint.URL_ENV), metavar="URL",
             help="an OpenAI-compatible embeddings endpoint for a model no local copy of which is found (ZEKE's "
             "text-embedding-3-small): 'openai' or a base URL such as http://localhost:11434/v1; the key comes from "
-            f"${api.KEY_ENV}; a query's text is sent, a memory's when an edit re-embeds it "
-            f"(default: ${api.URL_ENV}, else none: nothing is sent)")),
+            f"${endpoint.KEY_ENV}; a query's text is sent, a memory's when an edit re-embeds it "
+            f"(default: ${endpoint.URL_ENV}, else none: nothing is sent)")),
         (("--json",), dict(action="store_true", default=False, help="print one JSON document on stdout")),
         (("--wait",), dict(type=seconds_arg, default=BUSY_TIMEOUT_MS / 1000, metavar="SECONDS",
             help="how long a write waits for another program's lock on the store "

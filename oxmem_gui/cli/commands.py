@@ -11,8 +11,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..core.api import Memory
-from ..core.store.importing import BATCH_EVENTS
+from ..core.api import BATCH_EVENTS, Memory
 from . import file_commands as files
 from . import notes_commands as notes
 from . import schedule_commands as schedules

@@ -11,25 +11,33 @@ import signal
 import sys
 from pathlib import Path
 
-from ..core.api import Memory, SqlResult, check_store, choose_ranking, default_search, describe_memory, diff_files
-from ..core.api import inspect_database as inspect_file
-from ..core.embeddings.model_files import (
+from ..core.api import (
+    INT64_MAX,
     MODEL_DIMS,
     MODEL_LICENSE,
     MODEL_NAME,
     SOURCE_DISTRIBUTION,
+    SQL_LIMIT,
+    SQL_SECONDS,
+    TABLE_MAX_PAGE,
+    EmbeddingError,
+    InvalidInputError,
+    Memory,
+    OperationCancelled,
+    SqlResult,
+    TargetExistsError,
+    check_store,
+    choose_ranking,
+    default_search,
+    describe_memory,
+    diff_files,
     install_model,
     locate_model,
+    setting_text,
+    shown_value,
     verify_prepared,
 )
-from ..core.errors import EmbeddingError, InvalidInputError, OperationCancelled
-from ..core.formats.table_browser import MAX_PAGE as TABLE_MAX_PAGE
-from ..core.formats.table_browser import shown_value
-from ..core.retrieval.explain import setting_text
-from ..core.store.backups import TargetExistsError
-from ..core.store.inputs import INT64_MAX
-from ..core.store.sql_console import DEFAULT_LIMIT as SQL_LIMIT
-from ..core.store.sql_console import DEFAULT_SECONDS as SQL_SECONDS
+from ..core.api import inspect_database as inspect_file
 from .arguments import float_in, int_in, text_arg
 from .reports import print_check, print_diff, print_info, print_sql
 from .text import cell_json, print_json, safe, text_table

@@ -6,9 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..core.api import Memory, SearchOptions
-from ..core.errors import InvalidInputError
-from ..core.retrieval.hybrid import TAG_MODES
+from ..core.api import TAG_MODES, InvalidInputError, Memory, SearchOptions
 from .arguments import KEEP, like_option, search_options, text_arg, ttl_arg
 from .searching import like_options, pick_ranking, ranking_kwargs, search_kwargs, why_note
 from .text import preview, print_json, safe, text_table

@@ -9,11 +9,18 @@ import dataclasses
 import sys
 from typing import Any
 
-from ..core.api import CheckReport, DatabaseInfo, FileDiff, QueryResult, Retriever, SqlResult
-from ..core.compare import word_diff
-from ..core.formats.info import info_lines
-from ..core.formats.table_browser import shown_value
-from ..core.retrieval.hybrid import LegStats
+from ..core.api import (
+    CheckReport,
+    DatabaseInfo,
+    FileDiff,
+    LegStats,
+    QueryResult,
+    Retriever,
+    SqlResult,
+    info_lines,
+    shown_value,
+    word_diff,
+)
 from .text import cell_csv, cell_json, num, preview, print_json, safe, text_table
 
 

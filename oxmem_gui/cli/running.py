@@ -11,17 +11,26 @@ import os
 import sys
 from pathlib import Path
 
-from ..core.api import Memory, OxmemError, open_memory, open_remote
-from ..core.embeddings import api
-from ..core.embeddings.local_models import set_model_paths
-from ..core.errors import InvalidInputError, ReadOnlyError
-from ..core.folders import backups_dir, default_db_path
-from ..core.formats.detect import article
-from ..core.formats.encrypted import KEY_ENV
-from ..core.remote import REMOTE_REASON, token_from
-from ..core.store.backups import backup_target, prune
-from ..core.store.jsonl import read_jsonl
-from ..core.store.migrations import discard_new_store
+from ..core.api import (
+    KEY_ENV,
+    REMOTE_REASON,
+    InvalidInputError,
+    Memory,
+    OxmemError,
+    ReadOnlyError,
+    article,
+    backup_target,
+    backups_dir,
+    default_db_path,
+    discard_new_store,
+    endpoint,
+    open_memory,
+    open_remote,
+    prune,
+    read_jsonl,
+    set_model_paths,
+    token_from,
+)
 from .commands import Command, command_of
 from .text import safe
 
@@ -45,7 +54,7 @@ async def run(args: argparse.Namespace) -> int:
     """Run the command ``args`` names, by its entry in the table of commands."""
     command = command_of(args)
     args.model_path = _model_paths(args.model_path)
-    api.configure(api.endpoint_from(args.embeddings_url))
+    endpoint.configure(endpoint.endpoint_from(args.embeddings_url))
     if command.alone is not None:
         return await command.alone(args)
     if args.remote is not None:

@@ -9,11 +9,15 @@ import json
 import sys
 from typing import Any
 
-from ..core.api import Memory, Schedule
-from ..core.errors import InvalidInputError
-from ..core.schedules.cadence import (
+from ..core.api import (
     CADENCE_TYPES,
+    INT64_MAX,
     MAX_NEXT_RUNS,
+    POLICIES,
+    STATUSES,
+    InvalidInputError,
+    Memory,
+    Schedule,
     cadence_warnings,
     describe,
     format_in_timezone,
@@ -21,8 +25,6 @@ from ..core.schedules.cadence import (
     to_rfc3339,
     utc_now,
 )
-from ..core.schedules.store import POLICIES, STATUSES
-from ..core.store.inputs import INT64_MAX
 from .arguments import int_in, text_arg
 from .text import preview, print_json, safe, text_table
 

@@ -7,9 +7,16 @@ import argparse
 import sys
 from typing import Any
 
-from ..core.api import ALL_SESSIONS, Memory, OxmemError, Retriever, SearchOptions, default_search
-from ..core.errors import InvalidInputError
-from ..core.store.notes import NOTES_PREFIX
+from ..core.api import (
+    ALL_SESSIONS,
+    NOTES_PREFIX,
+    InvalidInputError,
+    Memory,
+    OxmemError,
+    Retriever,
+    SearchOptions,
+    default_search,
+)
 from .arguments import FTS_WEIGHT, VECTOR_WEIGHT, like_option, search_options, text_arg
 from .reports import print_query, query_json, why_json
 from .text import print_json, safe

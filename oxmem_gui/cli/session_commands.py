@@ -8,12 +8,7 @@ import argparse
 import dataclasses
 import sys
 
-from ..core.api import EvictionPreview, Memory
-from ..core.demo import fill_demo
-from ..core.errors import InvalidInputError
-from ..core.schedules.cadence import parse_time
-from ..core.store.inputs import INT64_MAX
-from ..core.store.summary import message_text
+from ..core.api import INT64_MAX, EvictionPreview, InvalidInputError, Memory, fill_demo, message_text, parse_time
 from .arguments import int_in, text_arg
 from .text import preview, print_json, progress_printer, safe, text_table
 

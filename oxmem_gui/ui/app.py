@@ -13,10 +13,7 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QApplication
 
-from ..core import MemoryStore, OxmemError
-from ..core.folders import default_db_path
-from ..core.formats.encrypted import KEY_ENV
-from ..core.remote import TOKEN_ENV, token_from
+from ..core.api import KEY_ENV, TOKEN_ENV, MemoryStore, OxmemError, default_db_path, token_from
 from ..logs import setup_logging
 from .context import StoreContext
 from .crash import CrashReporter

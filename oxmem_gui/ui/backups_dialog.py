@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..core.store.backups import Backup
+from ..core.api import Backup
 from .widgets import tab_leaves
 
 

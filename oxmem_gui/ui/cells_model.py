@@ -8,7 +8,7 @@ from typing import Any
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
 
-from ..core.formats.table_browser import shown_value
+from ..core.api import shown_value
 from .paged import TIP_FROM
 from .rows_model import tip
 

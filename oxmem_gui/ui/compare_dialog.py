@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..core.compare import FileDiff, NoteChange, ScheduleChange, SessionChange, SummaryChange, word_diff
+from ..core.api import FileDiff, NoteChange, ScheduleChange, SessionChange, SummaryChange, word_diff
 from .widgets import tab_leaves
 
 _STYLE = {"-": "color:#b3261e;text-decoration:line-through;", "+": "color:#1e7b34;font-weight:600;"}

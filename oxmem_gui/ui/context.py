@@ -20,13 +20,24 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from ..core import NotFoundError, OperationCancelled, OxmemError
-from ..core.demo import fill_demo
-from ..core.embeddings import api
-from ..core.folders import backups_dir
-from ..core.memory import Memory, open_memory, open_remote, refresh_remote
-from ..core.remote import PullReport
-from ..core.store.backups import Backup, backup_target, list_backups, prune, restore
+from ..core.api import (
+    Backup,
+    Memory,
+    NotFoundError,
+    OperationCancelled,
+    OxmemError,
+    PullReport,
+    backup_target,
+    backups_dir,
+    endpoint,
+    fill_demo,
+    list_backups,
+    open_memory,
+    open_remote,
+    prune,
+    refresh_remote,
+    restore,
+)
 from .crash import unexpected
 
 log = logging.getLogger(__name__)
@@ -213,10 +224,10 @@ class StoreContext(QObject):
         await self.set_store(writable)
         return backup
 
-    async def use_embeddings_endpoint(self, endpoint: api.Endpoint | None) -> None:
-        """Use ``endpoint`` (None: none) for models with no local copy, and open the file again so its searches
+    async def use_embeddings_endpoint(self, chosen: endpoint.Endpoint | None) -> None:
+        """Use ``chosen`` (None: none) for models with no local copy, and open the file again so its searches
         and edits look their models up afresh."""
-        api.configure(endpoint)
+        endpoint.configure(chosen)
         store = self.store
         if store is not None and store.remote is None:
             key = getattr(store, "cipher_key", None)

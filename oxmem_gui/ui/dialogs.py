@@ -21,8 +21,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..core.compare import FileDiff
-from ..core.store.backups import Backup
+from ..core.api import Backup, FileDiff
 from .backups_dialog import BackupsDialog
 from .compare_dialog import CompareDialog
 from .remote_dialog import RemoteAnswer, RemoteDialog

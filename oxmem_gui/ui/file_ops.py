@@ -16,13 +16,20 @@ from typing import Any
 from PySide6.QtCore import QSettings, QUrl
 from PySide6.QtGui import QDesktopServices, QDragEnterEvent, QDropEvent
 
-from ..core import InvalidInputError, KeyRequiredError, OperationCancelled
-from ..core.compare import diff_files
-from ..core.memory import Memory
-from ..core.remote import TOKEN_ENV, PullReport, server_url
-from ..core.store.backups import Backup, TargetExistsError
-from ..core.store.importing import ImportResult
-from ..core.store.jsonl import read_jsonl
+from ..core.api import (
+    TOKEN_ENV,
+    Backup,
+    ImportResult,
+    InvalidInputError,
+    KeyRequiredError,
+    Memory,
+    OperationCancelled,
+    PullReport,
+    TargetExistsError,
+    diff_files,
+    read_jsonl,
+    server_url,
+)
 from .context import StoreContext, backups_dir
 from .dialogs import Dialogs
 from .notes import NotesPanel

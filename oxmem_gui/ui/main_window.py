@@ -29,12 +29,7 @@ from PySide6.QtWidgets import (
 )
 
 from .. import __version__
-from ..core.embeddings import api
-from ..core.errors import InvalidInputError
-from ..core.formats.base import Capabilities
-from ..core.formats.info import info_lines
-from ..core.memory import describe_memory
-from ..core.retrieval.judgments import JudgmentStore
+from ..core.api import Capabilities, InvalidInputError, JudgmentStore, describe_memory, endpoint, info_lines
 from .context import StoreContext
 from .dialogs import Dialogs
 from .file_ops import FileOperations
@@ -470,33 +465,34 @@ class MainWindow(FileOperations, QMainWindow):
     def embeddings_endpoint(self) -> None:
         """Edit ▸ Embeddings Endpoint…: an OpenAI-compatible endpoint for the models with no local copy, saying
         what will be sent; the key only from the environment. Empty: none, nothing is sent."""
-        current = api.configured()
-        has_key = "set" if os.environ.get(api.KEY_ENV) else "not set"
+        current = endpoint.configured()
+        has_key = "set" if os.environ.get(endpoint.KEY_ENV) else "not set"
         url = self.dialogs.text(
             "Embeddings endpoint",
             "For a model oxmem cannot run here (ZEKE's text-embedding-3-small): 'openai', or an OpenAI-compatible "
             "URL such as http://localhost:11434/v1 (Ollama). Sent there: the text of each search query; a memory's "
             "text only when you save an edit that re-embeds it. The key is taken from "
-            f"${api.KEY_ENV} ({has_key}), never shown or saved. Empty: no endpoint, nothing is sent.",
-            "openai" if current is not None and current.url == api.OPENAI else (current.url if current else ""),
+            f"${endpoint.KEY_ENV} ({has_key}), never shown or saved. Empty: no endpoint, nothing is sent.",
+            "openai" if current is not None and current.url == endpoint.OPENAI else (current.url if current else ""),
         )
         if url is None:
             return
         try:
-            endpoint = api.endpoint_from(url)
+            chosen = endpoint.endpoint_from(url)
         except InvalidInputError as exc:
             self.dialogs.error(str(exc))
             return
         self.settings.setValue("embeddings/url", url.strip())
-        said = f"Embeddings endpoint: {endpoint.url}" if endpoint else "No embeddings endpoint: nothing is sent"
-        self.ctx.run(lambda: self.ctx.use_embeddings_endpoint(endpoint), label="Using the embeddings endpoint",
+        said = f"Embeddings endpoint: {chosen.url}" if chosen else "No embeddings endpoint: nothing is sent"
+        self.ctx.run(lambda: self.ctx.use_embeddings_endpoint(chosen), label="Using the embeddings endpoint",
                      on_done=lambda _: self.statusBar().showMessage(said, 10000))  # fmt: skip
 
     # -- settings -----------------------------------------------------------------------------------
 
     def _restore_settings(self) -> None:
         with contextlib.suppress(InvalidInputError):  # (a bad saved value: no endpoint, as if none was saved)
-            api.configure(api.endpoint_from(os.environ.get(api.URL_ENV) or self.settings.value("embeddings/url")))
+            url = os.environ.get(endpoint.URL_ENV) or self.settings.value("embeddings/url")
+            endpoint.configure(endpoint.endpoint_from(url))
         geometry = self.settings.value("window/geometry")
         if geometry is not None:
             self.restoreGeometry(geometry)

@@ -13,7 +13,7 @@ from typing import Any
 
 from PySide6.QtCore import QModelIndex, Qt
 
-from ..core.store.browse import PAGE
+from ..core.api import BROWSE_PAGE as PAGE
 from .context import StoreContext, gone
 from .rows_model import Index, RowsModel, tip
 

@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..core.remote import TOKEN_ENV
+from ..core.api import TOKEN_ENV
 
 
 @dataclass

@@ -41,9 +41,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..core.errors import InvalidInputError, OperationCancelled
-from ..core.formats.table_browser import TableInfo
-from ..core.store.sql_console import SqlResult
+from ..core.api import InvalidInputError, OperationCancelled, SqlResult, TableInfo
 from .cells_model import CellsModel
 from .context import StoreContext
 from .dialogs import Dialogs

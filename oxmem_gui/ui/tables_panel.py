@@ -23,7 +23,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..core.formats.table_browser import MAX_PAGE, TableInfo, TablePage
+from ..core.api import TABLE_MAX_PAGE as MAX_PAGE
+from ..core.api import TableInfo, TablePage
 from .cells_model import CellsModel
 from .context import StoreContext, gone
 from .dialogs import Dialogs

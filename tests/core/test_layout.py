@@ -77,3 +77,29 @@ def test_the_core_never_imports_qt() -> None:
             names += [node.module or ""] if isinstance(node, ast.ImportFrom) else []
             qt += [f"{path.name}: {n}" for n in names if n.split(".")[0] in ("PySide6", "shiboken6", "qasync")]
     assert qt == []
+
+
+FRONT_ENDS = [CORE.parent / "ui", CORE.parent / "cli", CORE.parent / "app.py", CORE.parent / "logs.py"]
+
+
+def test_front_ends_import_the_core_only_through_its_api() -> None:
+    """The inspector and the command line reach the core through ``oxmem_gui.core.api`` alone (its contract and
+    types), so a change inside the core that keeps the API changes no front end."""
+    wrong = []
+    for root in FRONT_ENDS:
+        for path in sorted(root.rglob("*.py")) if root.is_dir() else [root]:
+            package = path.relative_to(CORE.parents[1]).with_suffix("").parts[:-1]
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if isinstance(node, ast.ImportFrom) and node.level:
+                    base = package[: len(package) - (node.level - 1)]
+                    target = ".".join((*base, *(node.module.split(".") if node.module else ())))
+                    if target.startswith("oxmem_gui.core") and target != "oxmem_gui.core.api":
+                        wrong.append(f"{path.relative_to(CORE.parents[1])}: {target}")
+                elif isinstance(node, ast.Import | ast.ImportFrom):
+                    names = [node.module or ""] if isinstance(node, ast.ImportFrom) else [a.name for a in node.names]
+                    wrong += [
+                        f"{path.name}: {n}"
+                        for n in names
+                        if n.startswith("oxmem_gui.core") and n != "oxmem_gui.core.api"
+                    ]
+    assert wrong == []

@@ -600,7 +600,7 @@ def test_a_zeke_memory_says_before_saving_that_it_gets_no_vector_until_an_endpoi
     """In a file of OpenAI vectors the editor says, before saving, that the memory will be saved without a vector;
     Edit ▸ Embeddings Endpoint… (saying what is sent, the key only from the environment) takes an endpoint, and
     the hint goes; a URL holding a key is refused in one dialog and nothing is saved."""
-    from oxmem_gui.core.embeddings import api
+    from oxmem_gui.core.embeddings import endpoint
 
     window, ctx, dialogs, notes = zeke_memories(make_window, qloop, files, tmp_path)
     assert notes.editor.hint.isHidden()  # read-only: nothing will be saved
@@ -613,14 +613,14 @@ def test_a_zeke_memory_says_before_saving_that_it_gets_no_vector_until_an_endpoi
     try:
         dialogs.texts = ["http://user:sk-SECRET@localhost:11434/v1"]
         window.embeddings_endpoint()
-        assert dialogs.errors == [api.CREDENTIALS] and window.settings.value("embeddings/url") is None
+        assert dialogs.errors == [endpoint.CREDENTIALS] and window.settings.value("embeddings/url") is None
         dialogs.texts = ["http://127.0.0.1:9/v1"]
         window.embeddings_endpoint()
         settle(qloop, ctx)
-        assert api.configured() == api.Endpoint("http://127.0.0.1:9/v1", api.configured().key)
+        assert endpoint.configured() == endpoint.Endpoint("http://127.0.0.1:9/v1", endpoint.configured().key)
         assert window.settings.value("embeddings/url") == "http://127.0.0.1:9/v1"
         window.notes.set_user("notes")
         settle(qloop, ctx)
         assert window.notes.editor.hint.isHidden() and not ctx.read_only  # still editable, now re-embedding
     finally:
-        api.configure(None)
+        endpoint.configure(None)

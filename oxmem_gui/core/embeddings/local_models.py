@@ -349,13 +349,13 @@ def _pooling(model: LocalModel) -> tuple[str, bool]:
 
 def backend(name: str, beside: Path | None = None) -> Any:
     """An embedding backend for the model ``name``: found on this machine, else at the embeddings endpoint the
-    user named (:mod:`.api`); :class:`EmbeddingError` saying where oxmem looked otherwise."""
+    user named (:mod:`.endpoint`); :class:`EmbeddingError` saying where oxmem looked otherwise."""
     found = find(name, beside)
     if not isinstance(found, str):
         return Model2VecBackend(found) if found.kind == MODEL2VEC else OnnxBertBackend(found)
-    from . import api
+    from . import endpoint
 
-    remote = api.backend(name)
+    remote = endpoint.backend(name)
     if remote is not None:
         return remote
     hint = f" (--embeddings-url names an endpoint that serves {name})" if name in API_MODELS else ""

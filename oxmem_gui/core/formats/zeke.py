@@ -60,7 +60,7 @@ from typing import Any
 import apsw
 import numpy as np
 
-from ..embeddings import api
+from ..embeddings import endpoint
 from ..embeddings.example import Example
 from ..embeddings.model_files import MODEL_NAME
 from ..errors import InvalidInputError, NotFoundError
@@ -368,9 +368,9 @@ class ZekeReader(ForeignReader):
         model = self._file_model(conn)
         if model == MODEL_NAME:
             return lambda text: self.query_vector(MODEL_NAME, text, {})[0]
-        endpoint = api.configured()
-        if model == OPENAI_MODEL and endpoint is not None:
-            remote = api.ApiEmbedding(endpoint, model)
+        configured = endpoint.configured()
+        if model == OPENAI_MODEL and configured is not None:
+            remote = endpoint.ApiEmbedding(configured, model)
             return lambda text: remote.embed([text])[0]
         return lambda text: None
 
@@ -385,7 +385,7 @@ class ZekeReader(ForeignReader):
         """What an edit will leave the agent's vector search without, said before saving: None when an edit
         re-embeds the memory as ZEKE would (or the file keeps no vectors)."""
         model = await self._db.read(self._file_model)
-        if model is None or model == MODEL_NAME or (model == OPENAI_MODEL and api.configured() is not None):
+        if model is None or model == MODEL_NAME or (model == OPENAI_MODEL and endpoint.configured() is not None):
             return None
         how = (
             " (an embeddings endpoint would make it: --embeddings-url, or Edit ▸ Embeddings Endpoint…)"

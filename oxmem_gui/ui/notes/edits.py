@@ -12,10 +12,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from ...core import ConflictError
-from ...core.store.note_files import notes_json, notes_markdown, parse_notes_json
-from ...core.store.notes import Note, utc_now_text
-from ...core.store.tags import normalize_tags
+from ...core.api import ConflictError, Note, normalize_tags, notes_json, notes_markdown, parse_notes_json, utc_now_text
 from ..context import StoreContext
 from ..dialogs import Dialogs
 from ..widgets import plural

@@ -9,7 +9,7 @@ from typing import Any
 from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor, QPalette
 
-from ...core.store.notes import Note
+from ...core.api import Note
 from ..rows_model import RowsModel
 from ..widgets import plural
 from ..widgets.tags import TAGS_ROLE

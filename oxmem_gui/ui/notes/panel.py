@@ -6,9 +6,8 @@ from __future__ import annotations
 from PySide6.QtCore import QItemSelectionModel, QModelIndex
 from PySide6.QtWidgets import QPushButton, QWidget
 
-from ...core.errors import NotFoundError
-from ...core.store.browse import PAGE
-from ...core.store.notes import Note, note_cursor
+from ...core.api import BROWSE_PAGE as PAGE
+from ...core.api import Note, NotFoundError, note_cursor
 from ..change_marks import HoldWhilePointed, mark_current_seen
 from ..context import StoreContext
 from ..dialogs import Dialogs

@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ...core.store.notes import Note
+from ...core.api import Note
 from ..widgets import escape_clears, fit_columns, tab_leaves
 from ..widgets.tags import FlowLayout, TagChipDelegate, TagEditor, wrap_chip_rows
 from .model import NotesModel, age, detail_lines, readable

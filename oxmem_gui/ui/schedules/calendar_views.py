@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ...core.schedules.calendar import CalendarItem, CellLine, by_day, by_hour, cell_lines
+from ...core.api import CalendarItem, CellLine, by_day, by_hour, cell_lines
 from ..widgets import fitted, plural, tab_leaves
 
 SCHEDULE_COLORS = [

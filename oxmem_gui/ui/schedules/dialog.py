@@ -23,11 +23,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ...core import OxmemError
-from ...core.schedules.cadence import (
+from ...core.api import (
+    POLICIES,
     CronCadence,
     IntervalCadence,
     OnceCadence,
+    OxmemError,
+    Schedule,
     cadence_warnings,
     describe,
     format_in_timezone,
@@ -38,7 +40,6 @@ from ...core.schedules.cadence import (
     validate_cadence,
     zone,
 )
-from ...core.schedules.store import POLICIES, Schedule
 
 UNITS = (("seconds", 1), ("minutes", 60), ("hours", 3600), ("days", 86400))
 

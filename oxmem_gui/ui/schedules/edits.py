@@ -12,10 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
-from ...core import ConflictError
-from ...core.schedules.cadence import OnceCadence, describe, parse_cadence
-from ...core.schedules.store import Schedule
-from ...core.store.inputs import parse_stored
+from ...core.api import ConflictError, OnceCadence, Schedule, describe, parse_cadence, parse_stored
 from ..context import StoreContext
 from ..dialogs import Dialogs
 from ..widgets import plural

@@ -9,8 +9,7 @@ from typing import Any
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush
 
-from ...core.schedules.cadence import describe
-from ...core.schedules.store import Schedule, time_or_none
+from ...core.api import Schedule, describe, time_or_none
 from ..rows_model import RowsModel
 from .calendar_views import STATUS, schedule_color
 

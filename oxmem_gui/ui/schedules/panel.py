@@ -12,9 +12,7 @@ from typing import Any
 from PySide6.QtCore import QModelIndex, Qt, QTimer
 from PySide6.QtWidgets import QTableWidgetItem, QWidget
 
-from ...core.schedules.cadence import utc_now
-from ...core.schedules.calendar import calendar_items
-from ...core.schedules.store import Schedule, ScheduleRun
+from ...core.api import Schedule, ScheduleRun, calendar_items, utc_now
 from ..change_marks import HoldWhilePointed, mark_current_seen
 from ..context import StoreContext, gone
 from ..dialogs import Dialogs

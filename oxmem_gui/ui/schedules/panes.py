@@ -29,8 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ...core.schedules.cadence import CADENCE_TYPES, cadence_dict, format_in_timezone, next_runs
-from ...core.schedules.store import STATUSES, Schedule, ScheduleRun
+from ...core.api import CADENCE_TYPES, STATUSES, Schedule, ScheduleRun, cadence_dict, format_in_timezone, next_runs
 from ..widgets import ElidedLabel, escape_clears, fit_columns, tab_leaves
 from ..widgets.json_view import JsonView
 from .calendar_views import STATUS, AgendaView, MonthView, WeekView

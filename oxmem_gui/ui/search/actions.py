@@ -13,12 +13,19 @@ from typing import Any
 
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QTextBrowser, QVBoxLayout
 
-from ...core.formats.base import Retriever
-from ...core.memory import choose_ranking, default_search
-from ...core.retrieval.evaluation import Evaluation, evaluate_settings, result_rows, results_json, to_csv
-from ...core.retrieval.explain import setting_text
-from ...core.retrieval.hybrid import QueryResult
-from ...core.retrieval.judgments import JudgmentStore
+from ...core.api import (
+    Evaluation,
+    JudgmentStore,
+    QueryResult,
+    Retriever,
+    choose_ranking,
+    default_search,
+    evaluate_settings,
+    result_rows,
+    results_json,
+    setting_text,
+    to_csv,
+)
 from ..context import StoreContext
 from ..dialogs import Dialogs
 from .controls import SearchControls

@@ -25,11 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ...core.api import SEARCH_DEFAULTS, SearchOptions
-from ...core.formats.base import Retriever
-from ...core.retrieval.hybrid import FTS_MODES
-from ...core.retrieval.ranking import PROFILES
-from ...core.store.tags import TAG_MODES
+from ...core.api import FTS_MODES, PROFILES, SEARCH_DEFAULTS, TAG_MODES, Retriever, SearchOptions
 from ..widgets import ElidedLabel
 from ..widgets.tags import TagEditor
 

@@ -7,8 +7,7 @@ import html
 
 from PySide6.QtWidgets import QTextBrowser, QWidget
 
-from ...core.retrieval.explain import describe_settings, explain, moves
-from ...core.retrieval.hybrid import Hit, QueryResult
+from ...core.api import Hit, QueryResult, describe_settings, explain, moves
 from .results import highlight
 
 

@@ -19,8 +19,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ...core.retrieval.evaluation import Evaluation, metrics_json, metrics_rows, to_csv
-from ...core.retrieval.explain import setting_text
+from ...core.api import Evaluation, metrics_json, metrics_rows, setting_text, to_csv
 from ..dialogs import Dialogs
 from ..widgets import plural
 from .results import FTS_COLOR, VECTOR_COLOR

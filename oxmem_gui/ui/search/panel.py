@@ -12,15 +12,21 @@ from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QAbstractItemView, QDialog, QHBoxLayout, QPushButton, QSplitter, QVBoxLayout, QWidget
 
-from ...core.embeddings.example import Example
-from ...core.errors import InvalidInputError, NotFoundError, OxmemError
-from ...core.formats.base import Retriever
-from ...core.retrieval.explain import moves
-from ...core.retrieval.hybrid import LegStats, QueryResult, rerank
-from ...core.retrieval.judgments import JudgmentStore
-from ...core.retrieval.scope import AllSessions
-from ...core.retrieval.why_not import WhyNot
-from ...core.store.notes import NOTES_PREFIX
+from ...core.api import (
+    NOTES_PREFIX,
+    AllSessions,
+    Example,
+    InvalidInputError,
+    JudgmentStore,
+    LegStats,
+    NotFoundError,
+    OxmemError,
+    QueryResult,
+    Retriever,
+    WhyNot,
+    moves,
+    rerank,
+)
 from ..context import StoreContext
 from ..dialogs import Dialogs
 from ..widgets import plural

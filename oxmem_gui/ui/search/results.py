@@ -19,8 +19,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ...core.retrieval.explain import Move, explain, hit_flags
-from ...core.retrieval.hybrid import KEYWORDS_MODE, Hit, QueryResult, fts_terms
+from ...core.api import KEYWORDS_MODE, Hit, Move, QueryResult, explain, fts_terms, hit_flags
 from ..rows_model import RowsModel, tip
 from ..widgets import tab_leaves
 

@@ -8,9 +8,7 @@ from typing import Any
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QColor, QFont
 
-from ...core.embeddings.indexing import PayloadNotIndexable, extract_text, normalize
-from ...core.store.browse import ChunkRow, SessionRow
-from ...core.store.events import Event
+from ...core.api import ChunkRow, Event, PayloadNotIndexable, SessionRow, extract_text, normalize
 from ..context import StoreContext
 from ..paged import PagedTableModel
 from ..rows_model import tip

@@ -22,9 +22,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ...core.memory import NATIVE_FORMATS
-from ...core.store.browse import PAGE, SessionRow
-from ...core.store.events import Event
+from ...core.api import BROWSE_PAGE as PAGE
+from ...core.api import NATIVE_FORMATS, Event, SessionRow
 from ..change_marks import HoldWhilePointed, mark_current_seen
 from ..context import StoreContext, gone
 from ..dialogs import Dialogs

@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
     QWidgetItem,
 )
 
-from ...core.store.tags import MAX_TAG_CHARS, MAX_TAGS, normalize_tags
+from ...core.api import MAX_TAG_CHARS, MAX_TAGS, normalize_tags
 
 TAGS_ROLE = Qt.ItemDataRole.UserRole + 10
 #: a chip's text is cut (with “…”) past this many pixels; its tooltip holds the whole tag

@@ -19,7 +19,7 @@ import blake3
 import numpy as np
 import pytest
 
-from oxmem_gui.core.embeddings import api
+from oxmem_gui.core.embeddings import endpoint
 from oxmem_gui.core.memory import open_memory
 from tests.cli._support import run
 from tests.remote_server import StubServer, reply
@@ -87,7 +87,7 @@ def zeke(tmp_path, monkeypatch, stub):
     yield store_module, schemas
     for name in [m for m in sys.modules if m.startswith("zeke_memory")]:
         del sys.modules[name]
-    api.configure(None)
+    endpoint.configure(None)
 
 
 async def written_by_zeke(zeke, path: Path):
@@ -118,7 +118,7 @@ def test_oxmem_ranks_as_zekes_own_search_for_every_query_scope_and_k(zeke, stub,
 
     theirs = asyncio.run(zekes())
     asked_by_zeke = len(stub.seen)
-    api.configure(api.endpoint_from(f"{stub.url}/v1", KEY))
+    endpoint.configure(endpoint.endpoint_from(f"{stub.url}/v1", KEY))
 
     async def ours():
         out = {}
@@ -199,7 +199,7 @@ def test_why_not_counts_zekes_own_candidates_at_that_k(zeke, stub, tmp_path):
         return sorted(merged, key=lambda mid: merged[mid], reverse=True), [r.item.id for r in every]
 
     pool, every = asyncio.run(zekes())
-    api.configure(api.endpoint_from(f"{stub.url}/v1", KEY))
+    endpoint.configure(endpoint.endpoint_from(f"{stub.url}/v1", KEY))
     outside = next(mid for mid in every if mid not in pool)
 
     async def stories():
