@@ -1,9 +1,9 @@
-"""The README's tour of the command line, kept true by running it.
+"""The tour of the command line (docs/command-line.md), kept true by running it.
 
-``python -m tests.readme_tour --check`` exits 1 and prints a diff when the README's tour differs from what its
+``python -m tests.readme_tour --check`` exits 1 and prints a diff when the tour differs from what its
 commands print now (0 when it is current); ``--write`` rewrites the tour in place (``./run docs``).
 
-The tour is the part of README.md between ``<!-- tour:begin -->`` and ``<!-- tour:end -->``. Prose there is left
+The tour is the part of the file between ``<!-- tour:begin -->`` and ``<!-- tour:end -->``. Prose there is left
 as it is; every ```` ```console ```` block is a script whose ``$ `` lines are the commands, and everything else in
 the block is replaced by what the commands print (stderr and stdout in the order a terminal shows them):
 
@@ -42,7 +42,7 @@ from pathlib import Path
 
 import apsw
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+README = Path(__file__).resolve().parents[1] / "docs" / "command-line.md"
 BEGIN, END = "<!-- tour:begin -->", "<!-- tour:end -->"
 #: the folder the tour's commands and output name; the real one is a fresh temporary folder
 TOUR_DIR = "/tmp/tour"
@@ -277,7 +277,9 @@ def main(argv: list[str] | None = None) -> int:
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument("--check", action="store_true", help="exit 1 with a diff when the tour is out of date (default)")
     mode.add_argument("--write", action="store_true", help="rewrite the tour with what its commands print now")
-    parser.add_argument("--readme", type=Path, default=README, help="the file (default: the project's README.md)")
+    parser.add_argument(
+        "--readme", type=Path, default=README, help="the file (default: the project's docs/command-line.md)"
+    )
     args = parser.parse_args(argv)
     old = args.readme.read_text(encoding="utf-8")
     try:

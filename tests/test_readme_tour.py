@@ -1,4 +1,5 @@
-"""README.md: its command-line tour is what the commands print now, and its links stay inside the repository."""
+"""README.md and docs/: the command-line tour (docs/command-line.md) is what the commands print now, and every
+link stays inside the repository."""
 
 from __future__ import annotations
 
@@ -17,6 +18,8 @@ from tests import readme_tour
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
+DOCS = ROOT / "docs"
+TOUR = DOCS / "command-line.md"
 
 #: the only addresses outside the repository that README.md links to, and why each is needed
 EXTERNAL = {
@@ -38,9 +41,9 @@ def _tour(*args: str) -> subprocess.CompletedProcess[str]:
 
 def test_the_readme_tour_is_what_the_commands_print_now():
     done = _tour("--check")
-    assert done.returncode == 0, f"README.md's tour is out of date; `./run docs` rewrites it:\n{done.stdout}"
-    assert done.stdout == f"{README}: tour is current\n"
-    text = README.read_text(encoding="utf-8")
+    assert done.returncode == 0, f"the command-line tour is out of date; `./run docs` rewrites it:\n{done.stdout}"
+    assert done.stdout == f"{TOUR}: tour is current\n"
+    text = TOUR.read_text(encoding="utf-8")
     tour = text[text.index(readme_tour.BEGIN) : text.index(readme_tour.END)]
     assert "$ oxmem search telegram:alice:lisbon-trip" in tour and "$ oxmem schedules list" in tour
 
@@ -215,18 +218,30 @@ def problems(text: str, root: Path, folder: Path | None = None) -> list[str]:
 def test_readme_links_only_files_inside_the_repository_and_the_listed_addresses():
     text = README.read_text(encoding="utf-8")
     targets = link_targets(text)
-    # the parser sees README's links (the screenshots, the anchors, the model's page)
-    assert {"resources/screenshots/sessions.png", "#embeddings", "#reliability", *EXTERNAL} <= set(targets)
+    # the parser sees README's links (the screenshots, the reference pages, the agents' pages)
+    assert {"resources/screenshots/sessions.png", "docs/embeddings.md", "docs/reliability.md"} <= set(targets)
     assert problems(text, ROOT) == []
     # every listed address is still used: one that is not should leave the list
-    assert set(EXTERNAL) <= set(targets) | set(link_targets(CONTRACT.read_text(encoding="utf-8")))
+    everywhere = set(targets)
+    for page in sorted(DOCS.glob("*.md")):
+        everywhere |= set(link_targets(page.read_text(encoding="utf-8")))
+    assert set(EXTERNAL) <= everywhere
+
+
+def test_every_reference_page_is_linked_from_the_readme_and_its_links_hold():
+    linked = set(link_targets(README.read_text(encoding="utf-8")))
+    for page in sorted(DOCS.glob("*.md")):
+        assert f"docs/{page.name}" in linked, page.name
+        text = page.read_text(encoding="utf-8")
+        assert problems(text, ROOT, DOCS) == [], page.name
+        assert [line for line in text.splitlines() if line.startswith("# ")] == [text.splitlines()[0]], page.name
 
 
 def test_the_contract_is_linked_and_its_links_hold():
     """docs/contract.md, which the README and the docstrings cite ("contract §6"), links only what exists."""
     text = CONTRACT.read_text(encoding="utf-8")
     assert "docs/contract.md" in link_targets(README.read_text(encoding="utf-8"))
-    assert "../README.md#choices-made-where-the-contract-is-silent" in link_targets(text)
+    assert "choices.md" in link_targets(text)
     assert problems(text, ROOT, CONTRACT.parent) == []
     sections = re.findall(r"^## (\d+)\. ", text, re.M)
     assert sections == [str(n) for n in range(1, 12)]

@@ -339,7 +339,8 @@ def test_each_library_maps_to_its_debian_package(fake, soname, package):
 
 
 def test_readme_names_the_command_a_minimal_debian_needs(fake):
-    """The libraries ldd finds missing on Debian 12 with python3 and python3-venv only, and the README's command."""
+    """The libraries ldd finds missing on Debian 12 with python3 and python3-venv only, and the command
+    docs/install.md gives."""
     minimal_debian = (
         "libglib-2.0.so.0 libgthread-2.0.so.0 libEGL.so.1 libfontconfig.so.1 libX11.so.6 libxkbcommon.so.0 "
         "libGL.so.1 libfreetype.so.6 libdbus-1.so.3"
@@ -352,4 +353,4 @@ def test_readme_names_the_command_a_minimal_debian_needs(fake):
             "libgl1 libegl1 libglib2.0-0 libfontconfig1 libfreetype6 libdbus-1-3 libxkbcommon0 libx11-6"
         ).strip()
     )
-    assert f"\n{command}\n" in (ROOT / "README.md").read_text()
+    assert f"\n{command}\n" in (ROOT / "docs" / "install.md").read_text()
