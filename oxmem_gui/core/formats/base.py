@@ -16,9 +16,10 @@ read transaction (:meth:`Database.read`), so an agent committing meanwhile is ne
 from __future__ import annotations
 
 import functools
+import itertools
 import json
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -46,7 +47,7 @@ from ..store import backups, browse, sql_console, summary
 from ..store.events import Event, SessionInfo
 from ..store.inputs import check_positive, check_text
 from ..store.migrations import MigrationReport
-from ..store.notes import Note, note_cursor, page_after
+from ..store.notes import Note, page_after
 from . import table_browser
 from .detect import article
 from .encrypted import encrypted_backup, write_through
@@ -541,8 +542,11 @@ class ForeignReader(sql_console.SqlConsole):
             notes = [n for n in notes if needle in n.content.casefold()]
         return notes
 
-    def _notes_after(self, conn: apsw.Connection, group: str, after: tuple[str, int] | None, limit: int) -> list[Note]:
-        """A page of :meth:`_notes`; a format whose notes a query can page overrides this."""
+    def _notes_after(
+        self, conn: apsw.Connection, group: str, after: tuple[str, int] | None, limit: int
+    ) -> Iterable[Note]:
+        """The ``limit`` notes of :meth:`_notes` after the cursor ``after`` (a negative ``limit``: all of them); a
+        format whose notes a query can page overrides this, yielding them as its cursor reads them."""
         return page_after(self._notes(conn, group), after, limit)
 
     async def notes_page(
@@ -555,12 +559,10 @@ class ForeignReader(sql_console.SqlConsole):
         contains: str | None = None,
     ) -> list[Note]:
         """A page of :meth:`list_notes` (as :meth:`MemoryStore.notes_page`), read a page at a time through
-        :meth:`_notes_after`; filtered, it reads on in batches until the page is full."""
-        if not tags and not contains:
-            return await self._db.read(self._notes_after, user, after, limit)
-        return await self._db.read(self._filtered_after, user, after, limit, tags, tag_mode, contains)
+        :meth:`_notes_after`; filtered, read on in the list's order until the page is full."""
+        return await self._db.read(self._page, user, after, limit, tags, tag_mode, contains)
 
-    def _filtered_after(
+    def _page(
         self,
         conn: apsw.Connection,
         group: str,
@@ -570,6 +572,8 @@ class ForeignReader(sql_console.SqlConsole):
         tag_mode: str,
         contains: str | None,
     ) -> list[Note]:
+        if not tags and not contains:
+            return list(self._notes_after(conn, group, after, limit))
         wanted = [t.lower() for t in tags]
         test = all if tag_mode == "all" else any
         needle = contains.casefold() if contains else None
@@ -579,17 +583,8 @@ class ForeignReader(sql_console.SqlConsole):
                 needle is None or needle in n.content.casefold()
             )
 
-        if type(self)._notes_after is ForeignReader._notes_after:  # its notes are read whole anyway: once
-            return page_after([n for n in self._notes(conn, group) if kept(n)], after, limit)
-        batch = max(limit, 256)
-        found: list[Note] = []
-        while len(found) < limit:
-            page = self._notes_after(conn, group, after, batch)
-            found += [n for n in page if kept(n)]
-            if len(page) < batch:
-                break
-            after = note_cursor(page[-1])
-        return found[:limit]
+        found = (n for n in self._notes_after(conn, group, after, -1) if kept(n))
+        return list(itertools.islice(found, None if limit < 0 else limit))
 
     def _note_of(self, conn: apsw.Connection, group: str, note_id: str) -> Note | None:
         """One note of the group, None when there is none; a format that can read one note alone overrides this."""

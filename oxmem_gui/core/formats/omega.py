@@ -36,7 +36,7 @@ embeddings.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -287,6 +287,11 @@ class OmegaReader(ForeignReader):
 
     def _notes(self, conn: apsw.Connection, group: str) -> list[Note]:
         return omega_facts.list_facts(conn, group)
+
+    def _notes_after(
+        self, conn: apsw.Connection, group: str, after: tuple[str, int] | None, limit: int
+    ) -> Iterable[Note]:
+        return omega_facts.facts_page(conn, group, after, limit)
 
     # -- deleting a conversation (:mod:`.omega_conversations`) ---------------------------------------
 

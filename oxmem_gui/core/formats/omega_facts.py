@@ -19,7 +19,7 @@ Each call is one ``BEGIN IMMEDIATE`` transaction.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import apsw
@@ -28,7 +28,7 @@ from ..database import write_transaction
 from ..errors import ConflictError, InvalidInputError, NotFoundError
 from ..store.inputs import check_text
 from ..store.notes import Note
-from .times import parse_when, shown_time
+from .times import cursor_place, parse_when, shown_time, sql_place
 
 #: the notes group of facts from files before migration 003, when facts had no sender
 SHARED_FACTS = "(all senders)"
@@ -77,18 +77,31 @@ def fact_note(row: Sequence[Any], group: str) -> Note:
     )
 
 
+#: a fact's place in the list, newest first: its ``updated_at`` (then the newest row; a value that is no time last)
+_PLACE = sql_place("updated_at")
+
+
 def list_facts(conn: apsw.Connection, group: str) -> list[Note]:
-    """``group``'s facts, newest first (``updated_at`` descending, then key)."""
+    """``group``'s facts, newest first (``updated_at`` descending, then the newest row)."""
+    return list(facts_page(conn, group, None, -1))
+
+
+def facts_page(conn: apsw.Connection, group: str, after: tuple[str, int] | None, limit: int) -> Iterator[Note]:
+    """The ``limit`` facts after the cursor ``after`` (the last shown fact's ``note_cursor``; None: from the
+    newest; a negative ``limit``: all of them, read as they are taken), in SQL."""
     if not has_facts(conn):
-        return []
+        return iter(())
     try:
         where, args = _scope(conn, group)
     except InvalidInputError:
-        return []
-    notes = [fact_note(r, group) for r in conn.execute(f"SELECT {_FIELDS} FROM facts WHERE {where}", args)]
-    notes.sort(key=lambda n: str(n.details["key"]))
-    notes.sort(key=lambda n: n.updated_at or "", reverse=True)
-    return notes
+        return iter(())
+    if after is not None:
+        place = cursor_place(conn, "facts", "rowid", "updated_at", after)
+        where, args = f"{where} AND ({_PLACE}, rowid) < (?, ?)", (*args, place, after[1])
+    rows = conn.execute(
+        f"SELECT {_FIELDS} FROM facts WHERE {where} ORDER BY {_PLACE} DESC, rowid DESC LIMIT ?", (*args, limit)
+    )
+    return (fact_note(r, group) for r in rows)
 
 
 def _find(conn: apsw.Connection, group: str, *, fact_id: str | None = None, key: str | None = None) -> Note | None:

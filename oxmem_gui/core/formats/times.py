@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from datetime import datetime, timezone
+from typing import Any
 
 _FRACTION = re.compile(r"(\.\d{6})\d+")
 
@@ -40,3 +41,20 @@ def shown_time(text: object) -> str:
     if when is None:
         return "" if text is None else str(text)
     return rfc3339(when)
+
+
+def sql_place(expr: str) -> str:
+    """SQL for a time's place in a list newest first: its Julian day where SQLite reads ``expr`` as a time (the
+    forms above; a date first), else -1 — last. A C expression, so a page of 100k rows sorts in milliseconds."""
+    return (
+        f"coalesce(CASE WHEN {expr} GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]*' THEN julianday({expr}) END, -1)"
+    )
+
+
+def cursor_place(conn: Any, table: str, key: str, expr: str, after: tuple[str, int]) -> float:
+    """Where the list stands at the cursor ``after`` (a shown time and a row's ``key``): that row's place
+    (:func:`sql_place`) where it still is, else the shown time's."""
+    found = conn.execute(f"SELECT {sql_place(expr)} FROM {table} WHERE {key} = ?", (after[1],)).fetchone()
+    if found is not None:
+        return found[0]
+    return conn.execute(f"SELECT {sql_place('?1')}", (after[0],)).fetchone()[0]

@@ -52,7 +52,7 @@ list, done as ZEKE does it: :mod:`.zeke_eviction`.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import Any
@@ -310,15 +310,17 @@ class ZekeReader(ForeignReader):
         found = conn.execute("SELECT tags, count(*) FROM memories WHERE scope = ? GROUP BY tags", (group,))
         return [(parse_tags(tags)[0], times) for tags, times in found]
 
-    def _notes_after(self, conn: apsw.Connection, group: str, after: tuple[str, int] | None, limit: int) -> list[Note]:
+    def _notes_after(
+        self, conn: apsw.Connection, group: str, after: tuple[str, int] | None, limit: int
+    ) -> Iterator[Note]:
         """A page of the scope's memories in SQL (see :data:`_NEWEST`): past the memory of rowid ``after[1]``
         where it still is (its time as stored), else past ``after``'s time."""
         if after is None:
-            return self._note_rows(conn, "scope = ?", (group,), limit)
+            return self._iter_note_rows(conn, "scope = ?", (group,), limit)
         found = conn.execute(f"SELECT {_NEWEST} FROM memories WHERE rowid = ?", (after[1],)).fetchone()
         key = found[0] if found else after[0].removesuffix("+00:00")
         where = f"scope = ? AND ({_NEWEST} < ? OR ({_NEWEST} = ? AND rowid < ?))"
-        return self._note_rows(conn, where, (group, key, key, after[1]), limit)
+        return self._iter_note_rows(conn, where, (group, key, key, after[1]), limit)
 
     def _map(self, conn: apsw.Connection) -> None:
         """Read the file through a memory map (:data:`_MMAP_BYTES`) from now on."""
@@ -328,9 +330,12 @@ class ZekeReader(ForeignReader):
 
     def _note_rows(self, conn: apsw.Connection, where: str, args: tuple, limit: int = -1) -> list[Note]:
         """The memories ``where`` selects as notes, newest first (:data:`_NEWEST`)."""
+        return list(self._iter_note_rows(conn, where, args, limit))
+
+    def _iter_note_rows(self, conn: apsw.Connection, where: str, args: tuple, limit: int = -1) -> Iterator[Note]:
+        """:meth:`_note_rows`, each made as the cursor reads it."""
         self._map(conn)
         now = _utc(self._now())
-        notes = []
         for rowid, mid, text, scope, tags, created, accessed, ttl, size in conn.execute(
             f"SELECT {_COLUMNS}, CASE WHEN typeof(embedding) = 'blob' THEN length(embedding) END FROM memories "
             f"WHERE {where} ORDER BY {_NEWEST} DESC, rowid DESC LIMIT ?",
@@ -348,8 +353,7 @@ class ZekeReader(ForeignReader):
             if tag_error:
                 details["tags_error"] = tag_error
             shown = (shown_time(created), shown_time(accessed or created))
-            notes.append(Note(str(mid), scope, "" if text is None else str(text), tag_list, *shown, rowid, details))
-        return notes
+            yield Note(str(mid), scope, "" if text is None else str(text), tag_list, *shown, rowid, details)
 
     # -- editing memories (:mod:`.zeke_edits`) --------------------------------------------------------
 

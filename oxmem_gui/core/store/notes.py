@@ -7,6 +7,7 @@ chunks carry ``note_id``, ``tags`` and the note's dates in their metadata. An up
 
 from __future__ import annotations
 
+import itertools
 import json
 import uuid
 from collections.abc import Sequence
@@ -208,28 +209,21 @@ def notes_page(
     contains: str | None = None,
 ) -> list[Note]:
     """A page of :func:`list_notes` read in SQL: the ``limit`` notes after the cursor ``after`` (the last shown
-    note's :func:`note_cursor`; None: the first page), tags filtered in SQL. Only rows up to the page's end are
-    read (a text filter reads on in batches until the page is full), so scrolling a long list costs a page a
-    step, not the whole list again."""
+    note's :func:`note_cursor`; None: the first page), tags filtered in SQL. Only the page's rows are read — with a
+    text filter, the rows in the list's order until the page is full — so scrolling costs a page a step."""
     if limit <= 0:
         return []
     tag_sql, tag_args = tag_filter_sql(normalize_tags(tags), tag_mode)
+    where, args = "", ()
+    if after is not None:
+        where, args = f" AND ({_UPDATED}, e.sequence) < (?, ?)", (after[0], after[1])
     needle = contains.casefold() if contains else None
-    batch = limit if needle is None else max(limit, 256)
-    found: list[Note] = []
-    while True:
-        where, args = "", ()
-        if after is not None:
-            where, args = f" AND ({_UPDATED}, e.sequence) < (?, ?)", (after[0], after[1])
-        rows = conn.execute(
-            f"{_NOTE_ROWS} AND {tag_sql}{where} ORDER BY {_UPDATED} DESC, e.sequence DESC LIMIT ?",
-            (notes_session(user), *tag_args, *args, batch),
-        ).fetchall()
-        page = [_note_from_row(user, r) for r in rows]
-        found += [n for n in page if needle is None or needle in n.content.casefold()]
-        if len(found) >= limit or len(rows) < batch:
-            return found[:limit]
-        after = note_cursor(page[-1])
+    rows = conn.execute(
+        f"{_NOTE_ROWS} AND {tag_sql}{where} ORDER BY {_UPDATED} DESC, e.sequence DESC LIMIT ?",
+        (notes_session(user), *tag_args, *args, limit if needle is None else -1),
+    )
+    found = (_note_from_row(user, r) for r in rows)
+    return list(itertools.islice((n for n in found if needle is None or needle in n.content.casefold()), limit))
 
 
 def note_cursor(note: Note) -> tuple[str, int]:
@@ -240,8 +234,9 @@ def note_cursor(note: Note) -> tuple[str, int]:
 
 def page_after(notes: Sequence[Note], after: tuple[str, int] | None, limit: int) -> list[Note]:
     """The ``limit`` notes after the cursor ``after`` (the last shown note's :func:`note_cursor`) in a list ordered
-    as :func:`list_notes` orders it."""
-    return [n for n in notes if after is None or note_cursor(n) < tuple(after)][:limit]
+    as :func:`list_notes` orders it (a negative ``limit``: every one after it)."""
+    found = [n for n in notes if after is None or note_cursor(n) < tuple(after)]
+    return found if limit < 0 else found[:limit]
 
 
 def _expected_by_id(note_ids: Sequence[str], expected: Sequence[Note] | None) -> dict[str, Note] | None:

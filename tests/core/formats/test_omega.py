@@ -300,15 +300,15 @@ def test_facts_per_sender(omega):
         "SELECT id, key, value, source_message_id, created_at, updated_at, rowid FROM facts WHERE sender_id = '4242'",
     )
     assert len(marta) == len(raw) == 6 and len(jonas) == 6
-    expected = sorted(raw, key=lambda r: r[1])
-    expected.sort(key=lambda r: r[5], reverse=True)  # newest first, then key
+    # newest first; two facts of the same second, newest row first (the order pages are read in, in SQL)
+    expected = sorted(raw, key=lambda r: (r[5], r[6]), reverse=True)
     assert [n.note_id for n in marta] == [r[0] for r in expected]
     assert [n.details["key"] for n in marta] == [
         "preferred_seat",
         "home_airport",
         "dentist",
-        "name",
         "timezone",
+        "name",
         "language",
     ]
     dentist = next(n for n in marta if n.details["key"] == "dentist")

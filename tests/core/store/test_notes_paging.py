@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import sqlite3
 
 import pytest
 
@@ -67,6 +68,36 @@ def test_a_page_after_a_deleted_note_goes_on_from_its_place(many):
     assert [n.note_id for n in first[:-1] + rest] == [n.note_id for n in many.list_notes("u")]
 
 
+@pytest.mark.parametrize("name", ["omega", "omega-old"])
+def test_omega_fact_pages_chain_to_the_whole_list_ties_included(tmp_path, name):
+    """Omega writes times to the second: two facts of one second are paged in one order, the list's."""
+    path = fixtures.make_omega(tmp_path / "omega.db", *(["old"] if name == "omega-old" else []))
+
+    async def go():
+        async with await open_memory(path, embedding="deterministic") as memory:
+            out = []
+            for group in await memory.note_users():
+                whole = await memory.list_notes(group)
+                for size in (1, 2, 5):
+                    pages, after = [], None
+                    while True:
+                        page = await memory.notes_page(group, after, size)
+                        pages += page
+                        if len(page) < size:
+                            break
+                        after = notes_api.note_cursor(page[-1])
+                    out.append((group, size, [n.note_id for n in whole], [n.note_id for n in pages]))
+                text = await memory.notes_page(group, None, 2, (), "any", "a")
+                wanted = [n.note_id for n in whole if "a" in n.content.casefold()][:2]
+                out.append((group, "text", wanted, [n.note_id for n in text]))
+            return out
+
+    results = asyncio.run(go())
+    assert results
+    for group, size, whole, pages in results:
+        assert whole and pages == whole, (group, size)
+
+
 @pytest.mark.parametrize(
     "contains, tags", [("deploy", ()), ("DANA", ()), (None, ("deploy",)), (None, ("finance", "email")), ("zzz", ())]
 )
@@ -91,3 +122,56 @@ def test_zeke_filtered_pages_chain_to_its_whole_list(tmp_path, contains, tags):
 
     for whole, pages in asyncio.run(go()):
         assert pages == whole
+
+
+def test_aidaemon_fact_pages_keep_its_order_across_time_formats_and_ties(tmp_path):
+    """aidaemon's times come in several formats (and another program's in any): facts are listed newest first by
+    the time they show — ties by the newest row, no time last — and every page chain gives that list, each fact
+    with the history of its key."""
+    path = fixtures.make_aidaemon(tmp_path / "aidaemon.db")
+    extra = [
+        ("k1", "2026-02-10 21:00:00"),  # the same second as build_server, another format
+        ("k2", "2026-02-10T21:00:00Z"),
+        ("k3", "1770757200"),  # digits: no time to aidaemon's columns of text times (listed last, as before)
+        ("k4", "not a time"),  # no time: listed last
+        ("k5", "yesterday"),
+        ("k6", "2024-01-01 00:00:00"),
+    ]
+    with sqlite3.connect(path) as conn:
+        conn.executemany(
+            "INSERT INTO facts (category, key, value, created_at, updated_at) VALUES ('project', ?, 'v', ?, ?)",
+            [(k, t, t) for k, t in extra],
+        )
+
+    async def go():
+        async with await open_memory(path, embedding="deterministic") as memory:
+            whole = await memory.list_notes("project")
+            chains = []
+            for size in (1, 2, 3, 100):
+                pages, after = [], None
+                while True:
+                    page = await memory.notes_page("project", after, size)
+                    pages += page
+                    if len(page) < size:
+                        break
+                    after = notes_api.note_cursor(page[-1])
+                chains.append(pages)
+            user = await memory.notes_page("user", None, 1)
+            return whole, chains, user
+
+    whole, chains, user = asyncio.run(go())
+    keys = [n.details["key"] for n in whole]
+    assert keys == ["k2", "k1", "build_server", "k6", "k5", "k4", "k3"]  # the order before paging in SQL
+    assert all([n.note_id for n in c] == [n.note_id for n in whole] for c in chains)
+    # the history of the page's key comes with it: two superseded versions of timezone
+    assert [(n.details["key"], [h["value"] for h in n.details["history"]]) for n in user] == [
+        ("timezone", [v for (v,) in _values(path, "timezone")])
+    ]
+
+
+def _values(path, key):
+    with sqlite3.connect(path) as conn:
+        return conn.execute(
+            "SELECT value FROM facts WHERE key = ? AND superseded_at IS NOT NULL ORDER BY created_at DESC, id DESC",
+            (key,),
+        ).fetchall()
