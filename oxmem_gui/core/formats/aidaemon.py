@@ -28,7 +28,7 @@ What each part of the agent becomes in oxmem's views — decided per table, sinc
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any, TypeVar
 
@@ -41,28 +41,28 @@ from ..retrieval.hybrid import QueryResult
 from ..schedules.store import Schedule
 from ..store.browse import SessionRow
 from ..store.events import Event
-from ..store.notes import Note
+from ..store.notes import Note, page_after
 from . import aidaemon_facts, aidaemon_sessions, aidaemon_tasks
 from .aidaemon_recall import rank
 from .aidaemon_rows import (
     BINARY_EMBEDDING_BYTES,
-    _columns,
-    _decode,
-    _episode_notes,
-    _event_payload,
-    _goal_schedule,
-    _latest_episodes,
-    _loads,
-    _message_payload,
-    _raw_bytes,
-    _schedule,
-    _select_list,
-    _shown_or_none,
-    _Span,
-    _tables,
-    _topics,
-    _when_key,
+    Span,
+    decode_embedding,
+    episode_notes,
+    episode_topics,
+    event_payload,
+    goal_schedule,
+    json_or_reason,
+    latest_episodes,
+    legacy_schedule,
     local_zone,
+    message_payload,
+    raw_bytes,
+    select_list,
+    shown_or_none,
+    table_columns,
+    table_names,
+    when_key,
 )
 from .aidaemon_times import session_spans, session_table, upper_at, upper_from_ids
 from .base import Capabilities, ForeignReader, Retriever, ranking
@@ -110,7 +110,7 @@ class AidaemonReader(ForeignReader):
         self.LABEL = LABELS.get(self.format, type(self).LABEL)
         self._episodes: str | None = None
         try:  # what the file holds, for the capabilities (a property, asked off the database thread)
-            tables, self._episodes = db.call(lambda conn: (t := _tables(conn), self._episodes_group(conn, t)))
+            tables, self._episodes = db.call(lambda conn: (t := table_names(conn), self._episodes_group(conn, t)))
             self._layout = frozenset(tables)
         except Exception:  # noqa: BLE001 - a damaged file still opens; each read reports its own error
             self._layout = frozenset(
@@ -144,7 +144,7 @@ class AidaemonReader(ForeignReader):
     # -- version markers and embeddings ---------------------------------------------------------------
 
     def _markers(self, conn: apsw.Connection) -> list[str]:
-        tables = _tables(conn)
+        tables = table_names(conn)
         out = []
         if "events" in tables:
             out.append("events: aidaemon v0.9+ (event-sourced sessions)")
@@ -155,7 +155,7 @@ class AidaemonReader(ForeignReader):
         if "facts" in tables:
             out.append(
                 "facts with superseded_at (versioned facts)"
-                if "superseded_at" in _columns(conn, "facts")
+                if "superseded_at" in table_columns(conn, "facts")
                 else "facts without superseded_at (one row per key, before versioned facts)"
             )
         out += [f"{t} table" for t in _OTHER_TABLES if t in tables]
@@ -170,15 +170,15 @@ class AidaemonReader(ForeignReader):
     def _embeddings(self, conn: apsw.Connection) -> list[EmbeddingInfo]:
         """Per table (facts, episodes, messages): rows with a 1536-byte float32 blob, rows with a legacy JSON
         array, and rows whose embedding is neither (as aidaemon's ``decode_embedding`` tells them apart)."""
-        tables = _tables(conn)
+        tables = table_names(conn)
         out = []
         for table in ("facts", "episodes", "messages"):
-            if table not in tables or "embedding" not in _columns(conn, table):
+            if table not in tables or "embedding" not in table_columns(conn, table):
                 continue
             binary = json_rows = bad = 0
             binary_dims = json_dims = None
             for (value,) in conn.execute(f"SELECT embedding FROM {table} WHERE embedding IS NOT NULL"):
-                raw = _raw_bytes(value)
+                raw = raw_bytes(value)
                 if len(raw) == BINARY_EMBEDDING_BYTES:
                     binary += 1
                     if binary_dims is None:
@@ -186,7 +186,7 @@ class AidaemonReader(ForeignReader):
                 elif raw[:1] == b"[":
                     json_rows += 1
                     if json_dims is None:
-                        vec = _decode(value)
+                        vec = decode_embedding(value)
                         json_dims = len(vec) if isinstance(vec, np.ndarray) else 0
                 else:
                     bad += 1
@@ -201,13 +201,13 @@ class AidaemonReader(ForeignReader):
     # -- sessions -------------------------------------------------------------------------------------
 
     def _sessions(self, conn: apsw.Connection, contains: str | None) -> list[SessionRow]:
-        tables = _tables(conn)
+        tables = table_names(conn)
         needle = contains.casefold() if contains else None
 
         def wanted(sid: Any) -> bool:
             return sid is not None and (needle is None or needle in str(sid).casefold())
 
-        spans: dict[str, _Span] = {}
+        spans: dict[str, Span] = {}
         details: dict[str, dict[str, Any]] = {}
         if "events" in tables:
             # each session's count from the index; counting by event type would read every event (0.7 s at 500k)
@@ -216,13 +216,13 @@ class AidaemonReader(ForeignReader):
                     spans[sid] = span
                     details.setdefault(sid, {})["events"] = count
             for sid, data in conn.execute("SELECT session_id, data FROM events WHERE event_type = 'session_start'"):
-                parsed, _ = _loads(data)
+                parsed, _ = json_or_reason(data)
                 if wanted(sid) and isinstance(parsed, dict) and isinstance(parsed.get("channel"), str):
                     details.setdefault(str(sid), {})["channel"] = parsed["channel"]
         if "messages" in tables:
             for sid, (_count, span) in session_spans(conn, "messages").items():
                 if wanted(sid):
-                    spans.setdefault(sid, _Span()).include(span)
+                    spans.setdefault(sid, Span()).include(span)
             roles: dict[str, list[str]] = {}
             for sid, role, n in conn.execute(
                 "SELECT session_id, role, count(*) FROM messages GROUP BY session_id, role ORDER BY session_id, role"
@@ -236,11 +236,11 @@ class AidaemonReader(ForeignReader):
                 if "events" not in details[sid]:
                     details[sid]["roles"] = ", ".join(parts)
         if "episodes" in tables:
-            for sid, episode in _latest_episodes(conn).items():
+            for sid, episode in latest_episodes(conn).items():
                 if sid in spans:
                     d = details.setdefault(sid, {})
                     d["summary"] = str(episode.get("summary") or "")
-                    topics = _topics(episode.get("topics"))
+                    topics = episode_topics(episode.get("topics"))
                     if topics:
                         d["topics"] = ", ".join(topics)
         rows = [
@@ -265,10 +265,10 @@ class AidaemonReader(ForeignReader):
     ) -> list[Event]:
         """A page of the session's events (v0.9's ``events``, else the legacy ``messages``) past
         ``after_sequence``, read with LIMIT; ``limit`` -1: all. A session with neither is not found."""
-        tables = _tables(conn)
+        tables = table_names(conn)
         after = after_sequence if after_sequence is not None else -(2**63)
         if "events" in tables:
-            cols = _select_list(
+            cols = select_list(
                 conn, "events", ["id", "event_type", "data", "created_at", "consolidated_at", "task_id", "tool_name"]
             )
             if conn.execute("SELECT 1 FROM events WHERE session_id = ? LIMIT 1", (session_id,)).fetchone():
@@ -276,9 +276,9 @@ class AidaemonReader(ForeignReader):
                     f"SELECT {cols} FROM events WHERE session_id = ? AND id > ? ORDER BY id LIMIT ?",
                     (session_id, after, limit),
                 ).fetchall()
-                return [Event(int(r[0]), shown_time(r[3]), _event_payload(*r)) for r in rows]
+                return [Event(int(r[0]), shown_time(r[3]), event_payload(*r)) for r in rows]
         if "messages" in tables:
-            cols = _select_list(
+            cols = select_list(
                 conn,
                 "messages",
                 [
@@ -300,22 +300,22 @@ class AidaemonReader(ForeignReader):
                     f"SELECT {cols} FROM messages WHERE session_id = ? AND rowid > ? ORDER BY rowid LIMIT ?",
                     (session_id, after, limit),
                 ).fetchall()
-                return [Event(int(r[0]), shown_time(r[7]), _message_payload(*r)) for r in rows]
+                return [Event(int(r[0]), shown_time(r[7]), message_payload(*r)) for r in rows]
         raise NotFoundError(f"no session {session_id!r}")
 
     def _summary(self, conn: apsw.Connection, session_id: str) -> dict[str, Any] | None:
         """The session's ``conversation_summaries`` row, else its latest episode. ``upper_sequence`` is the event
         the summary reaches: the row's last event/message id when it names one, else the last event at or
         before the summary's time (an episode's ``end_time``)."""
-        tables = _tables(conn)
+        tables = table_names(conn)
         table, key = session_table(conn, session_id)
         if "conversation_summaries" in tables:
-            cols = _columns(conn, "conversation_summaries")
+            cols = table_columns(conn, "conversation_summaries")
             if "session_id" in cols and "summary" in cols:
                 rows = conn.execute("SELECT * FROM conversation_summaries WHERE session_id = ?", (session_id,))
                 found = [dict(zip(cols, r, strict=False)) for r in rows.fetchall()]
                 if found:
-                    row = max(found, key=lambda r: _when_key(r.get("updated_at")))
+                    row = max(found, key=lambda r: when_key(r.get("updated_at")))
                     meta = {k: v for k, v in row.items() if k not in ("session_id", "summary")}
                     meta["source"] = "conversation_summaries"
                     upper = upper_from_ids(conn, table, key, session_id, row)
@@ -323,14 +323,14 @@ class AidaemonReader(ForeignReader):
                         upper = upper_at(conn, table, key, session_id, row.get("updated_at"))
                     return {"summary": str(row["summary"] or ""), "upper_sequence": upper, "epoch": 0, "metadata": meta}
         if "episodes" in tables:
-            episode = _latest_episodes(conn, session_id).get(session_id)
+            episode = latest_episodes(conn, session_id).get(session_id)
             if episode is not None:
                 meta = {
                     "source": "episodes",
                     "episode_id": episode.get("id"),
-                    "topics": _topics(episode.get("topics")),
-                    "start_time": _shown_or_none(episode.get("start_time")),
-                    "end_time": _shown_or_none(episode.get("end_time")),
+                    "topics": episode_topics(episode.get("topics")),
+                    "start_time": shown_or_none(episode.get("start_time")),
+                    "end_time": shown_or_none(episode.get("end_time")),
                 }
                 for name in ("importance", "emotional_tone", "outcome", "message_count"):
                     if name in episode:
@@ -354,10 +354,10 @@ class AidaemonReader(ForeignReader):
         return EPISODES_GROUP
 
     def _groups(self, conn: apsw.Connection) -> list[str]:
-        tables = _tables(conn)
+        tables = table_names(conn)
         groups = []
         if "facts" in tables:
-            active = "superseded_at IS NULL" if "superseded_at" in _columns(conn, "facts") else "1"
+            active = "superseded_at IS NULL" if "superseded_at" in table_columns(conn, "facts") else "1"
             groups = [
                 str(r[0])
                 for r in conn.execute(f"SELECT DISTINCT category FROM facts WHERE {active} ORDER BY category")
@@ -367,14 +367,21 @@ class AidaemonReader(ForeignReader):
         return groups + ([episodes] if episodes else [])
 
     def _notes(self, conn: apsw.Connection, group: str) -> list[Note]:
-        if group == self._episodes_group(conn, _tables(conn)):
-            return _episode_notes(conn, group)
+        if group == self._episodes_group(conn, table_names(conn)):
+            return episode_notes(conn, group)
         return aidaemon_facts.list_facts(conn, group)
+
+    def _notes_after(
+        self, conn: apsw.Connection, group: str, after: tuple[str, int] | None, limit: int
+    ) -> Iterable[Note]:
+        if group == self._episodes_group(conn, table_names(conn)):
+            return page_after(episode_notes(conn, group), after, limit)
+        return aidaemon_facts.facts_page(conn, group, after, limit)
 
     # -- edits: facts (:mod:`.aidaemon_facts`) and sessions (:mod:`.aidaemon_sessions`) ---------------------
 
     def _fact_group(self, conn: apsw.Connection, group: str) -> None:
-        if group == self._episodes_group(conn, _tables(conn)):
+        if group == self._episodes_group(conn, table_names(conn)):
             raise InvalidInputError(EPISODES_REFUSAL)
 
     def _facts_call(self, fn: Callable[..., T], group: str, *args: Any, **kwargs: Any) -> Callable[[Any], T]:
@@ -438,12 +445,12 @@ class AidaemonReader(ForeignReader):
     # -- schedules (legacy) ---------------------------------------------------------------------------
 
     def _schedule_rows(self, conn: apsw.Connection) -> list[Schedule]:
-        tables = _tables(conn)
+        tables = table_names(conn)
         out = []
         if "scheduled_tasks" in tables:
-            cols = _columns(conn, "scheduled_tasks")
+            cols = table_columns(conn, "scheduled_tasks")
             out += [
-                _schedule(dict(zip(cols, r, strict=False)))
+                legacy_schedule(dict(zip(cols, r, strict=False)))
                 for r in conn.execute("SELECT * FROM scheduled_tasks ORDER BY rowid")
             ]
         if {"goal_schedules", "goals"} <= tables:
@@ -453,8 +460,8 @@ class AidaemonReader(ForeignReader):
                 "LEFT JOIN goals g ON g.id = s.goal_id ORDER BY s.rowid"
             )
             rows = cur.fetchall()
-            cols = [*_columns(conn, "goal_schedules"), "description", "goal_status", "session_id"]
-            out += [_goal_schedule(dict(zip(cols, r, strict=False)), zone) for r in rows]
+            cols = [*table_columns(conn, "goal_schedules"), "description", "goal_status", "session_id"]
+            out += [goal_schedule(dict(zip(cols, r, strict=False)), zone) for r in rows]
         return out
 
     async def update_schedule(

@@ -31,16 +31,18 @@ oxmem writes the same rows, with these choices, each so that nothing is overwrit
 
 from __future__ import annotations
 
+import json
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import datetime, timezone
 from typing import Any
 
 from ..database import write_transaction
 from ..errors import ConflictError, InvalidInputError, NotFoundError
 from ..store.notes import Note
-from .aidaemon_rows import _columns, _id_key, _int_or_zero, _shown_or_none, _tables, _when_key
+from .aidaemon_rows import id_key, int_or_zero, shown_or_none, table_columns, table_names, when_key
 from .omega_facts import parse_fact
+from .times import cursor_place, sql_place
 
 #: the ``source`` of a version written from oxmem (aidaemon's own are ``agent``, ``consolidation``…)
 USER_SOURCE = "user"
@@ -65,7 +67,7 @@ def _now() -> str:
 
 def versioned(conn: Any) -> bool:
     """Whether the file keeps fact history (``superseded_at``); else the legacy ``UNIQUE(category, key)`` layout."""
-    return "superseded_at" in _columns(conn, "facts")
+    return "superseded_at" in table_columns(conn, "facts")
 
 
 def canonical_key(key: str) -> str:
@@ -76,17 +78,21 @@ def canonical_key(key: str) -> str:
 
 
 def _rows(conn: Any, where: str, args: Sequence[Any]) -> list[dict[str, Any]]:
-    cols = _columns(conn, "facts")
-    return [dict(zip(cols, r, strict=False)) for r in conn.execute(f"SELECT * FROM facts WHERE {where}", tuple(args))]
+    return list(_iter_rows(conn, where, args))
+
+
+def _iter_rows(conn: Any, where: str, args: Sequence[Any]) -> Iterator[dict[str, Any]]:
+    cols = table_columns(conn, "facts")
+    return (dict(zip(cols, r, strict=False)) for r in conn.execute(f"SELECT * FROM facts WHERE {where}", tuple(args)))
 
 
 def _note(row: Mapping[str, Any], cols: Sequence[str], old: Sequence[Mapping[str, Any]]) -> Note:
-    versions = sorted(old, key=lambda v: (_when_key(v.get("created_at")), _id_key(v)))
+    versions = sorted(old, key=lambda v: (when_key(v.get("created_at")), id_key(v)))
     history = [
         {
             "value": v.get("value"),
-            "created_at": _shown_or_none(v.get("created_at")),
-            "superseded_at": _shown_or_none(v.get("superseded_at")),
+            "created_at": shown_or_none(v.get("created_at")),
+            "superseded_at": shown_or_none(v.get("superseded_at")),
         }
         for v in reversed(versions)
     ]
@@ -95,19 +101,19 @@ def _note(row: Mapping[str, Any], cols: Sequence[str], old: Sequence[Mapping[str
         if key in cols:
             details[key] = row.get(key)
     if "last_recalled_at" in cols:
-        details["last_recalled_at"] = _shown_or_none(row.get("last_recalled_at"))
+        details["last_recalled_at"] = shown_or_none(row.get("last_recalled_at"))
     if "embedding" in cols:
         details["embedded"] = row.get("embedding") is not None
     details["history"] = history
-    created = _shown_or_none(row.get("created_at"))
+    created = shown_or_none(row.get("created_at"))
     return Note(
         f"fact:{row.get('id')}",
         str(row.get("category")),
         f"{row.get('key')}: {row.get('value')}",
         [],
         created,
-        _shown_or_none(row.get("updated_at")) or created,
-        _int_or_zero(row.get("id")),
+        shown_or_none(row.get("updated_at")) or created,
+        int_or_zero(row.get("id")),
         details,
     )
 
@@ -115,17 +121,36 @@ def _note(row: Mapping[str, Any], cols: Sequence[str], old: Sequence[Mapping[str
 def list_facts(conn: Any, category: str) -> list[Note]:
     """One note per active fact of ``category`` (``key: value``), its superseded versions as ``history``
     (newest first); newest first."""
-    if "facts" not in _tables(conn):
-        return []
-    cols = _columns(conn, "facts")
-    rows = _rows(conn, "category = ?", (category,))
+    return list(facts_page(conn, category, None, -1))
+
+
+def facts_page(conn: Any, category: str, after: tuple[str, int] | None, limit: int) -> Iterator[Note]:
+    """The ``limit`` active facts of ``category`` after the cursor ``after`` (the last shown fact's
+    ``note_cursor``; None: from the newest; a negative ``limit``: all of them, read as they are taken), newest
+    first — the time each shows (``updated_at``, else ``created_at``; one that is no time last), then the newest
+    row — each with the history of its key. In SQL: a page reads only its rows and their keys' history."""
+    if "facts" not in table_names(conn):
+        return iter(())
+    cols = table_columns(conn, "facts")
+    shown = "coalesce(nullif({}, ''), {})".format(*(c if c in cols else "NULL" for c in ("updated_at", "created_at")))
+    place = sql_place(shown)
+    where, args = "category = ?", [category]
+    if "superseded_at" in cols:
+        where += " AND superseded_at IS NULL"
+    if after is not None:
+        where += f" AND ({place}, id) < (?, ?)"
+        args += [cursor_place(conn, "facts", "id", shown, after), after[1]]
+    rows: Iterable[dict[str, Any]] = _iter_rows(conn, f"{where} ORDER BY {place} DESC, id DESC LIMIT ?", (*args, limit))
+    superseded, older = "category = ? AND superseded_at IS NOT NULL", [category]
+    if limit >= 0:  # a page: the history of its keys only
+        rows = list(rows)
+        superseded += " AND key IN (SELECT value FROM json_each(?))"
+        older.append(json.dumps(sorted({str(r.get("key")) for r in rows})))
     old: dict[Any, list[dict[str, Any]]] = {}
-    for r in rows:
-        if r.get("superseded_at") is not None:
+    if "superseded_at" in cols:
+        for r in _rows(conn, superseded, older):
             old.setdefault(r.get("key"), []).append(r)
-    notes = [_note(r, cols, old.get(r.get("key"), [])) for r in rows if r.get("superseded_at") is None]
-    notes.sort(key=lambda n: (_when_key(n.updated_at), n.sequence), reverse=True)
-    return notes
+    return (_note(r, cols, old.get(r.get("key"), [])) for r in rows)
 
 
 def _fact_id(note_id: str) -> int:
@@ -137,7 +162,7 @@ def _fact_id(note_id: str) -> int:
 
 def _active_note(conn: Any, category: str, key: str) -> Note | None:
     """The active version of ``(category, key)`` as a note (its superseded versions as history), or None."""
-    cols = _columns(conn, "facts")
+    cols = table_columns(conn, "facts")
     rows = _rows(conn, "category = ? AND key = ?", (category, key))
     active = [r for r in rows if r.get("superseded_at") is None]
     if not active:
@@ -199,7 +224,7 @@ def _insert(
 ) -> int:
     """A new active version (facts.rs line 489), with the columns this file has."""
     now = _now()
-    have = set(_columns(conn, "facts"))
+    have = set(table_columns(conn, "facts"))
     values: dict[str, Any] = {
         "category": category,
         "key": key,
@@ -225,7 +250,7 @@ def _supersede(conn: Any, fact_id: int) -> None:
 
 
 def _checked_category(conn: Any, category: str) -> None:
-    if "facts" not in _tables(conn):
+    if "facts" not in table_names(conn):
         raise InvalidInputError("this aidaemon file has no facts table; nothing was changed")
     if not category.strip():
         raise InvalidInputError("a fact needs a category; nothing was changed")

@@ -16,15 +16,15 @@ from ..embeddings.model_files import MODEL_NAME
 from ..errors import NotFoundError
 from ..retrieval.hybrid import Hit, LegStats, QueryResult
 from .aidaemon_rows import (
-    _cosine,
-    _decode,
-    _float_or_none,
-    _int_or_zero,
-    _select_list,
-    _session_exists,
-    _shown_or_none,
-    _tables,
-    _topics,
+    cosine_similarity,
+    decode_embedding,
+    episode_topics,
+    float_or_none,
+    int_or_zero,
+    select_list,
+    session_exists,
+    shown_or_none,
+    table_names,
 )
 from .base import hit
 from .times import parse_when, shown_time
@@ -58,9 +58,9 @@ def rank(
     so ``top_k`` is not applied. Over episodes (no legacy messages) the same lists run on
     ``episodes.importance``, ``embedding`` and ``created_at`` — oxmem's choice for v0.9+ files.
     """
-    tables = _tables(conn)
+    tables = table_names(conn)
     items, source = _recall_items(conn, scope, tables)
-    if source is None and not _session_exists(conn, scope, tables):
+    if source is None and not session_exists(conn, scope, tables):
         raise NotFoundError(f"no session {scope!r}")
     noun = "episodes" if source == "episodes" else "messages"
     newest = sorted(items, key=lambda it: (it.created_text, it.order), reverse=True)
@@ -87,7 +87,7 @@ def rank(
                     (it.hit_id, "no embedding (NULL)" + (f": {it.embedding_error}" if it.embedding_error else ""))
                 )
             continue
-        vec = _decode(it.embedding)
+        vec = decode_embedding(it.embedding)
         if isinstance(vec, str):
             if it.hit_id not in seen:
                 errors.append((it.hit_id, vec))
@@ -98,7 +98,7 @@ def rank(
             if it.hit_id not in seen:
                 errors.append((it.hit_id, f"{len(vec)} dimensions; the query has {len(qvec)}"))
             continue
-        cos = _cosine(qvec, vec)
+        cos = cosine_similarity(qvec, vec)
         if not math.isfinite(cos):
             if it.hit_id not in seen:
                 errors.append((it.hit_id, "the embedding holds values that are not finite"))
@@ -220,7 +220,7 @@ class _Context:
 def _recall_items(conn: apsw.Connection, session_id: str, tables: set[str]) -> tuple[list[_Item], str | None]:
     """The session's legacy messages, else its episodes; and which (None: neither has a row)."""
     if "messages" in tables:
-        cols = _select_list(
+        cols = select_list(
             conn,
             "messages",
             ["rowid", "id", "role", "content", "tool_calls_json", "created_at", "importance", "embedding",
@@ -237,21 +237,21 @@ def _recall_items(conn: apsw.Connection, session_id: str, tables: set[str]) -> t
                         str(text),
                         "" if created is None else str(created),
                         int(rowid),
-                        _float_or_none(importance),
+                        float_or_none(importance),
                         embedding,
                         error,
                         int(rowid),
                         {
                             "role": role,
-                            "created_at": _shown_or_none(created),
-                            "importance": _float_or_none(importance),
+                            "created_at": shown_or_none(created),
+                            "importance": float_or_none(importance),
                             "tool_call_id": call_id,
                         },
                     )
                 )
             return items, "messages"
     if "episodes" in tables:
-        cols = _select_list(
+        cols = select_list(
             conn,
             "episodes",
             ["id", "summary", "topics", "created_at", "importance", "embedding", "emotional_tone", "outcome"],
@@ -263,16 +263,16 @@ def _recall_items(conn: apsw.Connection, session_id: str, tables: set[str]) -> t
                     f"episode:{eid}",
                     str(summary or ""),
                     "" if created is None else str(created),
-                    _int_or_zero(eid),
-                    _float_or_none(importance),
+                    int_or_zero(eid),
+                    float_or_none(importance),
                     embedding,
                     None,
                     None,
                     {
                         "episode_id": eid,
-                        "topics": _topics(topics),
-                        "created_at": _shown_or_none(created),
-                        "importance": _float_or_none(importance),
+                        "topics": episode_topics(topics),
+                        "created_at": shown_or_none(created),
+                        "importance": float_or_none(importance),
                         "emotional_tone": tone,
                         "outcome": outcome,
                     },

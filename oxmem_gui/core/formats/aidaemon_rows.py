@@ -33,22 +33,22 @@ _EARLIEST = datetime.min.replace(tzinfo=timezone.utc)
 # -- tables ---------------------------------------------------------------------------------------------
 
 
-def _tables(conn: apsw.Connection) -> set[str]:
+def table_names(conn: apsw.Connection) -> set[str]:
     return {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
 
 
-def _columns(conn: apsw.Connection, table: str) -> list[str]:
+def table_columns(conn: apsw.Connection, table: str) -> list[str]:
     quoted = '"' + table.replace('"', '""') + '"'
     return [r[1] for r in conn.execute(f"PRAGMA table_info({quoted})")]
 
 
-def _select_list(conn: apsw.Connection, table: str, wanted: list[str]) -> str:
+def select_list(conn: apsw.Connection, table: str, wanted: list[str]) -> str:
     """The columns ``wanted`` in order, ``NULL`` for those an older version of the table lacks."""
-    have = set(_columns(conn, table)) | {"rowid"}
+    have = set(table_columns(conn, table)) | {"rowid"}
     return ", ".join(c if c in have else f"NULL AS {c}" for c in wanted)
 
 
-def _session_exists(conn: apsw.Connection, session_id: str, tables: set[str]) -> bool:
+def session_exists(conn: apsw.Connection, session_id: str, tables: set[str]) -> bool:
     return any(
         t in tables and conn.execute(f"SELECT 1 FROM {t} WHERE session_id = ? LIMIT 1", (session_id,)).fetchall()
         for t in ("events", "messages", "episodes")
@@ -58,7 +58,7 @@ def _session_exists(conn: apsw.Connection, session_id: str, tables: set[str]) ->
 # -- values ---------------------------------------------------------------------------------------------
 
 
-def _loads(value: Any) -> tuple[Any, str | None]:
+def json_or_reason(value: Any) -> tuple[Any, str | None]:
     """Parsed JSON, or None and why not."""
     if value is None:
         return None, "is empty (NULL)"
@@ -96,26 +96,26 @@ def _said(data: Mapping[str, Any]) -> str:
     return ""
 
 
-def _shown_or_none(value: Any) -> str | None:
+def shown_or_none(value: Any) -> str | None:
     return None if value is None else shown_time(value)
 
 
-def _when_key(value: Any) -> datetime:
+def when_key(value: Any) -> datetime:
     return parse_when(value) or _EARLIEST
 
 
-def _id_key(row: Mapping[str, Any]) -> int:
-    return _int_or_zero(row.get("id"))
+def id_key(row: Mapping[str, Any]) -> int:
+    return int_or_zero(row.get("id"))
 
 
-def _int_or_zero(value: Any) -> int:
+def int_or_zero(value: Any) -> int:
     try:
         return int(value)
     except (TypeError, ValueError):
         return 0
 
 
-def _float_or_none(value: Any) -> float | None:
+def float_or_none(value: Any) -> float | None:
     try:
         number = float(value)
     except (TypeError, ValueError):
@@ -123,20 +123,20 @@ def _float_or_none(value: Any) -> float | None:
     return number if math.isfinite(number) else None
 
 
-def _raw_bytes(value: Any) -> bytes:
+def raw_bytes(value: Any) -> bytes:
     if isinstance(value, (bytes, bytearray, memoryview)):
         return bytes(value)
     return str(value).encode("utf-8", "replace")
 
 
-def _decode(value: Any) -> np.ndarray | str:
+def decode_embedding(value: Any) -> np.ndarray | str:
     """An embedding as aidaemon's ``decode_embedding`` reads it: 1536 bytes are 384 little-endian float32, a
     value starting with ``[`` is a legacy JSON array; anything else is an error (returned as its reason)."""
-    raw = _raw_bytes(value)
+    raw = raw_bytes(value)
     if len(raw) == BINARY_EMBEDDING_BYTES:
         return np.frombuffer(raw, dtype="<f4").astype(np.float64)
     if raw[:1] == b"[":
-        parsed, problem = _loads(raw)
+        parsed, problem = json_or_reason(raw)
         if problem:
             return f"legacy JSON embedding {problem}"
         if not isinstance(parsed, list) or not all(
@@ -148,7 +148,7 @@ def _decode(value: Any) -> np.ndarray | str:
     return f"unknown embedding encoding: {len(raw)} bytes (first byte {first}); neither 1536 bytes nor JSON"
 
 
-def _cosine(a: np.ndarray, b: np.ndarray) -> float:
+def cosine_similarity(a: np.ndarray, b: np.ndarray) -> float:
     """aidaemon's ``cosine_similarity``: 0.0 when either vector has no length."""
     a = np.asarray(a, dtype=np.float64)
     na, nb = float(np.linalg.norm(a)), float(np.linalg.norm(b))
@@ -157,11 +157,11 @@ def _cosine(a: np.ndarray, b: np.ndarray) -> float:
     return float(np.dot(a, b) / (na * nb))
 
 
-def _topics(value: Any) -> list[str]:
+def episode_topics(value: Any) -> list[str]:
     """Episode topics: a JSON array, or comma-separated text."""
     if value is None:
         return []
-    parsed, problem = _loads(value)
+    parsed, problem = json_or_reason(value)
     if problem is None and isinstance(parsed, list):
         items = [str(x).strip() for x in parsed if x is not None]
     else:
@@ -181,7 +181,7 @@ def _tags(topics: Iterable[str]) -> list[str]:
 
 
 @dataclass
-class _Span:
+class Span:
     """The first and last time among a session's rows (text that is no time is kept only if nothing parses)."""
 
     first: datetime | None = None
@@ -199,7 +199,7 @@ class _Span:
         self.first = when if self.first is None else min(self.first, when)
         self.last = when if self.last is None else max(self.last, when)
 
-    def include(self, other: _Span) -> None:
+    def include(self, other: Span) -> None:
         """Widen to cover ``other`` too (a session with rows in two tables)."""
         for when in (other.first, other.last):
             if when is not None:
@@ -217,9 +217,9 @@ class _Span:
         return rfc3339(self.last) if self.last else self.last_text
 
 
-def _latest_episodes(conn: apsw.Connection, session_id: str | None = None) -> dict[str, dict[str, Any]]:
+def latest_episodes(conn: apsw.Connection, session_id: str | None = None) -> dict[str, dict[str, Any]]:
     """Each session's newest episode (by created_at, then id)."""
-    cols = _columns(conn, "episodes")
+    cols = table_columns(conn, "episodes")
     if "session_id" not in cols:
         return {}
     sql, args = "SELECT * FROM episodes", ()
@@ -231,7 +231,7 @@ def _latest_episodes(conn: apsw.Connection, session_id: str | None = None) -> di
         sid = row.get("session_id")
         if sid is None:
             continue
-        key = (_when_key(row.get("created_at")), _id_key(row))
+        key = (when_key(row.get("created_at")), id_key(row))
         if str(sid) not in latest or key > latest[str(sid)]["__key"]:
             latest[str(sid)] = {**row, "__key": key}
     for row in latest.values():
@@ -261,7 +261,7 @@ def _tool_calls(value: Any) -> list[dict[str, Any]]:
     return out
 
 
-def _event_payload(
+def event_payload(
     event_id: Any,
     event_type: Any,
     data_text: Any,
@@ -277,7 +277,7 @@ def _event_payload(
         "tool_name": tool_name,
         "consolidated_at": consolidated_at,
     }
-    data, problem = _loads(data_text)
+    data, problem = json_or_reason(data_text)
     if problem:
         raw = data_text.decode("utf-8", "replace") if isinstance(data_text, bytes) else data_text
         shown = "" if raw is None else f": {str(raw)[:200]!r}"
@@ -320,7 +320,7 @@ def _event_payload(
     return {"role": "system", "content": f"[{kind}] {_text_of(data)}", **extra}
 
 
-def _message_payload(
+def message_payload(
     rowid: Any,
     message_id: Any,
     role: Any,
@@ -346,7 +346,7 @@ def _message_payload(
     if tool_call_id is not None:
         payload["tool_call_id"] = str(tool_call_id)
     if tool_calls_json is not None:
-        parsed, problem = _loads(tool_calls_json)
+        parsed, problem = json_or_reason(tool_calls_json)
         calls = _tool_calls(parsed) if problem is None else []
         if calls:
             payload["tool_calls"] = calls
@@ -370,20 +370,20 @@ def _message_payload(
 # -- notes: episodes ---------------------------------------------------------------------------------------
 
 
-def _episode_notes(conn: apsw.Connection, group: str) -> list[Note]:
-    cols = _columns(conn, "episodes")
+def episode_notes(conn: apsw.Connection, group: str) -> list[Note]:
+    cols = table_columns(conn, "episodes")
     notes = []
     for r in conn.execute("SELECT * FROM episodes"):
         row = dict(zip(cols, r, strict=False))
-        created = _shown_or_none(row.get("created_at"))
+        created = shown_or_none(row.get("created_at"))
         details: dict[str, Any] = {"id": row.get("id")}
         for key in ("importance", "emotional_tone", "outcome", "session_id", "message_count", "recall_count"):
             if key in cols:
                 details[key] = row.get(key)
-        details["start"] = _shown_or_none(row.get("start_time"))
-        details["end"] = _shown_or_none(row.get("end_time"))
+        details["start"] = shown_or_none(row.get("start_time"))
+        details["end"] = shown_or_none(row.get("end_time"))
         if "last_recalled_at" in cols:
-            details["last_recalled_at"] = _shown_or_none(row.get("last_recalled_at"))
+            details["last_recalled_at"] = shown_or_none(row.get("last_recalled_at"))
         if "channel_id" in cols:
             details["channel_id"] = row.get("channel_id")
         notes.append(
@@ -391,14 +391,14 @@ def _episode_notes(conn: apsw.Connection, group: str) -> list[Note]:
                 f"episode:{row.get('id')}",
                 group,
                 str(row.get("summary") or ""),
-                _tags(_topics(row.get("topics"))),
+                _tags(episode_topics(row.get("topics"))),
                 created,
                 created,
-                _int_or_zero(row.get("id")),
+                int_or_zero(row.get("id")),
                 details,
             )
         )
-    notes.sort(key=lambda n: (_when_key(n.created_at), n.sequence), reverse=True)
+    notes.sort(key=lambda n: (when_key(n.created_at), n.sequence), reverse=True)
     return notes
 
 
@@ -430,8 +430,8 @@ def _task_schedule(
         status,
         created,
         shown_time(row.get("updated_at")) if row.get("updated_at") is not None else created,
-        _shown_or_none(row.get("next_run_at")),
-        _shown_or_none(row.get("last_run_at")),
+        shown_or_none(row.get("next_run_at")),
+        shown_or_none(row.get("last_run_at")),
         None,
         0,
         None,
@@ -440,7 +440,7 @@ def _task_schedule(
     )
 
 
-def _schedule(row: Mapping[str, Any]) -> Schedule:
+def legacy_schedule(row: Mapping[str, Any]) -> Schedule:
     """A legacy ``scheduled_tasks`` row. aidaemon evaluates cron with croner in UTC (standard weekdays,
     Sunday = 0); one-shots are deleted once they fire, so a one-shot row is always still to come."""
     notes = []
@@ -482,7 +482,7 @@ def local_zone() -> str:
     return name if name in _ZONES() else "UTC"
 
 
-def _goal_schedule(row: Mapping[str, Any], zone: str) -> Schedule:
+def goal_schedule(row: Mapping[str, Any], zone: str) -> Schedule:
     """A ``goal_schedules`` row (v0.9+) with its goal's ``description``, ``status`` and ``session_id``. aidaemon
     fires it by its cron in ``tz`` — only ``'local'`` is supported there, read as this machine's zone."""
     notes = []

@@ -14,22 +14,22 @@ from typing import Any
 
 from ..database import write_transaction
 from ..errors import NotFoundError
-from .aidaemon_rows import _tables
+from .aidaemon_rows import table_names
 
-_CLEARED = ("events", "conversation_summaries", "messages")
+CLEARED_TABLES = ("events", "conversation_summaries", "messages")
 
 
 def clear_session(conn: Any, session_id: str) -> int:
     """Delete ``session_id``'s events (or legacy messages) and its conversation summary; the rows deleted."""
     with write_transaction(conn):
-        tables = _tables(conn) & set(_CLEARED)
+        tables = table_names(conn) & set(CLEARED_TABLES)
         if not any(
             conn.execute(f"SELECT 1 FROM {t} WHERE session_id = ? LIMIT 1", (session_id,)).fetchall()
             for t in tables & {"events", "messages"}
         ):
             raise NotFoundError(f"no session {session_id!r}")
         deleted = 0
-        for table in _CLEARED:
+        for table in CLEARED_TABLES:
             if table in tables:
                 deleted += conn.execute(f"SELECT count(*) FROM {table} WHERE session_id = ?", (session_id,)).fetchall()[
                     0

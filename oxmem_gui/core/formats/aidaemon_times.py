@@ -17,20 +17,20 @@ from typing import Any
 import apsw
 
 from ..errors import NotFoundError
-from .aidaemon_rows import _loads, _Span, _tables
+from .aidaemon_rows import Span, json_or_reason, table_names
 from .times import parse_when
 
 #: the shapes of ``created_at`` whose rows :func:`upper_at` compares in SQL (see the module's docstring)
-_UTC_TIMES = ("[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]T[0-9][0-9]:[0-9][0-9]:[0-9][0-9]*+00:00",
+UTC_TIMES = ("[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]T[0-9][0-9]:[0-9][0-9]:[0-9][0-9]*+00:00",
               "[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9] [0-9][0-9]:[0-9][0-9]:[0-9][0-9]")  # fmt: skip
-_ODD = "(created_at IS NULL OR (created_at NOT GLOB ? AND created_at NOT GLOB ?))"
-_ORDERED = "replace(created_at, ' ', 'T')"
+ODD_TIMES = "(created_at IS NULL OR (created_at NOT GLOB ? AND created_at NOT GLOB ?))"
+ORDERED_TIME = "replace(created_at, ' ', 'T')"
 
 
 def session_table(conn: apsw.Connection, session_id: str) -> tuple[str, str]:
     """The table holding the session's events and its sequence column: v0.9's ``events`` (``id``), else the
     legacy ``messages`` (``rowid``); NotFoundError when neither has a row of it."""
-    tables = _tables(conn)
+    tables = table_names(conn)
     for table, key in (("events", "id"), ("messages", "rowid")):
         if (
             table in tables
@@ -47,7 +47,7 @@ _KIND = (
 )
 
 
-def session_spans(conn: apsw.Connection, table: str) -> dict[str, tuple[int, _Span]]:
+def session_spans(conn: apsw.Connection, table: str) -> dict[str, tuple[int, Span]]:
     """Every session of ``table``: its row count and the span of its times, as parsing every row gives it.
 
     One pass over the index gives each session's count, its smallest and largest ``created_at`` text and the
@@ -55,7 +55,7 @@ def session_spans(conn: apsw.Connection, table: str) -> dict[str, tuple[int, _Sp
     does not parse is ignored unless it is an extreme — so the extremes are the span when both parse. A session
     mixing the two shapes has its extremes read again with the space made a ``T``; one with another shape, or
     an extreme that does not parse, has every time read and parsed."""
-    out: dict[str, tuple[int, _Span]] = {}
+    out: dict[str, tuple[int, Span]] = {}
     for sid, count, first, last, kinds in conn.execute(
         f"SELECT session_id, count(*), min(created_at), max(created_at), sum(DISTINCT {_KIND}) FROM {table} "
         "GROUP BY session_id"
@@ -64,9 +64,9 @@ def session_spans(conn: apsw.Connection, table: str) -> dict[str, tuple[int, _Sp
             continue
         if kinds == 3:
             first, last = conn.execute(
-                f"SELECT min({_ORDERED}), max({_ORDERED}) FROM {table} WHERE session_id = ?", (sid,)
+                f"SELECT min({ORDERED_TIME}), max({ORDERED_TIME}) FROM {table} WHERE session_id = ?", (sid,)
             ).fetchone()
-        span = _Span()
+        span = Span()
         if kinds in (1, 2, 3) and parse_when(first) is not None and parse_when(last) is not None:
             span.widen(first)
             span.widen(last)
@@ -84,16 +84,17 @@ def upper_at(conn: apsw.Connection, table: str, key: str, session_id: str, when:
     limit = parse_when(when)
     if limit is None:
         return 0
-    odd = conn.execute(f"SELECT 1 FROM {table} WHERE session_id = ? AND {_ODD} LIMIT 1", (session_id, *_UTC_TIMES))
+    odd = conn.execute(f"SELECT 1 FROM {table} WHERE session_id = ? AND {ODD_TIMES} LIMIT 1", (session_id, *UTC_TIMES))
     if odd.fetchone() is not None:
         rows = conn.execute(f"SELECT {key}, created_at FROM {table} WHERE session_id = ?", (session_id,))
         return max((int(k) for k, at in rows if (t := parse_when(at)) is not None and t <= limit), default=0)
     second = limit.strftime("%Y-%m-%dT%H:%M:%S")
     (upper,) = conn.execute(
-        f"SELECT max({key}) FROM {table} WHERE session_id = ? AND substr({_ORDERED}, 1, 19) < ?", (session_id, second)
+        f"SELECT max({key}) FROM {table} WHERE session_id = ? AND substr({ORDERED_TIME}, 1, 19) < ?",
+        (session_id, second),
     ).fetchone()
     same = conn.execute(
-        f"SELECT {key}, created_at FROM {table} WHERE session_id = ? AND substr({_ORDERED}, 1, 19) = ?",
+        f"SELECT {key}, created_at FROM {table} WHERE session_id = ? AND substr({ORDERED_TIME}, 1, 19) = ?",
         (session_id, second),
     )
     candidates = [int(k) for k, at in same if (t := parse_when(at)) is not None and t <= limit]
@@ -133,5 +134,5 @@ def upper_from_ids(conn: apsw.Connection, table: str, key: str, session_id: str,
 
 
 def _names_message(data_text: Any, value: Any) -> bool:
-    data, problem = _loads(data_text)
+    data, problem = json_or_reason(data_text)
     return problem is None and isinstance(data, dict) and data.get("message_id") == value

@@ -782,7 +782,7 @@ def test_summary_upper_in_sql_equals_every_event_parsed(tmp_path, monkeypatch):
               "2026-03-01 10:00:00.75", "2026-03-01T10:00:01.000001+00:00", "2026-03-01T12:00:02+02:00",
               "2026-03-03T00:00:00+00:00", "not a time", None]  # fmt: skip
     fast = [upper_at(conn, "events", "id", "s", limit) for limit in limits]
-    monkeypatch.setattr("oxmem_gui.core.formats.aidaemon_times._UTC_TIMES", ("no such shape", "no such shape"))
+    monkeypatch.setattr("oxmem_gui.core.formats.aidaemon_times.UTC_TIMES", ("no such shape", "no such shape"))
     parsed = [upper_at(conn, "events", "id", "s", limit) for limit in limits]
     conn.close()
     assert fast == parsed == [0, ids[0], ids[1], ids[2], ids[3], ids[4], ids[5], 0, 0]
