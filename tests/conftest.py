@@ -24,7 +24,7 @@ SLOW_GROUPS = {
         "tests/test_packaging.py::test_pyinstaller_app_starts_and_draws_the_demo",
         "tests/test_system_libs.py",
     ),
-    "server": ("tests/core/remote/", "tests/cli/test_remote.py", "tests/ui/test_remote.py"),
+    "server": ("tests/core/remote/", "tests/cli/test_remote.py", "tests/ui/test_remote_dialog.py"),
 }
 
 

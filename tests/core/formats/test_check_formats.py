@@ -18,7 +18,7 @@ import pytest
 
 from tests.cli._support import build_demo, run
 from tests.core.formats import fixtures as fx
-from tests.core.formats.test_detect_cli import copy, state
+from tests.core.formats.test_detect import copy, state
 
 #: fixture → the format line ``oxmem check`` prints after the path
 HEALTHY = {

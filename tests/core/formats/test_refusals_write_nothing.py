@@ -30,7 +30,7 @@ from oxmem_gui.core.errors import OxmemError
 from oxmem_gui.core.memory import open_memory
 from tests.cli._support import assert_one_error_line, build_demo, run
 from tests.core.formats import fixtures as fx
-from tests.core.formats.test_detect_cli import BERLIN, MONDAY_PLAN, copy, state
+from tests.core.formats.test_detect import BERLIN, MONDAY_PLAN, copy, state
 from tests.processes import ROOT, start_agent, without_write_override
 
 NOTE = "note-00000000-0000-4000-8000-000000000001"  # alice's first note in the Oxydra fixtures

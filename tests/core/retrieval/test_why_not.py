@@ -253,7 +253,7 @@ def test_the_reported_ranks_equal_a_ranking_of_every_candidate_on_300_targets(tm
 def test_the_story_follows_another_process_writing(tmp_path, loop):
     """A real second process appends turns; after each commit the reader's story (its caches followed) equals a
     fresh store's, number for number."""
-    from tests.core.retrieval.test_caches_follow_writer import Writer
+    from tests.core.retrieval.test_caches import Writer
 
     rng = random.Random(5)
     path = tmp_path / "memory.db"

@@ -18,7 +18,7 @@ from oxmem_gui.ui.search.metrics import MetricsDialog
 from oxmem_gui.ui.search.results import GRADE_COLUMN, SESSION_COLUMN, TEXT_COLUMN, GradeDelegate
 from tests.ui.conftest import settle
 from tests.ui.layout import CONTROLS, unreachable
-from tests.ui.test_search_panel import search
+from tests.ui.search.test_panel import search
 
 LISBON = "telegram:alice:lisbon-trip"
 ROUNDING = "cli:alice:invoice-rounding"

@@ -7,8 +7,8 @@ import hashlib
 import shutil
 
 from tests.ui.conftest import settle
+from tests.ui.search.test_panel import search
 from tests.ui.test_formats import files  # noqa: F401  (the fixture: every format's file)
-from tests.ui.test_search_panel import search
 
 LISBON = "telegram:alice:lisbon-trip"
 QUERY = "which seat on the flight"

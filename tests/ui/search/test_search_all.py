@@ -7,7 +7,7 @@ from PySide6.QtCore import Qt
 from oxmem_gui.core.retrieval.scope import ALL_SESSIONS
 from oxmem_gui.ui.search.results import SESSION_COLUMN, TEXT_COLUMN
 from tests.ui.conftest import settle
-from tests.ui.test_search_panel import search
+from tests.ui.search.test_panel import search
 
 
 def test_all_sessions_is_offered_first_and_ranks_every_session_together(make_window, qloop):
