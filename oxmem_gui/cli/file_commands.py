@@ -10,6 +10,7 @@ import dataclasses
 import signal
 import sys
 from pathlib import Path
+from typing import Any
 
 from ..core.api import (
     INT64_MAX,
@@ -24,6 +25,7 @@ from ..core.api import (
     InvalidInputError,
     Memory,
     OperationCancelled,
+    Retriever,
     SqlResult,
     TargetExistsError,
     check_store,
@@ -207,7 +209,8 @@ async def rankings(store: Memory, args: argparse.Namespace) -> int:
     if args.use or args.reset:
         await choose_ranking(store, None if args.reset else args.use, args.session)
     found = store.retrievers()
-    default, why, tuning = None, "", {}
+    default: Retriever | None = None
+    why, tuning = "", dict[str, Any]()
     if any(r.scope == "session" for r in found):
         default, why, tuning = await default_search(store, args.session)
     if args.json:

@@ -18,7 +18,7 @@ def build_parser() -> argparse.ArgumentParser:
     groups: dict[str, Any] = {}
 
     def add(parent: Any, name: str, help_text: str) -> argparse.ArgumentParser:
-        sub = parent.add_parser(name, help=help_text, description=help_text)
+        sub: argparse.ArgumentParser = parent.add_parser(name, help=help_text, description=help_text)
         global_options(sub, suppress=True)
         return sub
 

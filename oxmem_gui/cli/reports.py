@@ -14,6 +14,7 @@ from ..core.api import (
     DatabaseInfo,
     FileDiff,
     LegStats,
+    NoteChange,
     QueryResult,
     Retriever,
     SqlResult,
@@ -45,7 +46,7 @@ def print_diff(diff: FileDiff, as_json: bool) -> int:
         doc["counts"] = diff.counts()
         for change, entry in zip(diff.notes, doc["notes"], strict=True):
             entry.update(tags_added=change.tags_added, tags_removed=change.tags_removed)
-            if change.text_changed:
+            if change.text_changed and change.old is not None and change.new is not None:
                 entry["words"] = [
                     {"op": op, "text": text} for op, text in word_diff(change.old.content, change.new.content)
                 ]
@@ -56,21 +57,35 @@ def print_diff(diff: FileDiff, as_json: bool) -> int:
         print("no changes")
         return 0
     print(", ".join(f"{what} {n:,}" for what, n in diff.counts().items()))
-    for c in diff.sessions:
-        print(safe(f"session {c.kind:<9} {c.session_id}  {c.events}"))
-    for c in diff.summaries:
-        print(safe(f"summary changed  {c.session_id}  {_diff_words(c.old or '', c.new or '')[:200]}"))
-    for c in diff.notes:
-        note = c.new or c.old
-        tags = " ".join([*(f"+#{t}" for t in c.tags_added), *(f"-#{t}" for t in c.tags_removed)])
-        tags = tags if c.kind == "changed" else " ".join(f"#{t}" for t in note.tags)
-        text = _diff_words(c.old.content, c.new.content) if c.text_changed else " ".join(note.content.split())
-        line = f"{diff.note_noun} {c.kind:<7} {c.group}/{c.note_id}" + (f"  {tags}" if tags else "")
-        print(safe(f"{line}  {preview(text, 100) if c.kind != 'changed' or c.text_changed else ''}".rstrip()))
-    for c in diff.schedules:
-        fields = "; ".join(f"{f} {preview(str(a), 40)} → {preview(str(b), 40)}" for f, a, b in c.fields)
-        print(safe(f"schedule {c.kind:<8} {c.schedule_id}  {c.name}" + (f"  {fields}" if fields else "")))
+    for session in diff.sessions:
+        print(safe(f"session {session.kind:<9} {session.session_id}  {session.events}"))
+    for summary in diff.summaries:
+        print(safe(f"summary changed  {summary.session_id}  {_diff_words(summary.old or '', summary.new or '')[:200]}"))
+    for change in diff.notes:
+        print(safe(_note_line(diff.note_noun, change)))
+    for schedule in diff.schedules:
+        fields = "; ".join(f"{f} {preview(str(a), 40)} → {preview(str(b), 40)}" for f, a, b in schedule.fields)
+        print(
+            safe(
+                f"schedule {schedule.kind:<8} {schedule.schedule_id}  {schedule.name}"
+                + (f"  {fields}" if fields else "")
+            )
+        )
     return 0
+
+
+def _note_line(noun: str, c: NoteChange) -> str:
+    """A note added or deleted, with its tags and text; a changed one with its tags' changes and its words'."""
+    note = c.new or c.old
+    assert note is not None  # a change has a side
+    tags = " ".join([*(f"+#{t}" for t in c.tags_added), *(f"-#{t}" for t in c.tags_removed)])
+    tags = tags if c.kind == "changed" else " ".join(f"#{t}" for t in note.tags)
+    if c.text_changed and c.old is not None and c.new is not None:
+        text = _diff_words(c.old.content, c.new.content)
+    else:
+        text = " ".join(note.content.split())
+    line = f"{noun} {c.kind:<7} {c.group}/{c.note_id}" + (f"  {tags}" if tags else "")
+    return f"{line}  {preview(text, 100) if c.kind != 'changed' or c.text_changed else ''}".rstrip()
 
 
 def print_check(report: CheckReport, as_json: bool) -> int:

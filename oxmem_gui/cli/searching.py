@@ -162,7 +162,7 @@ async def search(store: Memory, args: argparse.Namespace) -> int:
     if args.why is not None:
         if args.all_sessions:
             raise OxmemError("--why explains a miss in one SESSION: give the session, not --all")
-        story = await store.why_not(ranking.name, scope, args.query, args.why, args.top_k, options)
+        story = await store.why_not(ranking.name, args.session, args.query, args.why, args.top_k, options)
         print_json(why_json(story)) if args.json else print(safe("\n".join(story.lines()), keep_newlines=True))
         return 0
     result = await store.search(ranking.name, scope, args.query, args.top_k, options)

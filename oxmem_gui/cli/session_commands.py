@@ -8,7 +8,18 @@ import argparse
 import dataclasses
 import sys
 
-from ..core.api import INT64_MAX, EvictionPreview, InvalidInputError, Memory, fill_demo, message_text, parse_time
+from ..core.api import (
+    INT64_MAX,
+    EvictionPreview,
+    InvalidInputError,
+    Memory,
+    MemoryStore,
+    ReadOnlyError,
+    article,
+    fill_demo,
+    message_text,
+    parse_time,
+)
 from .arguments import int_in, text_arg
 from .text import preview, print_json, progress_printer, safe, text_table
 
@@ -38,6 +49,12 @@ async def init(store: Memory, args: argparse.Namespace) -> int:
 
 
 async def demo(store: Memory, args: argparse.Namespace) -> int:
+    if not isinstance(store, MemoryStore):
+        label = store.capabilities.label
+        raise ReadOnlyError(
+            f"{store.path.name} is {article(label)} {label} file: the demo fills only oxmem's own store; "
+            "nothing was changed"
+        )
     counts = await fill_demo(store)
     if args.json:
         print_json(counts)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from .check import CheckReport, check_store
 from .compare import FileDiff, NoteChange, ScheduleChange, SessionChange, SummaryChange, diff_files, word_diff
-from .contract import Memory, MemoryReader, NotesEditor, ScheduleReader, SessionsEditor
+from .contract import EventsEditor, Memory, MemoryReader, NotesEditor, ScheduleReader, SessionsEditor
 from .database import BUSY_TIMEOUT_MS
 from .demo import fill_demo
 from .embeddings import endpoint
@@ -169,6 +169,7 @@ __all__ = [
     "evaluate_settings",
     "Evaluation",
     "Event",
+    "EventsEditor",
     "EvictionPreview",
     "Example",
     "explain",

@@ -12,12 +12,14 @@ which every memory answers: a refused edit raises :class:`~.errors.ReadOnlyError
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+import threading
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from .embeddings.example import Example
+from .embeddings.reindex import ReindexResult
 from .formats.base import Capabilities, EvictionPreview, Retriever
 from .formats.info import DatabaseInfo
 from .formats.table_browser import TableInfo, TablePage
@@ -28,7 +30,9 @@ from .retrieval.scope import Scope
 from .retrieval.why_not import WhyNot
 from .schedules.store import Schedule, ScheduleRun
 from .store.browse import ChunkRow, SessionRow, SessionStats
-from .store.events import Event, SessionInfo
+from .store.events import Event, SessionInfo, StoreResult
+from .store.importing import ImportResult
+from .store.migrations import MigrationReport
 from .store.notes import Note
 from .store.sql_console import SqlResult
 from .store.summary import ContextPreview
@@ -71,7 +75,12 @@ class ScheduleReader(Protocol):
     async def create(self, user_id: str, goal: str, cadence: Any, **options: Any) -> Schedule: ...
 
     async def update(
-        self, schedule_id: str, patch: Mapping[str, Any], now: datetime | None = None, *, expected: Schedule | None
+        self,
+        schedule_id: str,
+        patch: Mapping[str, Any],
+        now: datetime | None = None,
+        *,
+        expected: Schedule | None = None,
     ) -> Schedule: ...
 
     async def pause(self, schedule_id: str, /, *, expected: Schedule | None = None) -> Schedule: ...
@@ -89,6 +98,8 @@ class MemoryReader(Protocol):
 
     format: str
     remote: RemoteSnapshot | None
+    #: what choosing the embedding backend said (the semantic model missing, …), for the commands that embed
+    backend_notice: str | None
 
     @property
     def schedules(self) -> ScheduleReader: ...
@@ -106,6 +117,14 @@ class MemoryReader(Protocol):
     def capabilities(self) -> Capabilities: ...
 
     async def info(self) -> DatabaseInfo: ...
+
+    async def migrate(self) -> MigrationReport:
+        """oxmem's own store: apply its pending migrations; another agent's file: its recorded versions, unchanged."""
+        ...
+
+    def set_weekday_numbering(self, numbering: str, /) -> None:
+        """How the file's agent numbers cron weekdays (newer Oxydra: Sunday = 1), as the user chose."""
+        ...
 
     async def data_version(self) -> int: ...
 
@@ -249,7 +268,36 @@ class SessionsEditor(Protocol):
     async def apply_eviction(self, confirmed: Sequence[str], now: datetime | str, **limits: Any) -> list[Note]: ...
 
 
-class Memory(MemoryReader, NotesEditor, SessionsEditor, Protocol):
+@runtime_checkable
+class EventsEditor(Protocol):
+    """Adding events and keeping their index whole: oxmem's own store and Oxydra's files; every other format
+    refuses each with its agent's reason (:class:`~.errors.ReadOnlyError`), writing nothing."""
+
+    async def store(self, session_id: str, sequence: int, payload: Any, /) -> StoreResult: ...
+
+    async def import_events(
+        self,
+        records: Iterable[Sequence[Any]],
+        *,
+        batch_events: int = ...,
+        progress: Callable[[int, int], None] | None = None,
+        stop: threading.Event | None = None,
+    ) -> ImportResult: ...
+
+    async def reindex(
+        self,
+        session_id: str | None = None,
+        model: str | None = None,
+        progress: Callable[[int, int], None] | None = None,
+        stop: threading.Event | None = None,
+    ) -> ReindexResult: ...
+
+    async def repair_vector_index(self) -> tuple[int, list[int], bool]:
+        """``check --repair``: ``(vectors, rowids re-inserted, rebuilt)`` for a libSQL vector index."""
+        ...
+
+
+class Memory(MemoryReader, NotesEditor, SessionsEditor, EventsEditor, Protocol):
     """What :func:`open_memory` returns: a :class:`MemoryReader` that also answers the edit protocols (schedules'
     edits are on :attr:`MemoryReader.schedules`). An edit the format does not make is refused as it is said in
     :attr:`MemoryReader.capabilities`."""

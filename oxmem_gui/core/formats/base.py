@@ -781,6 +781,13 @@ class ForeignReader(sql_console.SqlConsole):
 
     store_many = import_events = reindex = store
 
+    async def repair_vector_index(self) -> tuple[int, list[int], bool]:
+        """Only a libSQL vector index is repaired (newer Oxydra's files): refused, nothing written."""
+        raise ReadOnlyError(
+            f"{self.path.name} is {article(self.LABEL)} {self.LABEL} file: it has no libSQL vector index to repair "
+            "(`oxmem check` reads it as it is); nothing was changed"
+        )
+
     async def forget(self, *args: Any, **kwargs: Any) -> Any:
         raise self.refuse("sessions")
 

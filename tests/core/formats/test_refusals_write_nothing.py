@@ -167,6 +167,7 @@ def test_other_agents_files_refuse_every_write(
     # ZEKE takes a memory in any scope: the store's own `notes add` is a valid edit there, made elsewhere
     accepted = {("notes", "add")} if name == "zeke" else set()
     writes = [argv for argv in valid_commands(inputs) if argv[:2] not in accepted]
+    writes.append(("check", "--repair"))  # only a libSQL vector index is repaired (it was a traceback here)
     editable = name in (*EDITABLE_FOREIGN, WITH_KEY)
     for argv in [*([] if editable else [("init",)]), *writes]:
         assert_refused_unchanged(capsys, path, argv, *_key_args(name))
