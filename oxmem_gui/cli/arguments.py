@@ -210,6 +210,26 @@ def global_options(parser: argparse.ArgumentParser, suppress: bool) -> None:
         parser.add_argument(*flags, **options)
 
 
+def tag_filter(parser: argparse.ArgumentParser, noun: str, without: str) -> None:
+    """``--tag T`` (repeatable) and ``--tag-mode any|all``: only the ``noun``s tagged so (``without``: what a
+    command gives with no tag)."""
+    parser.add_argument(
+        "--tag",
+        action="append",
+        type=text_arg,
+        default=[],
+        dest="tags",
+        metavar="T",
+        help=f"only {noun}s tagged T; repeat for more tags (default: {without})",
+    )
+    parser.add_argument(
+        "--tag-mode",
+        choices=TAG_MODES,
+        default="any",
+        help=f"any: a {noun} needs one of the --tag tags; all: every one (default: any)",
+    )
+
+
 def like_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--like",
@@ -251,21 +271,7 @@ def search_options(parser: argparse.ArgumentParser) -> None:
         default=None,
         help=f"terms: any of the words; phrase: the words in a row (default: {FTS_MODES[0]})",
     )
-    parser.add_argument(
-        "--tag",
-        action="append",
-        type=text_arg,
-        default=[],
-        dest="tags",
-        metavar="T",
-        help="only hits tagged T; repeat for more tags (default: no tag filter)",
-    )
-    parser.add_argument(
-        "--tag-mode",
-        choices=TAG_MODES,
-        default="any",
-        help="any: a hit needs one of the --tag tags; all: every one (default: %(default)s)",
-    )
+    tag_filter(parser, "hit", "no tag filter")
     parser.add_argument(
         "--ranking",
         type=text_arg,

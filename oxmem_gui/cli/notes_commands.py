@@ -6,8 +6,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..core.api import TAG_MODES, InvalidInputError, Memory, SearchOptions
-from .arguments import KEEP, like_option, search_options, text_arg, ttl_arg
+from ..core.api import InvalidInputError, Memory, SearchOptions
+from .arguments import KEEP, like_option, search_options, tag_filter, text_arg, ttl_arg
 from .searching import like_options, pick_ranking, ranking_kwargs, search_kwargs, why_note
 from .text import preview, print_json, safe, text_table
 
@@ -20,21 +20,7 @@ def user_argument(p: argparse.ArgumentParser) -> None:
 
 def list_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("user", type=text_arg)
-    p.add_argument(
-        "--tag",
-        action="append",
-        type=text_arg,
-        default=[],
-        dest="tags",
-        metavar="T",
-        help="only notes tagged T; repeat for more tags (default: every note)",
-    )
-    p.add_argument(
-        "--tag-mode",
-        choices=TAG_MODES,
-        default="any",
-        help="any: a note needs one of the --tag tags; all: every one (default: any)",
-    )
+    tag_filter(p, "note", "every note")
     p.add_argument(
         "--contains", type=text_arg, default=None, help="only notes whose text contains this (default: any text)"
     )

@@ -46,7 +46,10 @@ def test_every_memory_answers_the_contract(files, name):
             return (
                 memory.format,
                 type(memory).__name__,
-                [isinstance(memory, p) for p in (api.MemoryReader, api.NotesEditor, api.SessionsEditor)],
+                [
+                    isinstance(memory, p)
+                    for p in (api.MemoryReader, api.NotesEditor, api.SessionsEditor, api.EventsEditor)
+                ],
                 isinstance(memory.schedules, api.ScheduleReader),
                 [r.name for r in memory.retrievers()],
                 sorted(getattr(type(memory), "RANKINGS", {})),
@@ -54,7 +57,7 @@ def test_every_memory_answers_the_contract(files, name):
 
     fmt, cls, protocols, schedules, retrievers, rankings = asyncio.run(go())
     assert (fmt, cls) == FORMATS[name]
-    assert protocols == [True, True, True] and schedules
+    assert protocols == [True, True, True, True] and schedules
     if cls != "MemoryStore":  # a reader runs exactly the rankings it lists
         assert rankings == sorted(retrievers)
 
