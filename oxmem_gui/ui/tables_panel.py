@@ -23,15 +23,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..core.api import TABLE_MAX_PAGE as MAX_PAGE
-from ..core.api import TableInfo, TablePage
 from .cells_model import CellsModel
 from .context import StoreContext, gone
 from .dialogs import Dialogs
 from .sql_console import SqlConsole
-from .widgets import ElidedLabel, escape_clears, plural, tab_leaves
+from .tables_state import NO_TABLE, PAGE, TablesState, table_label
+from .widgets import ElidedLabel, escape_clears, tab_leaves
 
-PAGE = 200
 #: a column sized to its content is at most this wide (the tooltip and the pane below show the rest)
 COLUMN_MAX = 320
 
@@ -46,8 +44,7 @@ class TablesPanel(QWidget):
         super().__init__(parent)
         self.ctx = ctx
         self.dialogs = dialogs
-        self.current: str | None = None
-        self._generation = 0
+        self.state = TablesState(changed=self._state_changed)
 
         self.filter = escape_clears(QLineEdit(placeholderText="Filter tables by name…"))
         self.filter.textChanged.connect(self._filter_changed)
@@ -63,7 +60,7 @@ class TablesPanel(QWidget):
         self.view.verticalHeader().setDefaultSectionSize(self.view.fontMetrics().height() + 8)
         tab_leaves(self.view)
         self.view.selectionModel().currentChanged.connect(self._cell_changed)
-        self.title = ElidedLabel("Choose a table")
+        self.title = ElidedLabel(NO_TABLE)
         self.more = QPushButton("Load more")
         self.more.setToolTip(f"The next {PAGE} rows")
         self.more.clicked.connect(self.load_more)
@@ -110,43 +107,12 @@ class TablesPanel(QWidget):
         """Re-list the tables; the chosen table stays chosen while it exists — with ``keep``, its rows loaded so
         far are re-read and the current cell and scroll position kept, else its first page is loaded afresh."""
         store = self.ctx.store
-        if store is None:
-            return
-        self._generation += 1
-        generation = self._generation
+        if store is not None:
+            self.ctx.run(lambda: self.state.reload(store, keep), on_error=gone)
 
-        def got(tables: list[TableInfo]) -> None:
-            if generation != self._generation:
-                return
-            current = self.current
-            self.list.blockSignals(True)
-            self.list.clear()
-            for t in tables:
-                rows = "? rows" if t.rows is None else plural(t.rows, "row")
-                item = QListWidgetItem(f"{t.name}  ({t.kind}, {rows})", self.list)
-                item.setData(Qt.ItemDataRole.UserRole, t.name)
-                item.setToolTip(t.sql or t.name)
-            self._filter_changed(self.filter.text())
-            names = [t.name for t in tables]
-            if current in names and keep:
-                self.list.setCurrentRow(names.index(current))
-                self.list.blockSignals(False)
-                self._refresh_rows()
-                return
-            self.list.blockSignals(False)
-            if current in names:
-                self.list.setCurrentRow(names.index(current))
-                self._table_changed(self.list.currentItem())
-            elif tables:
-                self.list.setCurrentRow(0)
-            else:
-                self.current = None
-                self.model.reset([], [])
-                self.cell.clear()
-                self.title.setText("This file has no tables")
-                self.more.setEnabled(False)
-
-        self.ctx.run(store.tables, on_done=got)
+    @property
+    def current(self) -> str | None:
+        return self.state.current
 
     def select_table(self, name: str) -> bool:
         for i in range(self.list.count()):
@@ -155,69 +121,62 @@ class TablesPanel(QWidget):
                 return True
         return False
 
+    def load_more(self) -> None:
+        store = self.ctx.store
+        if store is not None:
+            self.ctx.run(lambda: self.state.load_more(store), on_error=gone)
+
     def _filter_changed(self, text: str) -> None:
         """Hide the tables whose name does not contain ``text`` (ignoring case); the chosen table stays shown on
         the right, its title naming it."""
-        needle = text.strip().casefold()
+        shown = set(self.state.names(text))
         for i in range(self.list.count()):
             item = self.list.item(i)
-            item.setHidden(needle not in str(item.data(Qt.ItemDataRole.UserRole)).casefold())
+            item.setHidden(item.data(Qt.ItemDataRole.UserRole) not in shown)
 
     def _table_changed(self, item: QListWidgetItem | None, _previous: Any = None) -> None:
-        self.current = item.data(Qt.ItemDataRole.UserRole) if item is not None else None
-        self.model.reset([], [])
-        self.cell.clear()
-        self.more.setEnabled(False)
-        if self.current is None:
-            self.title.setText("Choose a table")
-            return
-        self.title.setText(f"{self.current}: loading…")
-        self._load(0)
+        name = item.data(Qt.ItemDataRole.UserRole) if item is not None else None
+        store = self.ctx.store
+        if store is not None:  # (the state may not have taken an earlier choice yet: it is always asked)
+            self.ctx.run(lambda: self.state.choose(store, name), on_error=gone)
 
-    def load_more(self) -> None:
-        if self.current is not None:
-            self._load(len(self.model.rows))
-
-    def _refresh_rows(self) -> None:
-        """Re-read as many rows as are loaded, keeping the current cell and the scroll position."""
-        if self.current is None:
+    def _state_changed(self, what: str) -> None:
+        """Redraw what the state says changed: the list of tables, or the chosen table's rows."""
+        if what == "tables":
+            self.list.blockSignals(True)
+            self.list.clear()
+            for t in self.state.tables:
+                item = QListWidgetItem(table_label(t), self.list)
+                item.setData(Qt.ItemDataRole.UserRole, t.name)
+                item.setToolTip(t.sql or t.name)
+            self._filter_changed(self.filter.text())
+            self._select_current()
+            self.list.blockSignals(False)
             return
+        self._select_current()
         cell = self.view.currentIndex()
-        at = (cell.row(), cell.column()) if cell.isValid() else None
+        at = (cell.row(), cell.column()) if cell.isValid() and what == "kept" else None
         scroll = (self.view.verticalScrollBar().value(), self.view.horizontalScrollBar().value())
-
-        def restore() -> None:
-            if at is not None and at[0] < self.model.rowCount() and at[1] < self.model.columnCount():
-                self.view.setCurrentIndex(self.model.index(*at))
-            else:
-                self.cell.clear()
+        refit = self.state.columns != self.model.columns  # another table: not a refresh of this one
+        self.model.reset(self.state.columns, self.state.rows)
+        if refit and self.state.columns:
+            self._fit_columns()
+        if at is not None and at[0] < self.model.rowCount() and at[1] < self.model.columnCount():
+            self.view.setCurrentIndex(self.model.index(*at))
             self.view.verticalScrollBar().setValue(scroll[0])
             self.view.horizontalScrollBar().setValue(scroll[1])
+        elif what != "kept" or at is None:
+            self.cell.clear()
+        self.title.setText(self.state.title)
+        self.more.setEnabled(self.state.more)
 
-        self._load(0, min(max(PAGE, len(self.model.rows)), MAX_PAGE), restore)
-
-    def _load(self, offset: int, limit: int = PAGE, done: Any = None) -> None:
-        store, name = self.ctx.require(), self.current
-        generation = self._generation
-
-        def got(page: TablePage) -> None:
-            if name != self.current or generation != self._generation:
-                return  # the selection moved on meanwhile: never show another table's rows
-            if offset == 0:
-                refit = page.columns != self.model.columns  # another table: not a refresh of this one
-                self.model.reset(page.columns, page.rows)
-                if refit:
-                    self._fit_columns()
-            else:
-                self.model.append(page.rows)
-            shown = len(self.model.rows)
-            rows = f"rows 1–{shown:,}" if shown > 1 else plural(shown, "row").replace("0 rows", "no rows")
-            self.title.setText(f"{name}: {rows}" + (" (more to load)" if page.more else ""))
-            self.more.setEnabled(page.more)
-            if done:
-                done()
-
-        self.ctx.run(lambda: store.table_page(name, offset, limit), on_done=got, on_error=gone)
+    def _select_current(self) -> None:
+        """The list's selection on the state's table (no signal: the state chose it)."""
+        names = [self.list.item(i).data(Qt.ItemDataRole.UserRole) for i in range(self.list.count())]
+        if self.state.current in names and self.list.currentRow() != names.index(self.state.current):
+            self.list.blockSignals(True)
+            self.list.setCurrentRow(names.index(self.state.current))
+            self.list.blockSignals(False)
 
     def _fit_columns(self) -> None:
         self.view.resizeColumnsToContents()
