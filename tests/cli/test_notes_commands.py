@@ -3,7 +3,7 @@ line, exit 2, the file unchanged — never SQLite's constraint error; renaming o
 
 from __future__ import annotations
 
-from tests.cli._support import assert_one_error_line, fingerprint, run
+from tests.cli._support import assert_one_error_line, fingerprint, run, run_json
 from tests.core.formats.fixtures import make_aidaemon
 
 
@@ -20,3 +20,21 @@ def test_a_key_taken_in_the_legacy_layout_is_one_line_and_changes_nothing(capsys
     assert run(capsys, "--db", str(db), "notes", "update", "preference", "fact:7", "shade: red")[:2] == (0, "fact:7\n")
     code, out, _ = run(capsys, "--db", str(db), "notes", "list", "preference")
     assert code == 0 and [line.split()[-2:] for line in out.splitlines()[1:]] == [["shade:", "red"], ["color:", "blue"]]
+
+
+def test_notes_add_update_delete(capsys, db):
+    added = run_json(
+        capsys, "--db", db, "notes", "add", "carol", "Likes green tea", "--tag", " Drinks ", "--tag", "DRINKS"
+    )
+    nid = added["note_id"]
+    (note,) = run_json(capsys, "--db", db, "notes", "list", "carol")
+    assert (note["note_id"], note["content"], note["tags"]) == (nid, "Likes green tea", ["drinks"])
+    assert run_json(capsys, "--db", db, "notes", "update", "carol", nid, "Likes oolong", "--tag", "tea") == {
+        "note_id": nid
+    }
+    (note,) = run_json(capsys, "--db", db, "notes", "list", "carol")
+    assert (note["content"], note["tags"]) == ("Likes oolong", ["tea"])
+    hits = run_json(capsys, "--db", db, "notes", "search", "carol", "oolong")
+    assert [h["note_id"] for h in hits] == [nid] and hits[0]["hit"]["fts_rank"] == 1
+    assert run_json(capsys, "--db", db, "notes", "delete", "carol", nid) == {"deleted": nid}
+    assert run_json(capsys, "--db", db, "notes", "list", "carol") == []

@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import hashlib
 import json
+from pathlib import Path
 
 import pytest
 
+from oxmem_gui.core.retrieval import ranking_choice
+from tests.cli._support import run, run_json
 from tests.cli.test_search_all import cli, formats  # noqa: F401  (the fixture)
 
 LISBON = "telegram:alice:lisbon-trip"
@@ -130,3 +133,91 @@ def test_zekes_best_keyword_match_ranks_last_and_a_deeper_top_k_is_checked(capsy
         "a better keyword match has a more negative bm25, so a lower fts score in ZEKE" in n for n in doc["notes"]
     )
     assert doc["changes"] == [{"control": "top_k", "value": 6, "words": "top 6 (now 2)", "rank": 6}]
+
+
+def test_events_and_search_json(capsys, db):
+    run(capsys, "--db", db, "demo")
+    events = run_json(capsys, "--db", db, "events", "cli:alice:invoice-rounding", "--limit", "2")
+    assert [e["sequence"] for e in events] == [12, 13]
+    assert events[0]["payload"] == {"content": "48 passed in 1.88s", "role": "tool", "tool_call_id": "call_t2"}
+    doc = run_json(
+        capsys,
+        "--db",
+        db,
+        "search",
+        "cli:alice:invoice-rounding",
+        "half up rounding",
+        "--top-k",
+        "3",
+        "--ranking",
+        "oxmem",
+    )
+    assert doc["fts_expression"] == '"half" OR "up" OR "rounding"'
+    assert doc["legs"]["vector"]["candidates"] == 12 and doc["legs"]["fts"]["candidates"] == 7
+    assert [h["rank"] for h in doc["hits"]] == [1, 2, 3]
+    top = doc["hits"][0]
+    assert top["score"] == pytest.approx(0.7 * top["vector_score"] + 0.3 * top["fts_score"], abs=1e-12)
+    assert set(top) >= {"chunk_id", "vector_raw", "fts_raw", "vector_rank", "fts_rank", "metadata", "embedding_model"}
+
+
+def test_search_defaults_to_the_tuned_profile_and_a_chosen_ranking(capsys, db):
+    run(capsys, "--db", db, "demo")
+    session = "cli:alice:invoice-rounding"
+    doc = run_json(capsys, "--db", db, "search", session, "half up rounding", "--top-k", "3")
+    assert (doc["retriever"], doc["fts_mode"], doc["fts_expression"]) == ("tuned", "keywords", '"half"* OR "roundi"*')
+    assert doc["dropped_terms"] == ["up"] and doc["profile"]["neighbour_weight"] == 0.3
+    top = doc["hits"][0]
+    assert top["score"] == pytest.approx(
+        0.2 * top["vector_score"] + 0.8 * top["fts_score"] + top["context_score"] + top["update_score"]
+    )
+    # tuning options mean contract §6's tunable hybrid
+    assert run_json(capsys, "--db", db, "search", session, "rounding", "--fts-weight", "1")["retriever"] == "oxmem"
+    code, _, err = run(capsys, "--db", db, "search", session, "rounding", "--ranking", "tuned", "--fts-mode", "phrase")
+    assert code == 2 and err.strip() == (
+        "oxmem: error: ranking 'tuned' is a fixed profile: --fts-mode do not apply to it (--ranking oxmem is the "
+        "tunable hybrid)"
+    )
+    run(capsys, "--db", db, "rankings", "--use", "oxydra", "--session", session)
+    assert run_json(capsys, "--db", db, "search", session, "rounding")["retriever"] == "oxydra"
+    assert run_json(capsys, "--db", db, "search", "memory:alice", "rounding")["retriever"] == "tuned"
+    listed = run_json(capsys, "--db", db, "rankings", "--session", session)
+    assert [(r["name"], r["default"]) for r in listed] == [("tuned", False), ("oxmem", False), ("oxydra", True)]
+    code, out, _ = run(capsys, "--db", db, "rankings", "--reset", "--session", session)
+    assert code == 0 and out.splitlines()[1].startswith("tuned *  session  no")
+    assert out.splitlines()[-1] == (
+        f"* the default for session '{session}' (built in; change it with oxmem rankings --use NAME)"
+    )
+    code, _, err = run(capsys, "--db", db, "rankings", "--use", "best")
+    assert code == 2 and err.strip() == "oxmem: error: no ranking 'best' for this file (known: tuned, oxmem, oxydra)"
+
+
+def test_a_default_chosen_with_its_tuning_in_the_gui_is_what_the_cli_searches_with(capsys, db):
+    run(capsys, "--db", db, "demo")
+    session = "cli:alice:invoice-rounding"
+    ranking_choice.choose(Path(db), "oxmem", session, {"vector_weight": 0.25, "fts_mode": "phrase"})
+    doc = run_json(capsys, "--db", db, "search", session, "half up rounding")
+    assert (doc["retriever"], doc["vector_weight"], doc["fts_weight"], doc["fts_mode"]) == (
+        "oxmem",
+        0.25,
+        0.75,
+        "phrase",
+    )
+    doc = run_json(capsys, "--db", db, "search", session, "half up rounding", "--vector-weight", "0.9")
+    assert (doc["vector_weight"], doc["fts_mode"]) == (0.9, "terms")  # flags given: the chosen tuning is not used
+    code, out, _ = run(capsys, "--db", db, "rankings", "--session", session)
+    assert out.splitlines()[-1] == (
+        f"* the default for session '{session}' (chosen for the session, vector 0.25 / FTS 0.75, phrase mode; "
+        "change it with oxmem rankings --use NAME)"
+    )
+
+
+def test_search_human_output_shows_breakdown(capsys, db):
+    run(capsys, "--db", db, "demo")
+    code, out, _ = run(capsys, "--db", db, "search", "telegram:alice:tomatoes", "copper", "--fts-weight", "1")
+    lines = out.splitlines()
+    assert code == 0
+    assert lines[0] == "query 'copper'  weights vector 0 / fts 1  fts terms: \"copper\""
+    raw = run_json(capsys, "--db", db, "search", "telegram:alice:tomatoes", "copper")["legs"]["fts"]["max"]
+    assert lines[2] == f"fts: 1 candidates, raw {raw:.6g} … {raw:.6g}  (range collapsed: every score 1.0)"
+    assert lines[3].split() == ["rank", "score", "vector", "raw→norm", "fts", "raw→norm", "seq", "text"]
+    assert lines[4].split()[:2] == ["1", "1.0000"]
