@@ -112,7 +112,7 @@ async def _open_and_dispatch(
         model_path=args.model_path,
         busy_timeout_ms=int(args.wait * 1000),
     )
-    if back_up:
+    if back_up and not (command.edits and store.capabilities.refusal(command.edits)):  # (refused: nothing to keep)
         try:
             await _back_up(store)
         except BaseException:

@@ -74,3 +74,22 @@ def test_oxmem_backup_writes_a_new_file_and_replaces_a_database_only_with_overwr
     ]:
         assert_one_error_line(*run(capsys, "--db", str(db), "backup", str(target), "--overwrite"), words)
     assert text.read_text() == "mine\n" and fifo.is_fifo()
+
+
+def test_a_write_the_format_refuses_takes_no_backup(capsys, tmp_path, monkeypatch):
+    """A backup is for a change that will be made: another agent's file refusing the command leaves the backups
+    folder as it was (it filled with copies of untouched files before), an edit its agent makes is backed up."""
+    from tests.core.formats.fixtures import make_zeke
+
+    folder = tmp_path / "backups"
+    monkeypatch.setenv("OXMEM_BACKUP_DIR", str(folder))
+    zeke = make_zeke(tmp_path / "zeke.db")
+    for argv in (["check", "--repair"], ["demo"], ["import-jsonl", str(tmp_path / "none.jsonl")]):
+        if argv[0] == "import-jsonl":
+            (tmp_path / "none.jsonl").write_text('{"session_id": "s", "sequence": 1, "payload": {"role": "user"}}\n')
+        code, out, err = run(capsys, "--db", str(zeke), *argv)
+        assert_one_error_line(code, out, err, "ZEKE")
+        assert not folder.exists(), argv
+    code, out, err = run(capsys, "--db", str(zeke), "notes", "add", "notes", "a memory of mine")
+    assert code == 0 and err.startswith("oxmem: notice: the memory is saved without a vector")
+    assert [b.source for b in list_backups(folder)] == ["zeke.db"]
