@@ -144,8 +144,8 @@ def test_aidaemon_facts_are_edited_in_the_encrypted_file_with_its_key(
 ):
     """The key asked once; Enable Editing takes an encrypted backup; an edit is a new version in the encrypted
     file; aidaemon superseding the fact meanwhile is theirs beside mine; undo; the episodes stay read-only."""
-    from tests.core.formats.test_aidaemon_edits import INSERT, NOW, SUPERSEDE, the_agent
-    from tests.core.formats.test_aidaemon_edits import rows as read
+    from tests.core.formats.test_aidaemon_facts import INSERT, NOW, SUPERSEDE, the_agent
+    from tests.core.formats.test_aidaemon_facts import rows as read
 
     key = fixtures.AIDAEMON_KEY
     path = tmp_path / "agent" / "aidaemon.db"
@@ -231,7 +231,7 @@ def test_a_note_is_saved_in_the_agents_libsql_file_through_the_libsql_engine(
     """Enable Editing re-opens the file read-write without writing a byte of oxmem's schema into it; a note saved
     from the editor goes through libSQL (its vector index stays sound); closing leaves no sidecar. The file is
     hashed in another process while the inspector has it open (closing a descriptor here would drop its locks)."""
-    from tests.core.formats.test_libsql_writes import healthy, through_libsql
+    from tests.core.test_libsql_writer import healthy, through_libsql
 
     def digest() -> str:
         code = "import hashlib, sys; print(hashlib.sha256(open(sys.argv[1], 'rb').read()).hexdigest())"

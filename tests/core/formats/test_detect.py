@@ -284,7 +284,7 @@ def test_libsql_vector_writes_from_the_command_line(
     capsys: pytest.CaptureFixture[str], built: dict[str, Path], tmp_path: Path, argv: tuple[str, ...]
 ) -> None:
     """Writes that reach ``chunks_vec`` go through the libSQL engine: done, and libSQL finds the file sound."""
-    from tests.core.formats.test_libsql_writes import healthy, through_libsql
+    from tests.core.test_libsql_writer import healthy, through_libsql
 
     path = copy(built, LIBSQL, tmp_path)
     argv = tuple(str(_jsonl(tmp_path)) if a == "<jsonl>" else a for a in argv)
