@@ -32,7 +32,7 @@ from ..core.api import (
 )
 from .context import StoreContext, backups_dir
 from .dialogs import Dialogs
-from .notes import NotesPanel
+from .notes.panel import NotesPanel
 from .widgets import plural
 
 

@@ -34,7 +34,7 @@ from .context import StoreContext
 from .dialogs import Dialogs
 from .file_ops import FileOperations
 from .focus_style import FocusFrameStyle
-from .notes import NotesPanel
+from .notes.panel import NotesPanel
 from .resources import icon
 from .schedules import SchedulesPanel
 from .search import SearchPanel
@@ -292,7 +292,7 @@ class MainWindow(FileOperations, QMainWindow):
     def find(self) -> None:
         panel = self.stack.currentWidget()
         if panel is self.notes:
-            self.notes.filter.setFocus()
+            self.notes.list.filter.setFocus()
         elif panel is self.sessions:
             self.sessions.focus_filter()
         elif panel is self.search:
@@ -509,7 +509,7 @@ class MainWindow(FileOperations, QMainWindow):
             if state is not None:
                 splitter.restoreState(state)
         self.sessions.budget.setValue(int(self.settings.value("sessions/budget", 2000)))
-        self.notes.user = self.settings.value("notes/user") or None
+        self.notes.state.user = self.settings.value("notes/user") or None
         self.search.weight.setValue(int(self.settings.value("search/weight", 70)))
         panel = self.settings.value("window/panel", "sessions")
         self.show_panel(panel if panel in PANELS else "sessions")
@@ -537,8 +537,8 @@ class MainWindow(FileOperations, QMainWindow):
         self.settings.setValue("schedules/splitter", self.schedules.splitter.saveState())
         self.settings.setValue("search/weight", self.search.weight.value())
         self.settings.setValue("sessions/budget", self.sessions.budget.value())
-        if self.notes.user:
-            self.settings.setValue("notes/user", self.notes.user)
+        if self.notes.state.user:
+            self.settings.setValue("notes/user", self.notes.state.user)
         self.settings.sync()
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt's name

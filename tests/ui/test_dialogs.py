@@ -25,9 +25,9 @@ def edit_aisle_note(window, ctx, qloop):
     settle(qloop, ctx)
     notes = window.notes
     row = next(i for i, n in enumerate(notes.model.notes) if n.content.startswith("Alice prefers aisle"))
-    select(notes.view, row)
-    loaded = notes.current
-    notes.content.setPlainText(MINE)
+    select(notes.list.view, row)
+    loaded = notes.state.current
+    notes.editor.content.setPlainText(MINE)
     return notes, loaded
 
 
@@ -42,8 +42,8 @@ def test_note_changed_by_the_agent_while_edited_shows_theirs_vs_mine(make_window
     agent(ctx.store.path, "note", "alice", loaded.note_id, AGENT_TEXT)
     qloop.run_until_complete(ctx.poll_now())
     settle(qloop, ctx)
-    assert notes.content.toPlainText() == MINE  # the refresh keeps the edit in progress
-    assert "another program changed this note since you opened it" in notes.state.text()
+    assert notes.editor.content.toPlainText() == MINE  # the refresh keeps the edit in progress
+    assert "another program changed this note since you opened it" in notes.editor.status.text()
     dialogs.conflict_answers = [answer]
     notes.save()
     settle(qloop, ctx)
@@ -55,19 +55,19 @@ def test_note_changed_by_the_agent_while_edited_shows_theirs_vs_mine(make_window
     now = stored_notes(qloop, ctx)
     if answer == "mine":
         assert now[loaded.note_id].content == MINE and not notes.dirty()
-        assert notes.undo_record.before[0].content == AGENT_TEXT  # theirs is one Undo away
+        assert notes.state.undo_record.before[0].content == AGENT_TEXT  # theirs is one Undo away
         notes.undo()
         settle(qloop, ctx)
         assert stored_notes(qloop, ctx)[loaded.note_id].content == AGENT_TEXT
     elif answer == "theirs":
         assert now[loaded.note_id].content == AGENT_TEXT
-        assert notes.content.toPlainText() == AGENT_TEXT and not notes.dirty()
+        assert notes.editor.content.toPlainText() == AGENT_TEXT and not notes.dirty()
     elif answer == "both":
         assert now[loaded.note_id].content == AGENT_TEXT
         assert [n.content for n in now.values()].count(MINE) == 1 and len(now) == 7
     else:
         assert now[loaded.note_id].content == AGENT_TEXT and len(now) == 6
-        assert notes.content.toPlainText() == MINE and notes.dirty()  # back to editing, nothing written
+        assert notes.editor.content.toPlainText() == MINE and notes.dirty()  # back to editing, nothing written
 
 
 def test_note_deleted_by_the_cli_while_edited_can_be_saved_again(make_window, qloop):
@@ -92,7 +92,7 @@ def test_bulk_delete_and_undo_refuse_notes_changed_elsewhere(make_window, qloop)
     window.notes.set_user("alice")
     settle(qloop, ctx)
     notes = window.notes
-    notes.view.selectAll()
+    notes.list.view.selectAll()
     chosen = notes.selected_notes()
     agent(ctx.store.path, "note", "alice", chosen[1].note_id, AGENT_TEXT)
     notes.delete()
@@ -104,7 +104,7 @@ def test_bulk_delete_and_undo_refuse_notes_changed_elsewhere(make_window, qloop)
     edited, _ = edit_aisle_note(window, ctx, qloop)
     edited.save()
     settle(qloop, ctx)
-    saved = edited.current
+    saved = edited.state.current
     agent(ctx.store.path, "note", "alice", saved.note_id, AGENT_TEXT)
     edited.undo()
     settle(qloop, ctx)

@@ -167,25 +167,25 @@ def test_aidaemon_facts_are_edited_in_the_encrypted_file_with_its_key(
     notes = window.notes
     notes.set_user("user")
     settle(qloop, ctx)
-    assert (notes.count_label.text(), notes.filter.placeholderText()) == ("2 facts", "Filter facts by text…")
+    assert (notes.list.count_label.text(), notes.list.filter.placeholderText()) == ("2 facts", "Filter facts by text…")
     row = next(i for i, n in enumerate(notes.model.notes) if n.content.startswith("timezone:"))
-    notes.view.setCurrentIndex(notes.model.index(row, 0))
-    notes.content.setPlainText("timezone: Asia/Tokyo")
+    notes.list.view.setCurrentIndex(notes.model.index(row, 0))
+    notes.editor.content.setPlainText("timezone: Asia/Tokyo")
     notes.save()
     settle(qloop, ctx)
     active = "SELECT id, value FROM facts WHERE key = 'timezone' AND superseded_at IS NULL"
     assert read(path, active, key=key) == [(8, "Asia/Tokyo")] and not notes.dirty()
-    assert notes.current.note_id == "fact:8"
+    assert notes.state.current.note_id == "fact:8"
     seoul = ("user", "timezone", "Asia/Seoul", "agent", NOW, NOW, None, "global", None)
     the_agent(path, (SUPERSEDE, (NOW, 8)), (INSERT, seoul), key=key)  # aidaemon's upsert, meanwhile
-    notes.content.setPlainText("timezone: UTC")
+    notes.editor.content.setPlainText("timezone: UTC")
     dialogs.conflict_answers = ["theirs"]
     notes.save()
     settle(qloop, ctx)
     (asked,) = dialogs.conflicts
     assert asked["theirs"].startswith("timezone: Asia/Seoul") and asked["mine"].startswith("timezone: UTC")
     assert read(path, active, key=key) == [(9, "Asia/Seoul")]
-    notes.content.setPlainText("timezone: UTC")
+    notes.editor.content.setPlainText("timezone: UTC")
     notes.save()
     settle(qloop, ctx)
     assert read(path, active, key=key) == [(10, "UTC")]
@@ -195,8 +195,8 @@ def test_aidaemon_facts_are_edited_in_the_encrypted_file_with_its_key(
     assert read(path, "SELECT count(*) FROM facts WHERE key = 'timezone'", key=key) == [(7,)]
     notes.set_user("episodes")
     settle(qloop, ctx)
-    assert not notes.new_button.isEnabled()
-    assert notes.new_button.toolTip().startswith("aidaemon writes its episodes only from its own consolidation")
+    assert not notes.editor.new_button.isEnabled()
+    assert notes.editor.new_button.toolTip().startswith("aidaemon writes its episodes only from its own consolidation")
     assert sorted(p.name for p in path.parent.iterdir()) == listing  # no plaintext copy, no sidecar
     assert dialogs.errors == []
 
@@ -253,13 +253,13 @@ def test_a_note_is_saved_in_the_agents_libsql_file_through_the_libsql_engine(
     notes = window.notes
     notes.set_user("alice")
     settle(qloop, ctx)
-    assert notes.new_button.isEnabled()
+    assert notes.editor.new_button.isEnabled()
     notes.new_note()
-    notes.content.setPlainText("Alice's bike is at the Gare de Lyon racks")
+    notes.editor.content.setPlainText("Alice's bike is at the Gare de Lyon racks")
     notes.save()
     settle(qloop, ctx)
-    assert notes.current is not None and notes.current.content.startswith("Alice's bike")
-    assert [n.note_id for n in notes.model.notes].count(notes.current.note_id) == 1
+    assert notes.state.current is not None and notes.state.current.content.startswith("Alice's bike")
+    assert [n.note_id for n in notes.model.notes].count(notes.state.current.note_id) == 1
     assert healthy(path, state)["chunks"] == state["chunks"] + 1
     qloop.run_until_complete(ctx.close())
     assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("demo.db")) == ["demo.db"]
@@ -284,13 +284,15 @@ def test_omega_facts_are_edited_after_enable_editing_with_a_backup_and_theirs_be
     notes = window.notes
     notes.set_user("4242")
     settle(qloop, ctx)
-    assert notes.tags.is_read_only() and not notes.bulk_add.isEnabled()
-    assert notes.bulk_add.toolTip() == "Omega memory: its facts have no tags" and notes.place_button.isHidden()
+    assert notes.editor.tags.is_read_only() and not notes.list.bulk_add.isEnabled()
+    assert (
+        notes.list.bulk_add.toolTip() == "Omega memory: its facts have no tags" and notes.list.place_button.isHidden()
+    )
     row = next(i for i, n in enumerate(notes.model.notes) if n.content.startswith("dentist:"))
-    notes.view.setCurrentIndex(notes.model.index(row, 0))
-    assert notes.heading.text() == "Fact “dentist: Dr. Moreau, Rue Oberkampf”"  # the format's own words
-    assert (notes.count_label.text(), notes.filter.placeholderText()) == ("6 facts", "Filter facts by text…")
-    notes.content.setPlainText("dentist: Dr. Lemaire")
+    notes.list.view.setCurrentIndex(notes.model.index(row, 0))
+    assert notes.editor.heading.text() == "Fact “dentist: Dr. Moreau, Rue Oberkampf”"  # the format's own words
+    assert (notes.list.count_label.text(), notes.list.filter.placeholderText()) == ("6 facts", "Filter facts by text…")
+    notes.editor.content.setPlainText("dentist: Dr. Lemaire")
     notes.save()
     settle(qloop, ctx)
 
@@ -299,13 +301,13 @@ def test_omega_facts_are_edited_after_enable_editing_with_a_backup_and_theirs_be
 
     assert value() == "Dr. Lemaire" and not notes.dirty()
     the_agent(path, STORE_FACT, ("new-id", "4242", "dentist", "Dr. Petit"))  # Omega itself, meanwhile
-    notes.content.setPlainText("dentist: Dr. Martin")
+    notes.editor.content.setPlainText("dentist: Dr. Martin")
     dialogs.conflict_answers = ["theirs"]
     notes.save()
     settle(qloop, ctx)
     (asked,) = dialogs.conflicts
     assert asked["theirs"].startswith("dentist: Dr. Petit") and asked["mine"].startswith("dentist: Dr. Martin")
-    assert value() == "Dr. Petit" and notes.content.toPlainText() == "dentist: Dr. Petit"
+    assert value() == "Dr. Petit" and notes.editor.content.toPlainText() == "dentist: Dr. Petit"
     assert dialogs.errors == []
 
 
@@ -363,17 +365,17 @@ def test_zeke_memories_are_edited_after_enable_editing(make_window, qloop, files
     notes = window.notes
     notes.set_user("notes")
     settle(qloop, ctx)
-    assert not notes.tags.is_read_only() and notes.count_label.text() == "5 memories"
+    assert not notes.editor.tags.is_read_only() and notes.list.count_label.text() == "5 memories"
     bike = fixtures.ZEKE_IDS["n-bike"]
     row = next(i for i, n in enumerate(notes.model.notes) if n.note_id == bike)
-    notes.view.setCurrentIndex(notes.model.index(row, 0))
-    notes.content.setPlainText("Bike lock code: ask Dana, not the neighbours")
+    notes.list.view.setCurrentIndex(notes.model.index(row, 0))
+    notes.editor.content.setPlainText("Bike lock code: ask Dana, not the neighbours")
     notes.save()
     settle(qloop, ctx)
     assert rows(tmp_path / "demo.db", "SELECT text, embedding FROM memories WHERE id = ?", (bike,)) == [
         ("Bike lock code: ask Dana, not the neighbours", None)  # OpenAI's model cannot run here: no vector, as
     ]  # ZEKE leaves it when it cannot embed
-    assert "embedding dims: none" in notes.details.text() and dialogs.errors == []
+    assert "embedding dims: none" in notes.editor.details.text() and dialogs.errors == []
 
 
 def notes_of(make_window, qloop, user):
@@ -426,7 +428,7 @@ def test_zekes_eviction_is_applied_from_its_preview_after_confirming_the_count(m
     notes.eviction_preview()
     settle(qloop, ctx)
     assert dialogs.report_actions[-1] == f"Delete these {listed - 1} memories…"
-    assert count() == 26 - listed and notes.undo_record is not None
+    assert count() == 26 - listed and notes.state.undo_record is not None
     notes.undo()
     settle(qloop, ctx)
     assert count() == 25 and len(dialogs.errors) == 1
@@ -439,16 +441,19 @@ def test_a_zeke_memory_is_moved_and_given_a_ttl_then_undone(make_window, qloop, 
     def place() -> tuple:
         return rows(tmp_path / "demo.db", "SELECT scope, ttl_seconds FROM memories WHERE id = ?", (bike,))[0]
 
-    assert not notes.place_button.isHidden() and notes.place_button.text() == "Scope && TTL…"
+    assert not notes.list.place_button.isHidden() and notes.list.place_button.text() == "Scope && TTL…"
     row = next(i for i, n in enumerate(notes.model.notes) if n.note_id == bike)
-    notes.view.setCurrentIndex(notes.model.index(row, 0))
-    assert not notes.place_button.isEnabled()  # read-only: the reason is the tooltip
-    assert notes.place_button.toolTip() == "Read-only: choose Edit ▸ Enable Editing (Ctrl+E) first; a backup is taken."
+    notes.list.view.setCurrentIndex(notes.model.index(row, 0))
+    assert not notes.list.place_button.isEnabled()  # read-only: the reason is the tooltip
+    assert (
+        notes.list.place_button.toolTip()
+        == "Read-only: choose Edit ▸ Enable Editing (Ctrl+E) first; a backup is taken."
+    )
     window.enable_editing()
     settle(qloop, ctx)
     row = next(i for i, n in enumerate(notes.model.notes) if n.note_id == bike)
-    notes.view.setCurrentIndex(notes.model.index(row, 0))
-    assert notes.place_button.isEnabled()
+    notes.list.view.setCurrentIndex(notes.model.index(row, 0))
+    assert notes.list.place_button.isEnabled()
     dialogs.texts = ["task:home", "abc"]  # a TTL that is no number: one dialog, nothing written
     notes.edit_place()
     settle(qloop, ctx)
@@ -456,8 +461,8 @@ def test_a_zeke_memory_is_moved_and_given_a_ttl_then_undone(make_window, qloop, 
     dialogs.texts = ["task:home", "3600"]
     notes.edit_place()
     settle(qloop, ctx)
-    assert place() == ("task:home", 3600) and notes.current is None
-    assert "task:home" in [notes.user_box.itemText(i) for i in range(notes.user_box.count())]
+    assert place() == ("task:home", 3600) and notes.state.current is None
+    assert "task:home" in [notes.list.user_box.itemText(i) for i in range(notes.list.user_box.count())]
     notes.undo()
     settle(qloop, ctx)
     assert place() == ("notes", None) and len(dialogs.errors) == 1
@@ -504,7 +509,7 @@ def test_a_large_zeke_scope_is_listed_a_page_at_a_time(make_window, qloop, tmp_p
     export without a selection writes every memory, also those not yet scrolled to."""
     fixtures.make_zeke(tmp_path / "demo.db", "384", extra_per_scope={"persona": 450})
     window, ctx, dialogs, notes = notes_of(make_window, qloop, "persona")
-    assert len(notes.model.notes) == 200 and notes.count_label.text() == "200 memories so far · scroll for more"
+    assert len(notes.model.notes) == 200 and notes.list.count_label.text() == "200 memories so far · scroll for more"
     target = tmp_path / "export.json"
     dialogs.files.append(target)
     notes.export()
@@ -514,12 +519,12 @@ def test_a_large_zeke_scope_is_listed_a_page_at_a_time(make_window, qloop, tmp_p
         assert notes.model.canFetchMore() is True
 
         async def scroll():  # the view asks for more (fetchMore) when it is scrolled to the end
-            notes.view.scrollToBottom()
+            notes.list.view.scrollToBottom()
 
         qloop.run_until_complete(scroll())
         settle(qloop, ctx)
         assert len(notes.model.notes) == listed
-    assert notes.model.canFetchMore() is False and notes.count_label.text() == "450 memories"
+    assert notes.model.canFetchMore() is False and notes.list.count_label.text() == "450 memories"
     whole = qloop.run_until_complete(ctx.store.list_notes("persona"))
     assert [n.note_id for n in notes.model.notes] == [n.note_id for n in whole]
     # a note selected further down than the list reaches (an edit moved it there) is read up to and selected
@@ -530,8 +535,8 @@ def test_a_large_zeke_scope_is_listed_a_page_at_a_time(make_window, qloop, tmp_p
     assert len(notes.model.notes) == 200
     notes.reload(select=whole[350].note_id)
     settle(qloop, ctx)
-    assert len(notes.model.notes) == 400 and notes.current.note_id == whole[350].note_id
-    assert notes.view.currentIndex().row() == 350 and notes.content.toPlainText() == whole[350].content
+    assert len(notes.model.notes) == 400 and notes.state.current.note_id == whole[350].note_id
+    assert notes.list.view.currentIndex().row() == 350 and notes.editor.content.toPlainText() == whole[350].content
     assert dialogs.errors == []
 
 
@@ -540,21 +545,28 @@ def test_facts_are_listed_in_the_formats_words_without_an_always_empty_tags_colu
     speaks of facts, and a detail with no value reads "—" rather than "None" (last recalled at: never)."""
     open_as_demo(files, "aidaemon", tmp_path)
     window, ctx, dialogs, notes = notes_of(make_window, qloop, "preference")
-    assert notes.filter.placeholderText() == "Filter facts by text…"
-    assert notes.view.isColumnHidden(1) and not notes.view.isColumnHidden(0)
+    assert notes.list.filter.placeholderText() == "Filter facts by text…"
+    assert notes.list.view.isColumnHidden(1) and not notes.list.view.isColumnHidden(0)
     assert notes.model.headerData(0, Qt.Orientation.Horizontal) == "Fact"
-    hidden = (notes.tag_filter, notes.tag_mode, notes.tags, notes.editor.tags_label, notes.bulk_add, notes.bulk_remove)
+    hidden = (
+        notes.list.tag_filter,
+        notes.list.tag_mode,
+        notes.editor.tags,
+        notes.editor.tags_label,
+        notes.list.bulk_add,
+        notes.list.bulk_remove,
+    )
     assert [w.isVisibleTo(window) for w in hidden] == [False] * len(hidden)
     fact = next(i for i, n in enumerate(notes.model.notes) if n.details.get("last_recalled_at") is None)
-    notes.view.setCurrentIndex(notes.model.index(fact, 0))
+    notes.list.view.setCurrentIndex(notes.model.index(fact, 0))
     settle(qloop, ctx)
-    assert "last recalled at: —" in notes.details.text() and "None" not in notes.details.text()
-    assert notes.count_label.text().endswith("facts") and dialogs.errors == []
+    assert "last recalled at: —" in notes.editor.details.text() and "None" not in notes.editor.details.text()
+    assert notes.list.count_label.text().endswith("facts") and dialogs.errors == []
     # a format whose notes have tags shows them all again
     open_as_demo(files, "zeke", tmp_path)
     qloop.run_until_complete(ctx.open(tmp_path / "demo.db", read_only=True, embedding="deterministic"))
     settle(qloop, ctx)
-    assert not notes.view.isColumnHidden(1) and notes.filter.placeholderText() == "Filter memories by text…"
+    assert not notes.list.view.isColumnHidden(1) and notes.list.filter.placeholderText() == "Filter memories by text…"
     assert notes.model.headerData(0, Qt.Orientation.Horizontal) == "Memory"
     assert [w.isVisibleTo(window) for w in hidden] == [True] * len(hidden)
 

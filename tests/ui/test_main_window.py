@@ -440,16 +440,16 @@ def test_escape_in_a_filter_clears_it_and_keeps_what_was_selected(make_window, q
     notes = window.notes
     notes.set_user("alice")
     settle(qloop, ctx)
-    notes.filter.setText("aisle")
+    notes.list.filter.setText("aisle")
     settle(qloop, ctx)
-    notes.view.setCurrentIndex(notes.model.index(0, 0))
+    notes.list.view.setCurrentIndex(notes.model.index(0, 0))
     settle(qloop, ctx)
-    notes.filter.setFocus()
-    qtbot.keyClick(notes.filter, Qt.Key.Key_Escape)
+    notes.list.filter.setFocus()
+    qtbot.keyClick(notes.list.filter, Qt.Key.Key_Escape)
     settle(qloop, ctx)
-    (row,) = notes.view.selectionModel().selectedRows()
+    (row,) = notes.list.view.selectionModel().selectedRows()
     assert notes.model.rowCount() == 6 and notes.model.notes[row.row()].content.startswith("Alice prefers aisle")
-    assert notes.current.content.startswith("Alice prefers aisle")
+    assert notes.state.current.content.startswith("Alice prefers aisle")
 
     window.show_panel("schedules")
     schedules = window.schedules

@@ -8,7 +8,7 @@ remove tags on many notes, undo, import, export and the agent's eviction preview
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -16,24 +16,7 @@ from ...core.api import ConflictError, Note, normalize_tags, notes_json, notes_m
 from ..context import StoreContext
 from ..dialogs import Dialogs
 from ..widgets import plural
-
-
-@dataclass
-class UndoRecord:
-    """What to put back to undo the last edit: notes as they were, notes the edit created, and the notes as the
-    edit left them (undo refuses to overwrite a note another program changed since)."""
-
-    description: str
-    before: list[Note] = field(default_factory=list)
-    created: list[Note] = field(default_factory=list)
-    user: str = ""
-    after: list[Note] = field(default_factory=list)
-
-    def expected(self) -> dict[str, Note | None]:
-        """What each note the undo touches must hold now: what the edit left (None: it deleted the note)."""
-        left: dict[str, Note | None] = {n.note_id: None for n in self.before}
-        left.update({n.note_id: n for n in self.after})
-        return left
+from .state import NotesState, UndoRecord
 
 
 def note_text(note: Note | None) -> str:
@@ -49,48 +32,44 @@ class NoteEdits:
     # what it uses of the panel
     ctx: StoreContext
     dialogs: Dialogs
-    user: str | None
-    current: Note | None
-    is_new: bool
-    changed_elsewhere: bool
-    undo_record: UndoRecord | None
+    state: NotesState
 
     # -- editing ------------------------------------------------------------------------------------
 
     def new_note(self) -> None:
         if self.refusal() is not None or not self.guard():
             return
-        self.view.selectionModel().blockSignals(True)
-        self.view.clearSelection()
-        self.view.selectionModel().blockSignals(False)
+        self.list.view.selectionModel().blockSignals(True)
+        self.list.view.clearSelection()
+        self.list.view.selectionModel().blockSignals(False)
         self._show_note(None)
-        self.is_new = True
-        self.content.setFocus()
+        self.state.is_new = True
+        self.editor.content.setFocus()
         self._update_buttons()
 
     def save(self) -> None:
         if not self.dirty():
             return
         store = self.ctx.writable("notes")
-        if store is None or not self.user:
-            if not self.user:
+        if store is None or not self.state.user:
+            if not self.state.user:
                 self.dialogs.error("Choose or type a user first.")
             return
-        self.tags.commit()  # a tag still being typed is saved too
-        user, content, tags = self.user, self.content.toPlainText(), self.tags.tags()
+        self.editor.tags.commit()  # a tag still being typed is saved too
+        user, content, tags = self.state.user, self.editor.content.toPlainText(), self.editor.tags.tags()
         if not content.strip():
             self.dialogs.error("A note needs some content.")
             return
-        if self.is_new:
+        if self.state.is_new:
             self._save_new(user, content, tags)
         else:
-            self._update(user, self.current, content, tags)
+            self._update(user, self.state.current, content, tags)
 
     def _save_new(self, user: str, content: str, tags: list[str]) -> None:
         store = self.ctx.require()
 
         def saved(note: Note) -> None:
-            self.undo_record = UndoRecord("create note", created=[note], user=user)
+            self.state.undo_record = UndoRecord("create note", created=[note], user=user)
             self._show_note(note)
             self.reload(select=note.note_id)
 
@@ -102,7 +81,7 @@ class NoteEdits:
         store = self.ctx.require()
 
         def saved(note: Note) -> None:
-            self.undo_record = UndoRecord("edit note", before=[loaded], after=[note], user=user)
+            self.state.undo_record = UndoRecord("edit note", before=[loaded], after=[note], user=user)
             self._show_note(note)
             self.reload(select=note.note_id)
 
@@ -143,7 +122,7 @@ class NoteEdits:
             self._show_note(theirs)
             self.reload(select=theirs.note_id if theirs else None)
         else:
-            self.changed_elsewhere = True
+            self.state.changed_elsewhere = True
             self._update_buttons()
 
     def _recreate(self, user: str, mine: Note) -> None:
@@ -151,7 +130,7 @@ class NoteEdits:
         store = self.ctx.require()
 
         def saved(notes: list[Note]) -> None:
-            self.undo_record = UndoRecord("save deleted note again", created=notes, user=user)
+            self.state.undo_record = UndoRecord("save deleted note again", created=notes, user=user)
             self._show_note(notes[0])
             self.reload(select=notes[0].note_id)
 
@@ -174,19 +153,19 @@ class NoteEdits:
         return True
 
     def revert(self) -> None:
-        if self.is_new:
+        if self.state.is_new:
             self._show_note(None)
         else:
-            self._show_note(self.current)
+            self._show_note(self.state.current)
 
     def delete(self) -> None:
-        notes = self.selected_notes() or ([self.current] if self.current and not self.is_new else [])
+        notes = self.selected_notes() or ([self.state.current] if self.state.current and not self.state.is_new else [])
         if not notes:
             return
         store = self.ctx.writable("notes")
         if store is None:
             return
-        user = self.user
+        user = self.state.user
         noun, many = self.nouns()
         if len(notes) == 1:
             what, its, it = f"the {noun} “{(notes[0].content.splitlines() or [''])[0][:60]}”", "Its", "it"
@@ -197,7 +176,7 @@ class NoteEdits:
             return
 
         def deleted(_: int) -> None:
-            self.undo_record = UndoRecord(f"delete {plural(len(notes), 'note')}", before=list(notes), user=user)
+            self.state.undo_record = UndoRecord(f"delete {plural(len(notes), 'note')}", before=list(notes), user=user)
             self._show_note(None)
             self.reload()
 
@@ -233,10 +212,10 @@ class NoteEdits:
             verb,
         ):
             return
-        user, ids = self.user, [n.note_id for n in touched]
+        user, ids = self.state.user, [n.note_id for n in touched]
 
         def done(changed: list[Note]) -> None:
-            self.undo_record = UndoRecord(
+            self.state.undo_record = UndoRecord(
                 f"{verb.lower()} tags on {plural(len(touched), 'note')}", before=touched, user=user, after=changed
             )
             self.reload()
@@ -250,7 +229,7 @@ class NoteEdits:
         )
 
     def undo(self) -> None:
-        record = self.undo_record
+        record = self.state.undo_record
         if record is None:
             return
         store = self.ctx.writable("notes")
@@ -264,23 +243,23 @@ class NoteEdits:
                 await store.restore_notes(record.before, expected=record.expected())
 
         def done(_: Any) -> None:
-            self.undo_record = None
+            self.state.undo_record = None
             keep = record.before[0].note_id if record.before else None
             self._show_note(None)
             self.reload(select=keep)
 
         def failed(exc: Exception) -> bool:
             if isinstance(exc, ConflictError):
-                self.undo_record = None
+                self.state.undo_record = None
             return self._changed_meanwhile(exc)
 
         self.ctx.run(put_back, label=f"Undoing {record.description}", on_done=done, on_error=failed, changes="notes")
 
     def edit_place(self) -> None:
         """Where a memory lives and how long (ZEKE: its scope and TTL), asked in turn; one edit, undoable."""
-        note = self.current
+        note = self.state.current
         store = self.ctx.writable("notes")
-        if note is None or self.is_new or store is None:
+        if note is None or self.state.is_new or store is None:
             return
         noun = self.nouns()[0]
         scope = self.dialogs.text("Scope and TTL", f"Scope of this {noun} (another one moves it):", note.user)
@@ -301,11 +280,11 @@ class NoteEdits:
             fields["ttl_seconds"] = ttl
         if not fields:
             return
-        user = self.user
+        user = self.state.user
 
         def done(moved: Note) -> None:
-            self.undo_record = UndoRecord(f"the {noun}'s scope or TTL", before=[note], user=user, after=[moved])
-            self._show_note(moved if moved.user == self.user else None)
+            self.state.undo_record = UndoRecord(f"the {noun}'s scope or TTL", before=[note], user=user, after=[moved])
+            self._show_note(moved if moved.user == self.state.user else None)
             self._load_users()
 
         self.ctx.run(
@@ -353,7 +332,7 @@ class NoteEdits:
             return
 
         def done(gone: list[Note]) -> None:
-            self.undo_record = UndoRecord(f"the clean-up of {count}", before=list(gone), user=self.user)
+            self.state.undo_record = UndoRecord(f"the clean-up of {count}", before=list(gone), user=self.state.user)
             self._show_note(None)
             self.reload()
 
@@ -370,22 +349,26 @@ class NoteEdits:
         """The selected notes, else every note the filters list (also those not yet scrolled to), as JSON or
         Markdown."""
         selected = self.selected_notes()
-        if selected or self.model.exhausted or self.ctx.store is None or not self.user:
+        if selected or self.model.exhausted or self.ctx.store is None or not self.state.user:
             self._export(selected or list(self.model.notes))
             return
-        store, user = self.ctx.require(), self.user
-        tags, mode, text = self._filters()
-        self.ctx.run(lambda: store.list_notes(user, tags, mode, text), label="Reading notes", on_done=self._export)
+        store, user = self.ctx.require(), self.state.user
+        f = self._filters()
+        self.ctx.run(
+            lambda: store.list_notes(user, list(f.tags), f.mode, f.text), label="Reading notes", on_done=self._export
+        )
 
     def _export(self, notes: list[Note]) -> None:
         if not notes:
             self.dialogs.info("There are no notes to export.")
             return
-        path = self.dialogs.save_file("Export notes", "JSON (*.json);;Markdown (*.md)", f"notes-{self.user}.json")
+        path = self.dialogs.save_file("Export notes", "JSON (*.json);;Markdown (*.md)", f"notes-{self.state.user}.json")
         if path is None:
             return
         text = (
-            notes_markdown(self.user or "", notes) if path.suffix.lower() in (".md", ".markdown") else notes_json(notes)
+            notes_markdown(self.state.user or "", notes)
+            if path.suffix.lower() in (".md", ".markdown")
+            else notes_json(notes)
         )
         self.ctx.run(
             lambda: asyncio.to_thread(path.write_text, text, "utf-8"),

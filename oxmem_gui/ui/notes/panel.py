@@ -7,20 +7,15 @@ from PySide6.QtCore import QItemSelectionModel, QModelIndex
 from PySide6.QtWidgets import QPushButton, QWidget
 
 from ...core.api import BROWSE_PAGE as PAGE
-from ...core.api import Note, NotFoundError, note_cursor
+from ...core.api import Note
 from ..change_marks import HoldWhilePointed, mark_current_seen
 from ..context import StoreContext
 from ..dialogs import Dialogs
 from ..widgets import fill_with_panes, plural
-from .edits import NoteEdits, UndoRecord
+from .edits import NoteEdits
 from .model import NOTE_ROLE, NotesModel
 from .panes import NoteEditor, NotesList
-
-#: the widgets of the two panes that the panel shows as its own attributes
-LIST_WIDGETS = ("user_box", "filter", "tag_filter", "tag_mode", "view", "count_label", "bulk_add", "bulk_remove",
-                "export_button", "import_button", "group_label", "eviction_button", "place_button")  # fmt: skip
-EDITOR_WIDGETS = ("heading", "content", "tags", "dates", "details", "state", "new_button", "save_button",
-                  "revert_button", "delete_button", "undo_button")  # fmt: skip
+from .state import Listing, NoteFilters, NotesState, count_text
 
 
 class NotesPanel(NoteEdits, QWidget):
@@ -35,58 +30,42 @@ class NotesPanel(NoteEdits, QWidget):
         super().__init__(parent)
         self.ctx = ctx
         self.dialogs = dialogs
-        self.user: str | None = None
-        self.current: Note | None = None
-        self.is_new = False
-        #: set when another program changed the note being edited since it was opened
-        self.changed_elsewhere = False
-        #: why the note being edited (with unsaved changes) is not in the list; empty while it is listed
-        self.unlisted = ""
-        self.undo_record: UndoRecord | None = None
-        #: what saving leaves the agent without in this file (:meth:`ZekeReader.vector_notice`), None: nothing
-        self.vector_notice: str | None = None
+        self.state = NotesState()
         self.model = NotesModel(self)
         self.model.fetcher = self._fetch_more
-        #: bumped by every reload, so a page asked for before it is dropped
-        self._list_generation = 0
-
-        self.notes_list = NotesList(self.model)
+        self.list = NotesList(self.model)
         self.editor = NoteEditor()
-        for name in LIST_WIDGETS:
-            setattr(self, name, getattr(self.notes_list, name))
-        for name in EDITOR_WIDGETS:
-            setattr(self, name, getattr(self.editor, name))
-        self.user_box.activated.connect(lambda _: self._user_chosen())
-        self.user_box.lineEdit().editingFinished.connect(self._user_chosen)
-        self.filter.textChanged.connect(lambda _: self.reload())
-        self.tag_filter.tags_changed.connect(lambda _: self.reload())
-        self.tag_mode.currentTextChanged.connect(lambda _: self.reload())
-        self.view.selectionModel().currentRowChanged.connect(self._row_changed)
-        self.view.selectionModel().selectionChanged.connect(lambda *_: self._update_buttons())
-        self.bulk_add.clicked.connect(lambda: self.bulk_tags(add=True))
-        self.bulk_remove.clicked.connect(lambda: self.bulk_tags(add=False))
-        self.export_button.clicked.connect(self.export)
-        self.import_button.clicked.connect(self.import_notes)
-        self.eviction_button.clicked.connect(self.eviction_preview)
-        self.place_button.clicked.connect(self.edit_place)
-        self.content.textChanged.connect(self._update_buttons)
-        self.tags.tags_changed.connect(lambda _: self._update_buttons())
-        self.tags.input.textChanged.connect(lambda _: self._update_buttons())
-        self.new_button.clicked.connect(self.new_note)
-        self.save_button.clicked.connect(self.save)
-        self.revert_button.clicked.connect(self.revert)
-        self.delete_button.clicked.connect(self.delete)
-        self.undo_button.clicked.connect(self.undo)
+        self.list.user_box.activated.connect(lambda _: self._user_chosen())
+        self.list.user_box.lineEdit().editingFinished.connect(self._user_chosen)
+        self.list.filter.textChanged.connect(lambda _: self.reload())
+        self.list.tag_filter.tags_changed.connect(lambda _: self.reload())
+        self.list.tag_mode.currentTextChanged.connect(lambda _: self.reload())
+        self.list.view.selectionModel().currentRowChanged.connect(self._row_changed)
+        self.list.view.selectionModel().selectionChanged.connect(lambda *_: self._update_buttons())
+        self.list.bulk_add.clicked.connect(lambda: self.bulk_tags(add=True))
+        self.list.bulk_remove.clicked.connect(lambda: self.bulk_tags(add=False))
+        self.list.export_button.clicked.connect(self.export)
+        self.list.import_button.clicked.connect(self.import_notes)
+        self.list.eviction_button.clicked.connect(self.eviction_preview)
+        self.list.place_button.clicked.connect(self.edit_place)
+        self.editor.content.textChanged.connect(self._update_buttons)
+        self.editor.tags.tags_changed.connect(lambda _: self._update_buttons())
+        self.editor.tags.input.textChanged.connect(lambda _: self._update_buttons())
+        self.editor.new_button.clicked.connect(self.new_note)
+        self.editor.save_button.clicked.connect(self.save)
+        self.editor.revert_button.clicked.connect(self.revert)
+        self.editor.delete_button.clicked.connect(self.delete)
+        self.editor.undo_button.clicked.connect(self.undo)
 
-        self.splitter = fill_with_panes(self, self.notes_list, self.editor, (560, 420))
+        self.splitter = fill_with_panes(self, self.list, self.editor, (560, 420))
         self.splitter.setChildrenCollapsible(False)
 
         ctx.opened.connect(self._store_opened)
         ctx.mode_changed.connect(lambda _: self._apply_mode())
         # what the agent wrote: marked until seen; held while the pointer is over the list (rows would move)
-        self.agent_wrote = HoldWhilePointed(self.view, self._agent_wrote)
+        self.agent_wrote = HoldWhilePointed(self.list.view, self._agent_wrote)
         ctx.external_change.connect(self.agent_wrote)
-        mark_current_seen(self.view, self.model.marks, self.model.row)
+        mark_current_seen(self.list.view, self.model.marks, self.model.row)
         self._apply_mode()
         self._show_note(None)
 
@@ -94,16 +73,16 @@ class NotesPanel(NoteEdits, QWidget):
 
     def dirty(self) -> bool:
         """Whether the editor holds something not saved (a tag still being typed counts)."""
-        return self.editor.differs_from(self.current, self.is_new)
+        return self.editor.differs_from(self.state.current, self.state.is_new)
 
     def refusal(self) -> str | None:
         """Why notes cannot be edited now (the tooltip of every disabled editing control), or None."""
         store = self.ctx.store
-        fixed = store.capabilities.fixed_groups.get(self.user or "") if store is not None else None
+        fixed = store.capabilities.fixed_groups.get(self.state.user or "") if store is not None else None
         return fixed or self.ctx.edit_refusal("notes")
 
     def selected_notes(self) -> list[Note]:
-        rows = sorted({i.row() for i in self.view.selectionModel().selectedRows()})
+        rows = sorted({i.row() for i in self.list.view.selectionModel().selectedRows()})
         return [self.model.notes[r] for r in rows if r < len(self.model.notes)]
 
     def guard(self) -> bool:
@@ -140,19 +119,19 @@ class NotesPanel(NoteEdits, QWidget):
         edited; editable again once they can. A file whose notes have no tags offers no tag editing or filter."""
         refusal = self.refusal()
         self.editor.set_read_only(refusal)
-        self.editor.set_hint(self.vector_notice if refusal is None else None)
+        self.editor.set_hint(self.state.vector_notice if refusal is None else None)
         no_tags = self.no_tags()
         if no_tags is not None:
-            self.tags.set_read_only(refusal or no_tags)
-        self.tag_filter.set_read_only(no_tags)
-        self.tag_mode.setEnabled(no_tags is None)
+            self.editor.tags.set_read_only(refusal or no_tags)
+        self.list.tag_filter.set_read_only(no_tags)
+        self.list.tag_mode.setEnabled(no_tags is None)
         # in the format's words, and without tags where its notes have none (an always-empty column and filter)
         noun, many = self.nouns()
-        self.filter.setPlaceholderText(f"Filter {many} by text…")
+        self.list.filter.setPlaceholderText(f"Filter {many} by text…")
         self.model.set_heading(0, noun.capitalize())
-        self.view.setColumnHidden(1, no_tags is not None)
-        for widget in (self.tag_filter, self.tag_mode, self.tags, self.editor.tags_label, self.bulk_add,
-                       self.bulk_remove):  # fmt: skip
+        self.list.view.setColumnHidden(1, no_tags is not None)
+        lst, editor = self.list, self.editor
+        for widget in (lst.tag_filter, lst.tag_mode, editor.tags, editor.tags_label, lst.bulk_add, lst.bulk_remove):
             widget.setVisible(no_tags is None)
         self._update_buttons()
 
@@ -165,22 +144,21 @@ class NotesPanel(NoteEdits, QWidget):
             button.setEnabled((refusal is None or not writes) and enabled)
             button.setToolTip((refusal if writes else None) or tip)
 
-        allow(self.new_button, True, "Write a new note (Ctrl+N)")
-        allow(self.save_button, dirty, "Save the note (Ctrl+S)")
-        allow(self.revert_button, dirty, "Put the note back as it was loaded", writes=False)
-        deletable = bool(selected) or (self.current is not None and not self.is_new)
-        allow(self.delete_button, deletable, "Delete the selected notes (Ctrl+Delete)")
-        undo = f"Undo: {self.undo_record.description}" if self.undo_record else "Nothing to undo"
-        allow(self.undo_button, self.undo_record is not None, undo)
+        allow(self.editor.new_button, True, "Write a new note (Ctrl+N)")
+        allow(self.editor.save_button, dirty, "Save the note (Ctrl+S)")
+        allow(self.editor.revert_button, dirty, "Put the note back as it was loaded", writes=False)
+        deletable = bool(selected) or (self.state.current is not None and not self.state.is_new)
+        allow(self.editor.delete_button, deletable, "Delete the selected notes (Ctrl+Delete)")
+        allow(self.editor.undo_button, self.state.undo_record is not None, self.state.undo_tip())
         no_tags = self.no_tags()
-        allow(self.bulk_add, bool(selected) and not no_tags, no_tags or "Add a tag to every selected note")
-        allow(self.bulk_remove, bool(selected) and not no_tags, no_tags or "Remove a tag from every selected note")
-        allow(self.import_button, True, "Add notes from a JSON export (ids and dates kept)")
-        saved = self.current is not None and not self.is_new
-        several = len(selected) > 1 and not dirty and not self.is_new
+        allow(self.list.bulk_add, bool(selected) and not no_tags, no_tags or "Add a tag to every selected note")
+        allow(self.list.bulk_remove, bool(selected) and not no_tags, no_tags or "Remove a tag from every selected note")
+        allow(self.list.import_button, True, "Add notes from a JSON export (ids and dates kept)")
+        saved = self.state.current is not None and not self.state.is_new
+        several = len(selected) > 1 and not dirty and not self.state.is_new
         noun, many = self.nouns()
         allow(
-            self.place_button,
+            self.list.place_button,
             saved and not dirty and not several,
             "Save or revert your changes first"
             if dirty
@@ -188,17 +166,13 @@ class NotesPanel(NoteEdits, QWidget):
             if several
             else "Move it to another scope, or change its time to live",
         )
-        count = self.model.rowCount()
-        matching = f" match{'es' if count == 1 else ''} the filters" if self.notes_list.filtered() else ""
-        text = plural(count, noun, many) + matching + ("" if self.model.exhausted else " so far · scroll for more")
-        if len(selected) > 1:
-            text += f" · {len(selected):,} selected"
-        self.count_label.setText(text if self.user else "")
+        text = count_text(self.model.rowCount(), self.model.exhausted, self.list.filtered(), len(selected), noun, many)
+        self.list.count_label.setText(text if self.state.user else "")
         warnings = []
-        if dirty and self.changed_elsewhere:
+        if dirty and self.state.changed_elsewhere:
             warnings.append("⚠ another program changed this note since you opened it")
-        self.state.setText(" · ".join((["● unsaved changes"] if dirty else []) + warnings))
-        self.editor.show_heading(self.current, self.is_new, refusal is not None, self.unlisted, noun)
+        self.editor.status.setText(" · ".join((["● unsaved changes"] if dirty else []) + warnings))
+        self.editor.show_heading(self.state.current, self.state.is_new, refusal is not None, self.state.unlisted, noun)
         if several:  # no one note to edit: the heading and the body say what acts on them all
             self.editor.heading.setText(f"{plural(len(selected), noun, many)} selected")
             actions = "Delete…, Export…" if no_tags else "Add tag…, Remove tag…, Delete…, Export…"
@@ -207,7 +181,7 @@ class NotesPanel(NoteEdits, QWidget):
             self.editor.show_many(None)
 
     def _show_note(self, note: Note | None) -> None:
-        self.current, self.is_new, self.changed_elsewhere, self.unlisted = note, False, False, ""
+        self.state.show(note)
         self.editor.show_note(note)
         self._update_buttons()
 
@@ -218,25 +192,25 @@ class NotesPanel(NoteEdits, QWidget):
         opened again (editing enabled), which keeps the user, filters, selection and the note in the editor."""
         store = self.ctx.require()
         caps = store.capabilities
-        self.group_label.setText(caps.group_label)
-        self.filter.setPlaceholderText(f"Filter {caps.notes_label.lower()} by text…")
-        self.eviction_button.setVisible(caps.has_eviction)
-        self.place_button.setVisible(bool(caps.note_fields))
+        self.list.group_label.setText(caps.group_label)
+        self.list.filter.setPlaceholderText(f"Filter {caps.notes_label.lower()} by text…")
+        self.list.eviction_button.setVisible(caps.has_eviction)
+        self.list.place_button.setVisible(bool(caps.note_fields))
         if not self.ctx.reopened:
-            self.undo_record = None
+            self.state.undo_record = None
             self.model.marks.forget()
-            for field_ in (self.filter, self.tag_filter, self.tag_mode):
+            for field_ in (self.list.filter, self.list.tag_filter, self.list.tag_mode):
                 field_.blockSignals(True)
-            self.filter.clear()
-            self.tag_filter.set_tags([])
-            self.tag_mode.setCurrentIndex(0)
-            for field_ in (self.filter, self.tag_filter, self.tag_mode):
+            self.list.filter.clear()
+            self.list.tag_filter.set_tags([])
+            self.list.tag_mode.setCurrentIndex(0)
+            for field_ in (self.list.filter, self.list.tag_filter, self.list.tag_mode):
                 field_.blockSignals(False)
-            self.view.selectionModel().blockSignals(True)
+            self.list.view.selectionModel().blockSignals(True)
             self.model.set_notes([])
-            self.view.selectionModel().blockSignals(False)
+            self.list.view.selectionModel().blockSignals(False)
             self._show_note(None)
-        self.vector_notice = None
+        self.state.vector_notice = None
         self._apply_mode()
         self._load_users()
         notice = getattr(store, "vector_notice", None)
@@ -244,7 +218,7 @@ class NotesPanel(NoteEdits, QWidget):
 
             def got(said: str | None) -> None:
                 if self.ctx.store is store:  # (another file opened meanwhile: not its notice)
-                    self.vector_notice = said
+                    self.state.vector_notice = said
                     self._apply_mode()
 
             self.ctx.run(notice, on_done=got)
@@ -254,127 +228,89 @@ class NotesPanel(NoteEdits, QWidget):
         store = self.ctx.require()
 
         def got(users: list[str]) -> None:
-            self.user_box.blockSignals(True)
-            self.user_box.clear()
-            self.user_box.addItems(users)
-            self.user_box.blockSignals(False)
-            if self.user in users:
-                self.user_box.setCurrentText(self.user)
+            self.list.user_box.blockSignals(True)
+            self.list.user_box.clear()
+            self.list.user_box.addItems(users)
+            self.list.user_box.blockSignals(False)
+            if self.state.user in users:
+                self.list.user_box.setCurrentText(self.state.user)
             elif users:
-                self.user = users[0]
-                self.user_box.setCurrentText(users[0])
+                self.state.user = users[0]
+                self.list.user_box.setCurrentText(users[0])
             self.reload()
 
         self.ctx.run(store.note_users, on_done=got)
 
     def set_user(self, user: str) -> None:
-        self.user_box.setCurrentText(user)
+        self.list.user_box.setCurrentText(user)
         self._user_chosen()
 
     def _user_chosen(self) -> None:
-        user = self.user_box.currentText().strip()
-        if not user or user == self.user:
+        user = self.list.user_box.currentText().strip()
+        if not user or user == self.state.user:
             return
         if not self.guard():
-            self.user_box.setCurrentText(self.user or "")
+            self.list.user_box.setCurrentText(self.state.user or "")
             return
-        self.user = user
+        self.state.user = user
         self.model.marks.forget()
         self._show_note(None)
         self.reload()
 
     def reload(self, select: str | None = None) -> None:
         """Re-read the list with the current filters; keep (or move to) the selected note."""
-        if self.ctx.store is None or not self.user:
+        if self.ctx.store is None or not self.state.user:
             self.model.set_notes([])
             return
-        store, user = self.ctx.require(), self.user
-        keep = select or (self.current.note_id if self.current and not self.is_new else None)
+        store, user, filters = self.ctx.require(), self.state.user, self._filters()
+        keep = select or self.state.kept()
         # the other selected notes stay selected too (after a bulk action, say) — unless one is to be shown
         also = set() if select else {n.note_id for n in self.selected_notes()} - {keep}
-        tags, mode, text = self._filters()
-        self._list_generation += 1
-        generation = self._list_generation
+        generation = self.state.new_list()
         limit = max(PAGE, len(self.model.notes))  # as many as were listed: the selection stays listed
         live = self.model.marks.take_live()
 
-        def got(result: tuple[list[Note], bool, list[tuple[str, int]]]) -> None:
-            notes, exhausted, used = result
-            if generation != self._list_generation:
+        def got(listing: Listing) -> None:
+            if generation != self.state.generation:
                 return  # the filters or the user changed meanwhile: a newer list is on its way
-            scroll = self.view.verticalScrollBar().value()
-            self.view.selectionModel().blockSignals(True)
-            self.model.set_notes(notes, exhausted=exhausted, live=live)
-            self.view.selectionModel().blockSignals(False)
-            completions = [t for t, _ in used]
-            self.tags.set_completions(completions)
-            self.tag_filter.set_completions(completions)
-            listed = next((i for i, n in enumerate(notes) if n.note_id == keep), None) if keep else None
-            if listed is not None:
-                n = notes[listed]
-                self.view.selectionModel().blockSignals(True)
-                self.view.selectionModel().setCurrentIndex(
-                    self.model.index(listed, 0),
-                    QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows,
+            view, selection = self.list.view, self.list.view.selectionModel()
+            scroll = view.verticalScrollBar().value()
+            selection.blockSignals(True)
+            self.model.set_notes(listing.notes, exhausted=listing.exhausted, live=live)
+            completions = [t for t, _ in listing.tags_used]
+            self.editor.tags.set_completions(completions)
+            self.list.tag_filter.set_completions(completions)
+            row, redraw = self.state.relist(listing.notes, keep, self.dirty(), filters.active())
+            if row is not None:
+                rows = QItemSelectionModel.SelectionFlag.Rows
+                selection.setCurrentIndex(
+                    self.model.index(row, 0), QItemSelectionModel.SelectionFlag.ClearAndSelect | rows
                 )
-                for row, other in enumerate(notes):
-                    if other.note_id in also:
-                        self.view.selectionModel().select(
-                            self.model.index(row, 0),
-                            QItemSelectionModel.SelectionFlag.Select | QItemSelectionModel.SelectionFlag.Rows,
-                        )
-                self.view.selectionModel().blockSignals(False)
-                if not self.dirty():
-                    self._show_note(n)
-                else:
-                    self.unlisted = ""
-                    if n != self.current:  # kept as loaded: saving will show theirs vs mine
-                        self.changed_elsewhere = True
-            elif self.current is not None and not self.is_new:  # filtered out, or deleted elsewhere
-                if self.dirty():  # the edit is kept; the heading says why the list lacks it
-                    filtered = bool(tags or text)
-                    self.unlisted = "the filters hide it" if filtered else "it is no longer in the file"
-                else:
-                    self._show_note(None)
-            self.view.verticalScrollBar().setValue(scroll)
+                for other, note in enumerate(listing.notes):
+                    if note.note_id in also:
+                        selection.select(self.model.index(other, 0), QItemSelectionModel.SelectionFlag.Select | rows)
+            selection.blockSignals(False)
+            if redraw:
+                self.editor.show_note(self.state.current)
+            view.verticalScrollBar().setValue(scroll)
             self._update_buttons()
 
-        async def load() -> tuple[list[Note], bool, list[tuple[str, int]]]:
-            notes = await store.notes_page(user, None, limit, tags, mode, text)
-            exhausted = len(notes) < limit
-            if keep and not exhausted and all(n.note_id != keep for n in notes) and await self._exists(user, keep):
-                # the note kept is further down (an edit moved it): read on until it is listed (a filtered list is
-                # read whole for each page anyway: all of it at once)
-                if tags or text:
-                    notes, exhausted = await store.notes_page(user, None, 2**62, tags, mode, text), True
-                while not exhausted and all(n.note_id != keep for n in notes[-PAGE:]):
-                    page = await store.notes_page(user, note_cursor(notes[-1]), PAGE, tags, mode, text)
-                    notes, exhausted = notes + page, len(page) < PAGE
-            return notes, exhausted, await store.note_tags(user)
+        self.ctx.run(lambda: self.state.read_list(store, user, filters, limit, keep), on_done=got)
 
-        self.ctx.run(load, on_done=got)
-
-    async def _exists(self, user: str, note_id: str) -> bool:
-        try:
-            await self.ctx.require().get_note(user, note_id)
-        except NotFoundError:
-            return False
-        return True
-
-    def _filters(self) -> tuple[list[str], str, str | None]:
-        return self.tag_filter.tags(), self.tag_mode.currentText(), self.filter.text().strip() or None
+    def _filters(self) -> NoteFilters:
+        text = self.list.filter.text().strip() or None
+        return NoteFilters(tuple(self.list.tag_filter.tags()), self.list.tag_mode.currentText(), text)
 
     def _fetch_more(self) -> None:
         """The page after the last note listed (the view scrolled to the end of the list)."""
-        if self.ctx.store is None or not self.user or not self.model.notes:
+        if self.ctx.store is None or not self.state.user or not self.model.notes:
             self.model.loading = False
             return
-        store, user, generation = self.ctx.require(), self.user, self._list_generation
-        last = self.model.notes[-1]
-        tags, mode, text = self._filters()
+        store, user, generation = self.ctx.require(), self.state.user, self.state.generation
+        last, filters = self.model.notes[-1], self._filters()
 
         def got(page: list[Note]) -> None:
-            if generation == self._list_generation:
+            if generation == self.state.generation:
                 self.model.append_notes(page, exhausted=len(page) < PAGE)
                 self._update_buttons()
 
@@ -382,11 +318,7 @@ class NotesPanel(NoteEdits, QWidget):
             self.model.loading = False  # the error's dialog comes from the context; scrolling asks again
             return False
 
-        self.ctx.run(
-            lambda: store.notes_page(user, note_cursor(last), PAGE, tags, mode, text),
-            on_done=got,
-            on_error=failed,
-        )
+        self.ctx.run(lambda: self.state.next_page(store, user, last, filters), on_done=got, on_error=failed)
 
     def _agent_wrote(self) -> None:
         self.model.marks.live()
@@ -397,13 +329,13 @@ class NotesPanel(NoteEdits, QWidget):
 
     def _row_changed(self, current: QModelIndex, previous: QModelIndex) -> None:
         note = self.model.data(current, NOTE_ROLE) if current.isValid() else None
-        if self.current is not None and note is not None and note.note_id == self.current.note_id:
+        if self.state.current is not None and note is not None and note.note_id == self.state.current.note_id:
             return
         if not self.guard():
-            self.view.selectionModel().blockSignals(True)
-            self.view.selectionModel().setCurrentIndex(
+            self.list.view.selectionModel().blockSignals(True)
+            self.list.view.selectionModel().setCurrentIndex(
                 previous, QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows
             )
-            self.view.selectionModel().blockSignals(False)
+            self.list.view.selectionModel().blockSignals(False)
             return
         self._show_note(note)

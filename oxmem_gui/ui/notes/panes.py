@@ -130,7 +130,7 @@ class NoteEditor(QWidget):
         self.dates = data_label()
         self.details = data_label()
         self.details.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.state = data_label()
+        self.status = data_label()
         self.new_button = QPushButton("New")
         self.save_button = QPushButton("Save")
         self.revert_button = QPushButton("Revert")
@@ -167,7 +167,7 @@ class NoteEditor(QWidget):
         for b in (self.new_button, self.save_button, self.revert_button, self.delete_button, self.undo_button):
             buttons.addWidget(b)
         form.addLayout(buttons)
-        form.addWidget(self.state)
+        form.addWidget(self.status)
 
     def differs_from(self, note: Note | None, is_new: bool) -> bool:
         """Whether the editor holds something not saved over ``note`` (a tag still being typed counts)."""

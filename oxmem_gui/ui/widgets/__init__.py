@@ -18,10 +18,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-
-def plural(count: int, word: str, many: str | None = None) -> str:
-    """``1 note``, ``2 notes``, ``1,200 entries`` (``many``: an irregular plural)."""
-    return f"{count:,} {word if count == 1 else many or word + 's'}"
+from ..words import plural as plural  # (re-exported: the panels say counts with it)
 
 
 def escape_clears(field: QLineEdit) -> QLineEdit:
