@@ -96,8 +96,8 @@ async def run_window(args: argparse.Namespace, ctx: StoreContext, window: MainWi
     if args.query and args.session:
         await ctx.wait_idle()
         window.show_panel("search")
-        window.search.session.setCurrentText(args.session)
-        window.search.query.setText(args.query)
+        window.search.controls.session.setCurrentText(args.session)
+        window.search.controls.query.setText(args.query)
         window.search.search()
     if args.size:
         window.resize(*args.size)

@@ -37,7 +37,7 @@ from .focus_style import FocusFrameStyle
 from .notes.panel import NotesPanel
 from .resources import icon
 from .schedules import SchedulesPanel
-from .search import SearchPanel
+from .search.panel import SearchPanel
 from .sessions import SessionsPanel
 from .start_page import StartPage
 from .status_bar import StatusBar
@@ -510,7 +510,7 @@ class MainWindow(FileOperations, QMainWindow):
                 splitter.restoreState(state)
         self.sessions.budget.setValue(int(self.settings.value("sessions/budget", 2000)))
         self.notes.state.user = self.settings.value("notes/user") or None
-        self.search.weight.setValue(int(self.settings.value("search/weight", 70)))
+        self.search.controls.weight.setValue(int(self.settings.value("search/weight", 70)))
         panel = self.settings.value("window/panel", "sessions")
         self.show_panel(panel if panel in PANELS else "sessions")
 
@@ -535,7 +535,7 @@ class MainWindow(FileOperations, QMainWindow):
         self.settings.setValue("notes/splitter", self.notes.splitter.saveState())
         self.settings.setValue("search/splitter", self.search.splitter.saveState())
         self.settings.setValue("schedules/splitter", self.schedules.splitter.saveState())
-        self.settings.setValue("search/weight", self.search.weight.value())
+        self.settings.setValue("search/weight", self.search.controls.weight.value())
         self.settings.setValue("sessions/budget", self.sessions.budget.value())
         if self.notes.state.user:
             self.settings.setValue("notes/user", self.notes.state.user)

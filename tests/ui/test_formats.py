@@ -101,16 +101,16 @@ def test_omega_panels_are_named_as_the_agent_names_them_and_search_runs_its_reca
     search = window.search
     ranking = search.current_ranking()
     assert ranking is not None and ranking.name == "omega-recall" and not ranking.tunable
-    assert not search.weight.isEnabled() and not search.mode.isEnabled()
-    search.session.setCurrentText(fixtures.OMEGA_CONVERSATIONS["current"])
-    search.query.setText("dentist appointment")
+    assert not search.controls.weight.isEnabled() and not search.controls.mode.isEnabled()
+    search.controls.session.setCurrentText(fixtures.OMEGA_CONVERSATIONS["current"])
+    search.controls.query.setText("dentist appointment")
     search.search()
     settle(qloop, ctx)
-    assert search.result.retriever == "omega-recall"
-    assert [h.chunk_id for h in search.result.hits] == [fixtures.OMEGA_MESSAGES[1]]
+    assert search.state.result.retriever == "omega-recall"
+    assert [h.chunk_id for h in search.state.result.hits] == [fixtures.OMEGA_MESSAGES[1]]
     assert search.explain_view.toPlainText().startswith("Rank 1 of 1")
-    search.weight.setValue(10)  # the agent's ranking is fixed: nothing is re-weighted
-    assert [h.chunk_id for h in search.result.hits] == [fixtures.OMEGA_MESSAGES[1]]
+    search.controls.weight.setValue(10)  # the agent's ranking is fixed: nothing is re-weighted
+    assert [h.chunk_id for h in search.state.result.hits] == [fixtures.OMEGA_MESSAGES[1]]
     assert dialogs.errors == []
 
 

@@ -60,7 +60,9 @@ def test_the_first_table_is_chosen_and_read_a_page_at_a_time(big):
     assert state.columns == ["n", "word"]
 
 
-@pytest.mark.parametrize("module", ["oxmem_gui.ui.tables_state", "oxmem_gui.ui.notes.state"])
+@pytest.mark.parametrize(
+    "module", ["oxmem_gui.ui.tables_state", "oxmem_gui.ui.notes.state", "oxmem_gui.ui.search.state"]
+)
 def test_the_panels_states_import_no_qt(module):
     code = f"import sys, {module}; print(sorted(m for m in sys.modules if m.startswith('PySide6')))"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

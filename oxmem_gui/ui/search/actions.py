@@ -16,7 +16,6 @@ from PySide6.QtWidgets import QDialog, QDialogButtonBox, QTextBrowser, QVBoxLayo
 from ...core.api import (
     Evaluation,
     JudgmentStore,
-    QueryResult,
     Retriever,
     choose_ranking,
     default_search,
@@ -32,6 +31,7 @@ from .controls import SearchControls
 from .explanation import compare_text
 from .metrics import MetricsDialog
 from .results import ResultsModel
+from .state import SearchState
 from .tools import ResultTools
 
 #: what the ranking list adds to the default's label: chosen for the session, for the file, or built in
@@ -48,10 +48,7 @@ class ResultActions:
     tools: ResultTools
     model: ResultsModel
     judgments: JudgmentStore
-    result: QueryResult | None
-    baseline: QueryResult | None
-    pinned: QueryResult | None
-    default_choice: tuple[str, str] | None
+    state: SearchState
     last_dialog: QDialog | None
 
     def _look_up_default(self, select: bool) -> None:
@@ -60,24 +57,24 @@ class ResultActions:
         store = self.ctx.store
         if store is None or not any(r.scope == "session" for r in store.retrievers()):
             return
-        session = self.session.currentText().strip() or None
-        self._lookups += 1
-        lookup = self._lookups
+        session = self.controls.session.currentText().strip() or None
+        self.state.lookups += 1
+        lookup = self.state.lookups
 
         def got(found: tuple[Retriever, str, dict[str, Any]]) -> None:
-            if lookup != self._lookups or store is not self.ctx.store:
+            if lookup != self.state.lookups or store is not self.ctx.store:
                 return  # another session or file since
             ranking, why, tuning = found
-            self.default_choice = (ranking.name, why)
+            self.state.default_choice = (ranking.name, why)
             why_text = DEFAULT_MARKS.get(why, "default")
-            for i in range(self.ranking.count()):
-                r = self.ranking.itemData(i)
-                self.ranking.setItemText(i, r.label + (f" ({why_text})" if r.name == ranking.name else ""))
+            for i in range(self.controls.ranking.count()):
+                r = self.controls.ranking.itemData(i)
+                self.controls.ranking.setItemText(i, r.label + (f" ({why_text})" if r.name == ranking.name else ""))
                 if select and r.name == ranking.name:
-                    self.ranking.setCurrentIndex(i)
+                    self.controls.ranking.setCurrentIndex(i)
             if select and tuning:
-                self.weight.setValue(round(tuning["vector_weight"] * 100))
-                self.mode.setCurrentText(tuning["fts_mode"])
+                self.controls.weight.setValue(round(tuning["vector_weight"] * 100))
+                self.controls.mode.setCurrentText(tuning["fts_mode"])
             self.controls.show_ranking_tip()
 
         self.ctx.run(lambda: default_search(store, session), on_done=got)
@@ -86,7 +83,7 @@ class ResultActions:
         """Make the current ranking the default for the session in the field (``for_session``) or the file; the
         tunable hybrid's weight and FTS mode are kept with it."""
         store, ranking = self.ctx.store, self.current_ranking()
-        session = self.session.currentText().strip()
+        session = self.controls.session.currentText().strip()
         if store is None or ranking is None or ranking.scope != "session":
             self.controls.say("Choose a ranking over sessions to make it the default.")
             return
@@ -95,7 +92,7 @@ class ResultActions:
             return
         tuning = None
         if ranking.tunable:
-            tuning = {"vector_weight": self.vector_weight(), "fts_mode": self.mode.currentText()}
+            tuning = {"vector_weight": self.vector_weight(), "fts_mode": self.controls.mode.currentText()}
         self.ctx.run(
             lambda: choose_ranking(store, ranking.name, session if for_session else None, tuning),
             on_done=lambda _: self._look_up_default(select=False),
@@ -103,7 +100,7 @@ class ResultActions:
 
     def forget_default(self) -> None:
         """Forget the session's and the file's choices: the built-in default again."""
-        store, session = self.ctx.store, self.session.currentText().strip()
+        store, session = self.ctx.store, self.controls.session.currentText().strip()
         if store is None:
             return
 
@@ -115,15 +112,15 @@ class ResultActions:
         self.ctx.run(forget, on_done=lambda _: self._look_up_default(select=False))
 
     def pin(self) -> None:
-        self.pinned = self.result
+        self.state.pinned = self.state.result
         self._update_buttons()
 
     def compare_text(self) -> str:
         """The shown results (B) against A: the pinned results, or else the query's default-settings ranking."""
-        return compare_text(self.pinned or self.baseline, self.result, self.pinned is not None)
+        return compare_text(self.state.pinned or self.state.baseline, self.state.result, self.state.pinned is not None)
 
     def compare(self) -> None:
-        if (self.pinned is None and self.baseline is None) or self.result is None:
+        if (self.state.pinned is None and self.state.baseline is None) or self.state.result is None:
             return
         dialog = QDialog(self)
         dialog.setWindowTitle("Compare A and B")
@@ -139,19 +136,21 @@ class ResultActions:
         dialog.show()
 
     def export(self) -> None:
-        if self.result is None:
+        if self.state.result is None:
             return
         path = self.dialogs.save_file("Export results", "JSON (*.json);;CSV (*.csv)", "results.json")
         if path is None:
             return
-        text = to_csv(result_rows(self.result)) if path.suffix.lower() == ".csv" else results_json(self.result)
+        text = (
+            to_csv(result_rows(self.state.result)) if path.suffix.lower() == ".csv" else results_json(self.state.result)
+        )
         self.ctx.run(lambda: asyncio.to_thread(Path(path).write_text, text, "utf-8"), label="Exporting results")
 
     def set_name(self) -> str:
         return self.tools.set_name()
 
     def _load_grades(self) -> None:
-        store, result, name = self.ctx.store, self.result, self.set_name()
+        store, result, name = self.ctx.store, self.state.result, self.set_name()
         if store is None or result is None:
             return
 
@@ -164,7 +163,7 @@ class ResultActions:
         self.ctx.run(lambda: asyncio.to_thread(find), on_done=self.model.set_grades)
 
     def _graded(self, chunk_id: str, grade: int | None) -> None:
-        store, result, name = self.ctx.require(), self.result, self.set_name()
+        store, result, name = self.ctx.require(), self.state.result, self.set_name()
         self.ctx.run(
             lambda: asyncio.to_thread(
                 self.judgments.judge, store.path, name, result.session_id, result.query, chunk_id, grade
@@ -175,7 +174,7 @@ class ResultActions:
         store, name = self.ctx.store, self.set_name()
         if store is None:
             return
-        w, mode, k = self.vector_weight(), self.mode.currentText(), self.top_k.value()
+        w, mode, k = self.vector_weight(), self.controls.mode.currentText(), self.controls.top_k.value()
         ranking = self.current_ranking()
         fixed = ranking.name if ranking is not None and not ranking.tunable and ranking.scope == "session" else None
 

@@ -4,8 +4,6 @@
 from __future__ import annotations
 
 import asyncio
-import dataclasses
-import html
 from typing import Any
 
 from PySide6.QtCore import QEvent, Qt, Signal
@@ -18,7 +16,6 @@ from ...core.api import (
     Example,
     InvalidInputError,
     JudgmentStore,
-    LegStats,
     NotFoundError,
     OxmemError,
     QueryResult,
@@ -29,20 +26,14 @@ from ...core.api import (
 )
 from ..context import StoreContext
 from ..dialogs import Dialogs
-from ..widgets import plural
 from .actions import ResultActions
 from .controls import TIPS, WARN_STYLE, SearchControls, data_label, set_label
 from .explanation import ExplanationView, where
 from .results import GRADE_COLUMN, ResultsModel, ResultsView
+from .state import SearchState, legs_line, model_line, story_line
 from .tools import ResultTools
 
 DEMO_DEFAULT_TIP = "The demo is a temporary file: a default chosen for it would be forgotten when it closes"
-
-#: the widgets of the controls and of the result tools that the panel shows as its own attributes
-CONTROLS = ("ranking", "session", "query", "top_k", "weight", "weight_label", "mode", "model_box", "tags", "tag_mode",
-            "reset_button", "go", "query_note", "defaults_note")  # fmt: skip
-TOOLS = ("set_box", "metrics_button", "pin_button", "compare_button", "default_button", "default_session_action",
-         "default_file_action", "forget_default_action", "export_button", "why_button")  # fmt: skip
 
 
 class SearchPanel(ResultActions, QWidget):
@@ -61,28 +52,10 @@ class SearchPanel(ResultActions, QWidget):
         self.ctx = ctx
         self.dialogs = dialogs
         self._judgments = judgments
-        self.base: QueryResult | None = None  # as fetched
-        self.result: QueryResult | None = None  # as shown (re-ranked by the slider)
-        self.pinned: QueryResult | None = None
+        self.state = SearchState()
         self.last_dialog: QDialog | None = None
-        #: (ranking, session, query, top k) → that query's ranking with the default settings (its first run)
-        self._baselines: dict[tuple[str, str, str, int], QueryResult] = {}
-        self.baseline: QueryResult | None = None  # the shown result's
-        self._shown: tuple | None = None  # the controls' request the shown result answers
-        self._scope: str | None = None  # the shown result's ranking scope
-        self._shown_scope: str | None = None  # the shown result's "(all sessions)" entry, when it searched them all
-        #: the session list's entries that search many sessions at once, and what each searches
-        self._many: dict[str, AllSessions] = {}
-        #: what the session field lists (sessions or notes groups), and whether it offers all of them at once
-        self._scope_kind: tuple[str | None, bool] | None = None
-        self._generation = 0
-        #: (ranking name, why) of the current session's default, as last looked up
-        self.default_choice: tuple[str, str] | None = None
-        self._lookups = 0
 
         self.controls = c = SearchControls()
-        for name in CONTROLS:
-            setattr(self, name, getattr(c, name))
         c.ranking.currentIndexChanged.connect(self._ranking_changed)
         c.session.currentTextChanged.connect(lambda *_: self._update_status())
         # another session keeps the ranking and tuning in use; only which ranking is its default is marked
@@ -102,8 +75,6 @@ class SearchPanel(ResultActions, QWidget):
         self.legs_label.setTextFormat(Qt.TextFormat.RichText)
 
         self.tools = t = ResultTools(c.model_box)
-        for name in TOOLS:
-            setattr(self, name, getattr(t, name))
         t.metrics_button.clicked.connect(self.metrics)
         t.pin_button.clicked.connect(self.pin)
         t.compare_button.clicked.connect(self.compare)
@@ -112,9 +83,7 @@ class SearchPanel(ResultActions, QWidget):
         t.forget_default_action.triggered.connect(self.forget_default)
         t.export_button.clicked.connect(self.export)
         t.why_button.clicked.connect(lambda: self.why_not())
-        #: the last *Why not…?* story shown (None: none), and the bar that offers its suggested change
-        self.story: WhyNot | None = None
-        self._pending_why: tuple[str, str] | None = None  # (session, target) to explain after the next search
+        #: the bar that offers the *Why not…?* story's suggested change
         self.why_label = data_label()
         self.apply_button = QPushButton("Apply")
         self.apply_button.setToolTip("Make the suggested change to the controls and search again")
@@ -132,10 +101,7 @@ class SearchPanel(ResultActions, QWidget):
         self.view.doubleClicked.connect(lambda index: index.column() != GRADE_COLUMN and self.open_hit(index.row()))
         self.view.installEventFilter(self)
         self.view.selectionModel().currentRowChanged.connect(lambda *_: self._show_explanation())
-        #: *More like this* (Ctrl+L, or the hits' context menu): the hit whose stored vector is the query's, while
-        #: the query still holds its words; ``_shown_like``: the one the hits shown were searched with
-        self._like: Example | None = None
-        self._shown_like: Example | None = None
+        #: *More like this* (Ctrl+L, or the hits' context menu)
         self.like_action = QAction("More like this", self.view)
         self.like_action.setShortcut(QKeySequence("Ctrl+L"))
         self.like_action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
@@ -189,39 +155,35 @@ class SearchPanel(ResultActions, QWidget):
         return self.controls.differences()
 
     def focus_query(self) -> None:
-        self.query.setFocus()
-        self.query.selectAll()
+        self.controls.query.setFocus()
+        self.controls.query.selectAll()
 
     def _update_buttons(self) -> None:
-        has = self.result is not None
-        for b in (self.pin_button, self.export_button):
+        has = self.state.result is not None
+        for b in (self.tools.pin_button, self.tools.export_button):
             b.setEnabled(has)
         ranking = self.current_ranking()
-        self.why_button.setEnabled(has and ranking is not None and self._shown_scope is None and not self.stale())
-        self.why_button.setToolTip(
-            self.tools.why_tip if self._shown_scope is None else "Why not…? explains a miss in one session: pick one"
+        self.tools.why_button.setEnabled(
+            has and ranking is not None and self.state.shown_scope is None and not self.stale()
         )
-        self.compare_button.setEnabled(has and (self.pinned is not None or self.baseline is not None))
+        self.tools.why_button.setToolTip(
+            self.tools.why_tip
+            if self.state.shown_scope is None
+            else "Why not…? explains a miss in one session: pick one"
+        )
+        self.tools.compare_button.setEnabled(has and (self.state.pinned is not None or self.state.baseline is not None))
 
     def stale(self) -> bool:
         """Whether the hits shown no longer answer what the controls say (a search would change them)."""
-        return self.result is not None and self.controls.request() != self._shown
+        return self.state.stale(self.controls.request())
 
     def _update_status(self) -> None:
-        r = self.result
-        if r is None:
-            set_label(self.results_label, "")
-            return
-        text = f"{plural(len(r.hits), 'hit')} for “{r.query}” in {self._shown_scope or r.session_id}"
-        if self._shown_like is not None:
-            text += f" — more like {self._shown_like.item_id}: its stored vector is the query's"
-        if self.stale():
-            text += " — not what the controls now say: press Search (or Enter in the query) to update"
-        self.results_label.setStyleSheet(WARN_STYLE if self.stale() else "")
-        set_label(self.results_label, text)
+        stale = self.stale()
+        self.results_label.setStyleSheet(WARN_STYLE if stale else "")
+        set_label(self.results_label, self.state.status(self.controls.request()))
 
     def _query_edited(self, *_: Any) -> None:
-        if self.query.text().strip():
+        if self.controls.query.text().strip():
             self.controls.say("")
         self._update_status()
 
@@ -239,7 +201,7 @@ class SearchPanel(ResultActions, QWidget):
         """Emit ``open_event`` for the hit at ``row`` (default: the current one) when it is a session's event;
         returns whether it was emitted."""
         hit = self.model.hit(self.view.currentIndex().row() if row is None else row)
-        if hit is None or self._scope != "session" or hit.sequence_start is None:
+        if hit is None or self.state.scope != "session" or hit.sequence_start is None:
             return False
         self.open_event.emit(hit.session_id, hit.sequence_start)
         return True
@@ -250,28 +212,27 @@ class SearchPanel(ResultActions, QWidget):
         store = self.ctx.require()
         keep = self.ctx.reopened  # the same file again (editing enabled): keep the results and the selected hit
         if not keep:
-            self.base = self.result = self.pinned = self.baseline = None
-            self._shown = self._scope = None
-            self._baselines.clear()
+            self.state.forget()
             self.model.set_result(None)
             self.explain_view.clear()
-            for label in (self.model_label, self.legs_label, self.query_note):
+            for label in (self.model_label, self.legs_label, self.controls.query_note):
                 set_label(label, "")
-            self._scope_kind = None
         current = self.current_ranking()
-        self.ranking.blockSignals(True)
-        self.ranking.clear()
+        self.controls.ranking.blockSignals(True)
+        self.controls.ranking.clear()
         for r in store.retrievers():
-            self.ranking.addItem(r.label, r)
-            self.ranking.setItemData(self.ranking.count() - 1, r.description, Qt.ItemDataRole.ToolTipRole)
+            self.controls.ranking.addItem(r.label, r)
+            self.controls.ranking.setItemData(
+                self.controls.ranking.count() - 1, r.description, Qt.ItemDataRole.ToolTipRole
+            )
             if keep and current is not None and r.name == current.name:
-                self.ranking.setCurrentIndex(self.ranking.count() - 1)
-        self.ranking.blockSignals(False)
+                self.controls.ranking.setCurrentIndex(self.controls.ranking.count() - 1)
+        self.controls.ranking.blockSignals(False)
         self._apply_ranking()
         self._look_up_default(select=not keep)
         demo = self.ctx.is_demo(store.path)
-        self.default_button.setEnabled(not demo)
-        self.default_button.setToolTip(DEMO_DEFAULT_TIP if demo else self.tools.default_tip)
+        self.tools.default_button.setEnabled(not demo)
+        self.tools.default_button.setToolTip(DEMO_DEFAULT_TIP if demo else self.tools.default_tip)
         self._update_buttons()
         self.controls.show_differences()
         self._update_status()
@@ -291,15 +252,17 @@ class SearchPanel(ResultActions, QWidget):
         ranking = self.current_ranking()
         kind = ranking.scope if ranking is not None else None
         every = ranking is not None and ranking.every
-        if (kind, every) == self._scope_kind or self.ctx.store is None:
+        if (kind, every) == self.state.scope_kind or self.ctx.store is None:
             return False
-        self._scope_kind = (kind, every)
+        self.state.scope_kind = (kind, every)
         store = self.ctx.store
         group = store.capabilities.group_label.lower()
         noun = f"{group}s" if kind == "notes" else f"{store.capabilities.session_noun}s"
-        self._many = {f"(all {noun})": AllSessions()} if every else {}
-        self.session.lineEdit().setPlaceholderText(group if kind == "notes" else "session (memory:USER for notes)")
-        self.session.setToolTip(f"The {group} whose notes to search" if kind == "notes" else TIPS["session"])
+        self.state.many = {f"(all {noun})": AllSessions()} if every else {}
+        self.controls.session.lineEdit().setPlaceholderText(
+            group if kind == "notes" else "session (memory:USER for notes)"
+        )
+        self.controls.session.setToolTip(f"The {group} whose notes to search" if kind == "notes" else TIPS["session"])
 
         async def load() -> list[str]:
             if kind == "notes":
@@ -307,20 +270,22 @@ class SearchPanel(ResultActions, QWidget):
             return [r.session_id for r in await store.sessions_page(limit=500)] if kind else []
 
         def got(ids: list[str]) -> None:
-            current = self.session.currentText()
-            self.session.blockSignals(True)
-            self.session.clear()
-            if self._many and any(i.startswith(NOTES_PREFIX) for i in ids):  # the store's users' notes sessions
-                self._many["(all users' notes)"] = AllSessions(NOTES_PREFIX)
+            current = self.controls.session.currentText()
+            self.controls.session.blockSignals(True)
+            self.controls.session.clear()
+            if self.state.many and any(i.startswith(NOTES_PREFIX) for i in ids):  # the store's users' notes sessions
+                self.state.many["(all users' notes)"] = AllSessions(NOTES_PREFIX)
             tips = {AllSessions(): f"Search every {noun[:-1]} at once, in one ranking; each hit names its {noun[:-1]}",
                     AllSessions(NOTES_PREFIX): "Search every user's notes at once, in one ranking"}  # fmt: skip
-            for text, scope in self._many.items():  # first, so the list's top entries search many at once
-                self.session.addItem(text)
-                self.session.setItemData(self.session.count() - 1, tips[scope], Qt.ItemDataRole.ToolTipRole)
-            self.session.addItems(ids)
-            self.session.blockSignals(False)
-            if current in ids or current in self._many:
-                self.session.setCurrentText(current)
+            for text, scope in self.state.many.items():  # first, so the list's top entries search many at once
+                self.controls.session.addItem(text)
+                self.controls.session.setItemData(
+                    self.controls.session.count() - 1, tips[scope], Qt.ItemDataRole.ToolTipRole
+                )
+            self.controls.session.addItems(ids)
+            self.controls.session.blockSignals(False)
+            if current in ids or current in self.state.many:
+                self.controls.session.setCurrentText(current)
             self._update_status()
 
         self.ctx.run(load, on_done=got)
@@ -331,7 +296,7 @@ class SearchPanel(ResultActions, QWidget):
     def search(self) -> None:
         """Run the ranking with the controls' settings. What keeps it from running is said next to the query."""
         store = self.ctx.store
-        session, query = self.session.currentText().strip(), self.query.text()
+        session, query = self.controls.session.currentText().strip(), self.controls.query.text()
         ranking = self.current_ranking()
         if store is None or ranking is None:
             self.controls.say("This file has no ranking to search with.")
@@ -344,51 +309,30 @@ class SearchPanel(ResultActions, QWidget):
             self.controls.say(f"Choose a {noun} to search.")
             return
         self.controls.say("")
-        options, request, k = self.controls.options(), self.controls.request(), self.top_k.value()
-        like = self._like = self._like if self._like is not None and self._like.text == query else None
-        if like is not None:
-            options = dataclasses.replace(options, **like.options())
-        key = (ranking.name, session, query, k)
-        shown_scope = session if session in self._many else None
-        scope = self._many.get(session, session)
-        from_defaults = like is not None or options.is_default()  # (by example: the result is its own baseline)
-        self._generation += 1
-        generation = self._generation
-
-        async def work() -> tuple[QueryResult, QueryResult]:
-            result = await store.search(ranking.name, scope, query, k, options)
-            baseline = self._baselines.get(key)
-            if baseline is None:
-                baseline = result if from_defaults else await store.search(ranking.name, scope, query, k)
-            return result, baseline
+        c = self.controls
+        asked = self.state.ask(ranking, session, query, c.top_k.value(), c.options(), c.request())
 
         def done(found: tuple[QueryResult, QueryResult]) -> None:
             result, baseline = found
-            self.baseline = self._baselines.setdefault(key, baseline)
-            if generation != self._generation:
+            if not self.state.arrived(asked, result, baseline):
                 return  # a later search is under way
             self.controls.offer_models(sorted({*result.models, *result.skipped_models}))
-            self.base = result
-            self._shown = request
-            self._shown_like = like
-            self._scope = ranking.scope
-            self._shown_scope = shown_scope
             w = self.vector_weight()
             if ranking.tunable and abs(w - result.vector_weight) > 1e-9:  # the slider moved meanwhile
                 result = rerank(result, w, round(1 - w, 10))
             self._show(result)
             self._load_grades()
-            pending, self._pending_why = self._pending_why, None
+            pending, self.state.pending_why = self.state.pending_why, None
             if pending is not None and pending[0] == result.session_id:
                 self.why_not(pending[1])
 
         def failed(exc: Exception) -> bool:
-            if generation != self._generation:
+            if asked.generation != self.state.generation:
                 return isinstance(exc, OxmemError)
             self._update_status()
             return self._say_error(exc)
 
-        self.ctx.run(work, on_done=done, on_error=failed)
+        self.ctx.run(lambda: self.state.search(store, asked), on_done=done, on_error=failed)
 
     def _say_error(self, exc: Exception) -> bool:
         """Bad input or a missing memory said next to the query (handled); anything else is not."""
@@ -410,8 +354,8 @@ class SearchPanel(ResultActions, QWidget):
             return await store.example(hit.chunk_id)
 
         def done(example: Example) -> None:
-            self._like = example
-            self.query.setText(example.text)
+            self.state.like = example
+            self.controls.query.setText(example.text)
             self.search()
 
         self.ctx.run(work, on_done=done, on_error=self._say_error)
@@ -420,7 +364,7 @@ class SearchPanel(ResultActions, QWidget):
         """A setting that needs a new query changed: search again when hits are shown, so they always answer
         the controls."""
         self.controls.show_differences()
-        if self.stale() and self.query.text().strip() and self.session.currentText().strip():
+        if self.stale() and self.controls.query.text().strip() and self.controls.session.currentText().strip():
             self.search()
         self._update_status()
 
@@ -428,10 +372,11 @@ class SearchPanel(ResultActions, QWidget):
         self.controls.show_weight()
         self.controls.show_differences()
         ranking = self.current_ranking()
-        if self.base is None or ranking is None or not ranking.tunable or self.base.retriever != ranking.name:
+        base = self.state.base
+        if base is None or ranking is None or not ranking.tunable or base.retriever != ranking.name:
             return  # an agent's own ranking is fixed: its scores are not re-weighted
         w = self.vector_weight()
-        self._show(rerank(self.base, w, round(1 - w, 10)))  # from the cached legs: no new query
+        self._show(rerank(base, w, round(1 - w, 10)))  # from the cached legs: no new query
 
     def reset_to_defaults(self) -> None:
         """The ranking's default settings back in the controls (searching again when hits are shown)."""
@@ -442,13 +387,13 @@ class SearchPanel(ResultActions, QWidget):
         """Set the weight and FTS mode (a sweep's best point) of the tunable hybrid, choosing it if a fixed
         ranking is shown; the hits follow."""
         if not self.controls.tunable():
-            for i in range(self.ranking.count()):
-                r = self.ranking.itemData(i)
+            for i in range(self.controls.ranking.count()):
+                r = self.controls.ranking.itemData(i)
                 if r.tunable and r.scope == "session":
-                    self.ranking.setCurrentIndex(i)
+                    self.controls.ranking.setCurrentIndex(i)
                     break
-        self.weight.setValue(round(vector_weight * 100))
-        self.mode.setCurrentText(fts_mode)
+        self.controls.weight.setValue(round(vector_weight * 100))
+        self.controls.mode.setCurrentText(fts_mode)
 
     # -- why not this one? --------------------------------------------------------------------------------
 
@@ -456,7 +401,7 @@ class SearchPanel(ResultActions, QWidget):
         """Explain a memory the shown search did not recall: ``target`` (a sequence number, a note id), else one
         picked from the session's events or the group's notes (the picker types to find). The story goes under the
         list, the memory's row is pinned at its true rank, and *Apply* makes the suggested change."""
-        store, ranking, result = self.ctx.store, self.current_ranking(), self.result
+        store, ranking, result = self.ctx.store, self.current_ranking(), self.state.result
         if store is None or ranking is None or result is None or result.session_id is None:
             self.controls.say("Search a session first: Why not…? explains a memory that search did not recall.")
             return
@@ -494,43 +439,32 @@ class SearchPanel(ResultActions, QWidget):
     def why_not_event(self, session_id: str, sequence: int) -> None:
         """*Why wasn't this recalled?* from the session browser: explain that event for the query shown, when it
         searched this session; else put the session in the field and explain it after the next search."""
-        r = self.result
+        r = self.state.result
         if r is not None and r.session_id == session_id and not self.stale():
             self.why_not(str(sequence))
             return
-        self._pending_why = (session_id, str(sequence))
-        self.session.setCurrentText(session_id)
-        if self.query.text().strip():
+        self.state.pending_why = (session_id, str(sequence))
+        self.controls.session.setCurrentText(session_id)
+        if self.controls.query.text().strip():
             self.search()
         else:
             self.controls.say(f"Type the query it should have been recalled for; event #{sequence} is explained then.")
-            self.query.setFocus()
+            self.controls.query.setFocus()
 
     def _show_story(self, story: WhyNot, asked: QueryResult) -> None:
-        if self.result is not asked:
+        if self.state.result is not asked:
             return  # another search is shown now
-        self.story = story
+        self.state.story = story
         # the store's rankings rank every candidate; an agent's keeps its candidates in the pool
-        candidates = self.result.ranking or self.result.pool
+        candidates = self.state.result.ranking or self.state.result.pool
         hit = next((h for h in candidates if h.chunk_id == story.chunk_id), None)
         if hit is not None and not story.recalled:
             self.model.pin(hit, f"#{story.rank} of {story.of}" if story.rank else "not taken")
             self.view.resizeColumnToContents(0)
         elif hit is None and story.chunk_id:
             self.model.pin(None)
-        best = story.changes[0] if story.changes else None
-        set_label(
-            self.why_label,
-            ("Recalled" if story.recalled else "Not recalled: " + story.cut[:1].upper() + story.cut[1:])
-            + (
-                ""
-                if story.recalled
-                else f" — would bring it back: {best.words}"
-                if best
-                else " — nothing within these controls brings it back"
-            ),
-        )
-        self.apply_button.setEnabled(best is not None)
+        set_label(self.why_label, story_line(story))
+        self.apply_button.setEnabled(bool(story.changes))
         self.why_bar.show()
         self.explain_view.show_text("\n".join(story.lines()))
         row = next((r for r in range(self.model.rowCount()) if self.model.hit(r).chunk_id == story.chunk_id), None)
@@ -541,9 +475,9 @@ class SearchPanel(ResultActions, QWidget):
 
     def apply_suggestion(self) -> None:
         """Make the shown story's first suggested change to the controls, then search again."""
-        if self.story is None or not self.story.changes:
+        if self.state.story is None or not self.state.story.changes:
             return
-        change = self.story.changes[0]
+        change = self.state.story.changes[0]
         c = self.controls
         if change.control == "vector_weight":
             c.weight.setValue(round(change.value * 100))
@@ -559,46 +493,17 @@ class SearchPanel(ResultActions, QWidget):
         self.search()
 
     def _clear_story(self) -> None:
-        self.story = None
+        self.state.story = None
         self.why_bar.hide()
 
     def _show(self, result: QueryResult) -> None:
         self._clear_story()
         selected = self.model.hit(self.view.currentIndex().row())
-        self.result = result
-        moved = {m.chunk_id: m for m in moves(self.baseline, result)} if self.baseline is not None else {}
+        self.state.result = result
+        moved = {m.chunk_id: m for m in moves(self.state.baseline, result)} if self.state.baseline is not None else {}
         self.model.set_result(result, moved)
-        dropped = [m for m in moved.values() if m.label == "dropped"]
-        models = result.models
-        text = (
-            ("model: " + models[0])
-            if len(models) == 1
-            else (
-                f"mixed-model store: {', '.join(models)} (each searched with its own query vector)"
-                if models
-                else "no vectors searched"
-            )
-        )
-        if result.skipped_models:
-            text += " — skipped: " + ", ".join(result.skipped_models)
-        if dropped:
-            text += f" — dropped from the defaults' top {result.top_k}: " + ", ".join(f"#{m.before}" for m in dropped)
-        if result.steps:
-            text += (
-                f" — ranking {result.retriever}: "
-                + "; ".join(result.steps[:2])
-                + (" …" if len(result.steps) > 2 else "")
-            )
-        set_label(self.model_label, text)
-        legs = []
-        for leg, name in (("vector", "vector"), ("fts", "FTS")):
-            s = result.legs.get(leg) or LegStats()
-            span = f" raw {s.min:.4g} … {s.max:.4g}" if s.candidates else ""
-            legs.append(f"{name}: {plural(s.candidates, 'candidate')}{span}{' (collapsed)' if s.collapsed else ''}")
-        set_label(
-            self.legs_label,
-            f"FTS expression: <code>{html.escape(result.fts_expression or '(none)')}</code> — " + " · ".join(legs),
-        )
+        set_label(self.model_label, model_line(result, [m.before for m in moved.values() if m.label == "dropped"]))
+        set_label(self.legs_label, legs_line(result))
         rows = [r for r in range(self.model.rowCount()) if selected and self.model.hit(r).chunk_id == selected.chunk_id]
         if rows or self.model.rowCount():
             self.view.setCurrentIndex(self.model.index(rows[0] if rows else 0, 0))
@@ -608,10 +513,10 @@ class SearchPanel(ResultActions, QWidget):
 
     def _show_explanation(self) -> None:
         hit = self.model.hit(self.view.currentIndex().row())
-        if hit is None or self.result is None:
+        if hit is None or self.state.result is None:
             self.explain_view.clear()
             return
         store = self.ctx.store
         self.explain_view.show_hit(
-            self.result, hit, where(hit, self._scope, store.capabilities.group_label if store else "Group")
+            self.state.result, hit, where(hit, self.state.scope, store.capabilities.group_label if store else "Group")
         )

@@ -21,8 +21,8 @@ from tests.ui.conftest import FakeDialogs, settle
 
 def use_ranking(panel, name):
     """Choose the ranking ``name`` in the panel's list (the panel opens on the file's default: the tuned profile)."""
-    panel.ranking.setCurrentIndex(
-        next(i for i in range(panel.ranking.count()) if panel.ranking.itemData(i).name == name)
+    panel.controls.ranking.setCurrentIndex(
+        next(i for i in range(panel.controls.ranking.count()) if panel.controls.ranking.itemData(i).name == name)
     )
 
 
@@ -30,11 +30,11 @@ def search(window, ctx, qloop, session, query, weight=70, mode="terms", top_k=8,
     panel = window.search
     window.show_panel("search")
     use_ranking(panel, ranking)
-    panel.session.setCurrentText(session)
-    panel.query.setText(query)
-    panel.weight.setValue(weight)
-    panel.mode.setCurrentText(mode)
-    panel.top_k.setValue(top_k)
+    panel.controls.session.setCurrentText(session)
+    panel.controls.query.setText(query)
+    panel.controls.weight.setValue(weight)
+    panel.controls.mode.setCurrentText(mode)
+    panel.controls.top_k.setValue(top_k)
     panel.search()
     settle(qloop, ctx)
     return panel
@@ -95,7 +95,7 @@ def test_slider_reranks_from_cached_legs(make_window, qloop, monkeypatch):
     real = ctx.store.hybrid_query
     monkeypatch.setattr(ctx.store, "hybrid_query", lambda *a, **k: calls.append(a) or real(*a, **k))
     before = {panel.model.hit(r).chunk_id: r + 1 for r in range(panel.model.rowCount())}
-    panel.weight.setValue(20)
+    panel.controls.weight.setValue(20)
     assert calls == []  # no new query
     got = shown(panel)
     monkeypatch.undo()
@@ -124,15 +124,17 @@ def test_highlight_terms_and_phrase(make_window, qloop):
     window, ctx, _ = make_window()
     panel = search(window, ctx, qloop, "telegram:alice:tomatoes", "copper fungicide")
     mark = "<b style='background-color:#ffe58a;color:#000'>"
-    assert highlight("A copper fungicide & co", panel.result) == (f"A {mark}copper</b> {mark}fungicide</b> &amp; co")
+    assert highlight("A copper fungicide & co", panel.state.result) == (
+        f"A {mark}copper</b> {mark}fungicide</b> &amp; co"
+    )
     panel = search(window, ctx, qloop, "telegram:alice:tomatoes", "copper fungicide", mode="phrase")
-    assert highlight("A Copper  fungicide slows", panel.result) == f"A {mark}Copper  fungicide</b> slows"
+    assert highlight("A Copper  fungicide slows", panel.state.result) == f"A {mark}Copper  fungicide</b> slows"
 
 
 def test_grades_go_to_the_inspector_file_and_metrics_match_the_core(make_window, qloop):
     window, ctx, dialogs = make_window()
     panel = search(window, ctx, qloop, "cli:alice:invoice-rounding", "half up rounding", top_k=5)
-    panel.set_box.setCurrentText("rounding")
+    panel.tools.set_box.setCurrentText("rounding")
     first, third = panel.model.hit(0).chunk_id, panel.model.hit(2).chunk_id
     panel.model.setData(panel.model.index(0, GRADE_COLUMN), "3")
     panel.model.setData(panel.model.index(2, GRADE_COLUMN), "1")
@@ -159,7 +161,7 @@ def test_compare_a_and_b_and_export(make_window, qloop, tmp_path):
     panel = search(window, ctx, qloop, "telegram:alice:lisbon-trip", "hotel")
     panel.pin()
     panel = search(window, ctx, qloop, "telegram:alice:lisbon-trip", "hotel", weight=0)
-    assert [panel.model_box.itemText(i) for i in range(panel.model_box.count())] == [
+    assert [panel.controls.model_box.itemText(i) for i in range(panel.controls.model_box.count())] == [
         "all models",
         "deterministic-hash-v1",
     ]
@@ -186,7 +188,7 @@ def test_compare_a_and_b_and_export(make_window, qloop, tmp_path):
 def test_metrics_without_judgments_says_so(make_window, qloop):
     window, ctx, dialogs = make_window()
     search(window, ctx, qloop, "telegram:alice:tomatoes", "copper")
-    window.search.set_box.setCurrentText("empty set")
+    window.search.tools.set_box.setCurrentText("empty set")
     window.search.metrics()
     settle(qloop, ctx)
     assert dialogs.infos[-1] == "The query set “empty set” has no judged queries yet: grade some hits (0–3) first."
@@ -201,14 +203,18 @@ def test_the_panel_opens_on_the_tuned_default_and_explains_its_steps(make_window
     window, ctx, _ = make_window()
     panel = window.search
     assert panel.current_ranking().name == "tuned"
-    assert [panel.ranking.itemText(i) for i in range(panel.ranking.count())] == [
+    assert [panel.controls.ranking.itemText(i) for i in range(panel.controls.ranking.count())] == [
         "oxmem tuned (default)",
         "oxmem hybrid",
         "Oxydra agent's own",
     ]
     # a fixed profile: tags yes, weights and mode no
-    assert panel.tags.isEnabled() and panel.tag_mode.isEnabled()
-    assert not panel.weight.isEnabled() and not panel.mode.isEnabled() and not panel.reset_button.isEnabled()
+    assert panel.controls.tags.isEnabled() and panel.controls.tag_mode.isEnabled()
+    assert (
+        not panel.controls.weight.isEnabled()
+        and not panel.controls.mode.isEnabled()
+        and not panel.controls.reset_button.isEnabled()
+    )
     panel = search(window, ctx, qloop, "telegram:alice:lisbon-trip", "quiet hotel in Alfama", ranking="tuned")
     expected = qloop.run_until_complete(
         ctx.store.search("tuned", "telegram:alice:lisbon-trip", "quiet hotel in Alfama")
@@ -223,13 +229,14 @@ def test_the_panel_opens_on_the_tuned_default_and_explains_its_steps(make_window
     assert "stopwords dropped from the query: in" in pane
     mark = "<b style='background-color:#ffe58a;color:#000'>"
     assert (
-        highlight("Quieter hotels in alfama", panel.result) == f"{mark}Quieter</b> {mark}hotels</b> in {mark}alfama</b>"
+        highlight("Quieter hotels in alfama", panel.state.result)
+        == f"{mark}Quieter</b> {mark}hotels</b> in {mark}alfama</b>"
     )
     # tags filter the profile too
-    panel.tags.input.setText("nothing-has-this")
-    panel.tags.commit()
+    panel.controls.tags.input.setText("nothing-has-this")
+    panel.controls.tags.commit()
     settle(qloop, ctx)
-    assert panel.model.rowCount() == 0 and panel.result.retriever == "tuned"
+    assert panel.model.rowCount() == 0 and panel.state.result.retriever == "tuned"
 
 
 def test_the_update_step_shows_what_superseded_what(make_window, qloop):
@@ -256,44 +263,52 @@ def test_make_default_per_session_and_per_file_keeps_the_hybrids_tuning(make_win
     window, ctx, _ = make_window()
     lisbon = "telegram:alice:lisbon-trip"
     panel = search(window, ctx, qloop, lisbon, "hotel")  # the contract's hybrid
-    panel.weight.setValue(55)
-    panel.mode.setCurrentText("phrase")
+    panel.controls.weight.setValue(55)
+    panel.controls.mode.setCurrentText("phrase")
     settle(qloop, ctx)
     panel.make_default(for_session=True)
     settle(qloop, ctx)
-    assert panel.default_choice == ("oxmem", "session")
-    assert panel.ranking.itemText(1) == "oxmem hybrid (session default)"
-    assert panel.ranking.toolTip().startswith("oxmem hybrid (session default)\n")
+    assert panel.state.default_choice == ("oxmem", "session")
+    assert panel.controls.ranking.itemText(1) == "oxmem hybrid (session default)"
+    assert panel.controls.ranking.toolTip().startswith("oxmem hybrid (session default)\n")
     found = qloop.run_until_complete(default_search(ctx.store, lisbon))
     assert (found[0].name, found[1], found[2]) == ("oxmem", "session", {"vector_weight": 0.55, "fts_mode": "phrase"})
     # another session keeps the ranking and the tuning in use; only the default's mark follows
-    panel.session.setCurrentText("memory:alice")
-    panel.session.activated.emit(panel.session.currentIndex())
+    panel.controls.session.setCurrentText("memory:alice")
+    panel.controls.session.activated.emit(panel.controls.session.currentIndex())
     settle(qloop, ctx)
-    assert panel.default_choice == ("tuned", "built-in")
-    assert (panel.current_ranking().name, panel.weight.value(), panel.mode.currentText()) == ("oxmem", 55, "phrase")
-    assert [panel.ranking.itemText(i) for i in (0, 1)] == ["oxmem tuned (default)", "oxmem hybrid"]
+    assert panel.state.default_choice == ("tuned", "built-in")
+    assert (panel.current_ranking().name, panel.controls.weight.value(), panel.controls.mode.currentText()) == (
+        "oxmem",
+        55,
+        "phrase",
+    )
+    assert [panel.controls.ranking.itemText(i) for i in (0, 1)] == ["oxmem tuned (default)", "oxmem hybrid"]
     # opening the file starts the session's searches with its default, tuning included
-    panel.weight.setValue(70)
-    panel.mode.setCurrentText("terms")
+    panel.controls.weight.setValue(70)
+    panel.controls.mode.setCurrentText("terms")
     use_ranking(panel, "tuned")
-    panel.session.setCurrentText(lisbon)
+    panel.controls.session.setCurrentText(lisbon)
     panel._look_up_default(select=True)
     settle(qloop, ctx)
-    assert (panel.current_ranking().name, panel.weight.value(), panel.mode.currentText()) == ("oxmem", 55, "phrase")
+    assert (panel.current_ranking().name, panel.controls.weight.value(), panel.controls.mode.currentText()) == (
+        "oxmem",
+        55,
+        "phrase",
+    )
     use_ranking(panel, "oxydra")
     panel.make_default(for_session=False)
     settle(qloop, ctx)
-    assert panel.default_choice == ("oxmem", "session")  # the session's own choice wins over the file's
-    panel.session.setCurrentText("memory:alice")
+    assert panel.state.default_choice == ("oxmem", "session")  # the session's own choice wins over the file's
+    panel.controls.session.setCurrentText("memory:alice")
     panel._look_up_default(select=False)
     settle(qloop, ctx)
-    assert panel.default_choice == ("oxydra", "file")
+    assert panel.state.default_choice == ("oxydra", "file")
     assert qloop.run_until_complete(default_search(ctx.store, "memory:alice"))[2] == {}  # a fixed ranking: no tuning
     panel.forget_default()
     settle(qloop, ctx)
-    assert panel.default_choice == ("tuned", "built-in")
-    assert panel.ranking.itemText(0) == "oxmem tuned (default)"
+    assert panel.state.default_choice == ("tuned", "built-in")
+    assert panel.controls.ranking.itemText(0) == "oxmem tuned (default)"
 
 
 def test_make_default_is_off_on_the_demo_that_is_forgotten_when_it_closes(qloop, qtbot):
@@ -302,30 +317,30 @@ def test_make_default_is_off_on_the_demo_that_is_forgotten_when_it_closes(qloop,
     qtbot.addWidget(window)
     qloop.run_until_complete(ctx.open_demo("deterministic"))
     settle(qloop, ctx)
-    assert not window.search.default_button.isEnabled()
-    assert window.search.default_button.toolTip() == DEMO_DEFAULT_TIP
+    assert not window.search.tools.default_button.isEnabled()
+    assert window.search.tools.default_button.toolTip() == DEMO_DEFAULT_TIP
     qloop.run_until_complete(ctx.close())
 
 
 def test_the_slider_shows_a_fixed_profile_and_gives_the_hybrid_its_setting_back(make_window, qloop):
     window, ctx, _ = make_window()
     panel = window.search
-    assert (panel.weight.value(), panel.weight_label.text()) == (20, "0.20 / FTS 0.80 (fixed)")
+    assert (panel.controls.weight.value(), panel.controls.weight_label.text()) == (20, "0.20 / FTS 0.80 (fixed)")
     use_ranking(panel, "oxmem")
-    assert (panel.weight.value(), panel.weight_label.text()) == (70, "0.70 / FTS 0.30")
-    panel.weight.setValue(25)
+    assert (panel.controls.weight.value(), panel.controls.weight_label.text()) == (70, "0.70 / FTS 0.30")
+    panel.controls.weight.setValue(25)
     use_ranking(panel, "tuned")
-    assert panel.weight.value() == 20 and not panel.weight.isEnabled()
+    assert panel.controls.weight.value() == 20 and not panel.controls.weight.isEnabled()
     use_ranking(panel, "oxydra")
-    assert panel.weight_label.text() == "as the agent weighs it"
+    assert panel.controls.weight_label.text() == "as the agent weighs it"
     use_ranking(panel, "oxmem")
-    assert (panel.weight.value(), panel.weight_label.text()) == (25, "0.25 / FTS 0.75")
+    assert (panel.controls.weight.value(), panel.controls.weight_label.text()) == (25, "0.25 / FTS 0.75")
 
 
 def test_metrics_of_the_tuned_profile_and_apply_best_goes_to_the_hybrid(make_window, qloop):
     window, ctx, _ = make_window()
     panel = search(window, ctx, qloop, "cli:alice:invoice-rounding", "half up rounding", top_k=5, ranking="tuned")
-    panel.set_box.setCurrentText("tuned")
+    panel.tools.set_box.setCurrentText("tuned")
     first = panel.model.hit(0).chunk_id
     panel.model.setData(panel.model.index(0, GRADE_COLUMN), "3")
     settle(qloop, ctx)
@@ -340,5 +355,39 @@ def test_metrics_of_the_tuned_profile_and_apply_best_goes_to_the_hybrid(make_win
     panel.apply_best(best.vector_weight, best.fts_mode)
     settle(qloop, ctx)
     assert panel.current_ranking().name == "oxmem" and panel.vector_weight() == pytest.approx(best.vector_weight)
-    assert panel.result.retriever == "oxmem"
+    assert panel.state.result.retriever == "oxmem"
     dialog.close()
+
+
+def test_the_panel_alone_searches_and_reweights_without_a_new_query(qtbot, qloop, tmp_path):
+    from datetime import datetime, timezone
+
+    from oxmem_gui.core.api import MemoryStore, rerank
+    from oxmem_gui.core.demo import fill_demo
+    from oxmem_gui.core.retrieval.judgments import JudgmentStore
+    from oxmem_gui.ui.search.panel import SearchPanel
+
+    async def make():
+        store = await MemoryStore.open(tmp_path / "demo.db", embedding="deterministic")
+        await fill_demo(store, now=datetime(2026, 11, 23, 12, 0, tzinfo=timezone.utc))
+        await store.aclose()
+
+    qloop.run_until_complete(make())
+    ctx = StoreContext()
+    panel = SearchPanel(ctx, FakeDialogs(), JudgmentStore(tmp_path / "inspector.db"))
+    qtbot.addWidget(panel)
+    qloop.run_until_complete(ctx.open(tmp_path / "demo.db", read_only=True, embedding="deterministic"))
+    settle(qloop, ctx)
+    use_ranking(panel, "oxmem")
+    panel.controls.session.setCurrentText("telegram:alice:lisbon-trip")
+    panel.controls.query.setText("quiet hotel in Alfama")
+    panel.search()
+    settle(qloop, ctx)
+    fetched = panel.state.base
+    assert panel.model.rowCount() == 8 and panel.state.result is fetched
+    assert panel.results_label.text() == "8 hits for “quiet hotel in Alfama” in telegram:alice:lisbon-trip"
+    panel.controls.weight.setValue(20)  # re-ranked from the fetched legs: nothing asked of the store
+    assert panel.state.base is fetched and ctx.running == []
+    expected = rerank(fetched, 0.2, 0.8)
+    assert [panel.model.hit(r).chunk_id for r in range(8)] == [h.chunk_id for h in expected.hits]
+    qloop.run_until_complete(ctx.close())

@@ -103,13 +103,13 @@ def test_move_is_measured_from_the_default_ranking_not_the_previous_run(make_win
     expected = {cid: move_label(defaults.get(cid), rank) for cid, rank in at_zero.items()}
     assert shown_moves(panel) == expected
     assert any(label != "=" for label in expected.values())
-    assert panel.baseline is not None and panel.baseline.vector_weight == 0.7
+    assert panel.state.baseline is not None and panel.state.baseline.vector_weight == 0.7
     # the slider re-ranks; the moves still count from the defaults, not from the weight-0 run
-    panel.weight.setValue(20)
+    panel.controls.weight.setValue(20)
     at_twenty = ranks(ctx, qloop, ROUNDING, "half up rounding", 0.2)
     assert shown_moves(panel) == {cid: move_label(defaults.get(cid), rank) for cid, rank in at_twenty.items()}
     # a second search of the query with other settings: the same baseline
-    panel.mode.setCurrentText("phrase")
+    panel.controls.mode.setCurrentText("phrase")
     settle(qloop, ctx)
     phrase = ranks(ctx, qloop, ROUNDING, "half up rounding", 0.2, mode="phrase")
     assert shown_moves(panel) == {cid: move_label(defaults.get(cid), rank) for cid, rank in phrase.items()}
@@ -118,7 +118,7 @@ def test_move_is_measured_from_the_default_ranking_not_the_previous_run(make_win
     settle(qloop, ctx)
     assert set(shown_moves(panel).values()) == {"="}
     # Compare with nothing pinned uses the same baseline
-    assert panel.compare_button.isEnabled()
+    assert panel.tools.compare_button.isEnabled()
     assert panel.compare_text().splitlines()[0].endswith("(the default settings)")
 
 
@@ -126,60 +126,64 @@ def test_changing_mode_top_k_or_tags_searches_again(make_window, qloop):
     window, ctx, _ = make_window()
     panel = search(window, ctx, qloop, LISBON, "quiet hotel in Alfama")
     assert panel.model.rowCount() == 8 and not panel.stale()
-    panel.mode.setCurrentText("phrase")
+    panel.controls.mode.setCurrentText("phrase")
     settle(qloop, ctx)
-    assert panel.result.fts_mode == "phrase" and panel.result.fts_expression == '"quiet hotel in Alfama"'
-    panel.top_k.setValue(3)
+    assert panel.state.result.fts_mode == "phrase" and panel.state.result.fts_expression == '"quiet hotel in Alfama"'
+    panel.controls.top_k.setValue(3)
     settle(qloop, ctx)
-    assert panel.model.rowCount() == 3 and panel.result.top_k == 3
-    panel.tags.input.setText("travel")
-    panel.tags.commit()
+    assert panel.model.rowCount() == 3 and panel.state.result.top_k == 3
+    panel.controls.tags.input.setText("travel")
+    panel.controls.tags.commit()
     settle(qloop, ctx)
-    assert panel.result.tags == ["travel"] and not panel.stale()
-    panel.tag_mode.setCurrentText("all")
+    assert panel.state.result.tags == ["travel"] and not panel.stale()
+    panel.controls.tag_mode.setCurrentText("all")
     settle(qloop, ctx)
-    assert panel.result.tag_mode == "all"
+    assert panel.state.result.tag_mode == "all"
     # an edited query is not searched on every key: the results say they are stale
-    panel.tags.clear()
+    panel.controls.tags.clear()
     settle(qloop, ctx)
-    panel.query.setText("flights")
+    panel.controls.query.setText("flights")
     assert panel.stale()
     assert panel.results_label.text() == (
         "3 hits for “quiet hotel in Alfama” in telegram:alice:lisbon-trip — not what the controls now say: "
         "press Search (or Enter in the query) to update"
     )
     assert "b35c00" in panel.results_label.styleSheet()
-    panel.query.returnPressed.emit()
+    panel.controls.query.returnPressed.emit()
     settle(qloop, ctx)
-    assert not panel.stale() and panel.result.query == "flights"
+    assert not panel.stale() and panel.state.result.query == "flights"
     assert panel.results_label.text() == "3 hits for “flights” in telegram:alice:lisbon-trip"
 
 
 def test_reset_to_agent_defaults_and_the_note_when_they_differ(make_window, qloop):
     window, ctx, _ = make_window()
     panel = search(window, ctx, qloop, LISBON, "hotel")
-    assert panel.defaults_note.isHidden() and not panel.reset_button.isEnabled()
+    assert panel.controls.defaults_note.isHidden() and not panel.controls.reset_button.isEnabled()
     window.resize(1024, 640)
     window.show()
     settle(qloop, ctx)
     results_top = panel.view.mapTo(panel, panel.view.rect().topLeft()).y()
-    panel.weight.setValue(40)
-    panel.mode.setCurrentText("phrase")
+    panel.controls.weight.setValue(40)
+    panel.controls.mode.setCurrentText("phrase")
     settle(qloop, ctx)
-    assert not panel.defaults_note.isHidden()
+    assert not panel.controls.defaults_note.isHidden()
     assert panel.view.mapTo(panel, panel.view.rect().topLeft()).y() == results_top  # nothing jumps
-    assert panel.defaults_note.text() == (
+    assert panel.controls.defaults_note.text() == (
         "Not the agent's defaults: vector 0.40 / FTS 0.60 (default 0.70 / 0.30); phrase mode (default terms)"
     )
-    assert panel.reset_button.isEnabled()
-    assert panel.reset_button.text() == "Reset to agent defaults"
-    panel.reset_button.click()
+    assert panel.controls.reset_button.isEnabled()
+    assert panel.controls.reset_button.text() == "Reset to agent defaults"
+    panel.controls.reset_button.click()
     settle(qloop, ctx)
-    assert panel.weight.value() == 70 and panel.mode.currentText() == "terms" and panel.tags.tags() == []
+    assert (
+        panel.controls.weight.value() == 70
+        and panel.controls.mode.currentText() == "terms"
+        and panel.controls.tags.tags() == []
+    )
     assert DEFAULTS["vector_weight"] == 0.7 and DEFAULTS["fts_mode"] == "terms"
-    assert panel.defaults_note.isHidden() and not panel.reset_button.isEnabled()
-    assert (panel.result.vector_weight, panel.result.fts_mode) == (0.7, "terms")
-    assert panel.weight_label.text() == "0.70 / FTS 0.30"
+    assert panel.controls.defaults_note.isHidden() and not panel.controls.reset_button.isEnabled()
+    assert (panel.state.result.vector_weight, panel.state.result.fts_mode) == (0.7, "terms")
+    assert panel.controls.weight_label.text() == "0.70 / FTS 0.30"
 
 
 def effective_tip(widget: QWidget, top: QWidget) -> str:
@@ -201,7 +205,7 @@ def test_tooltips_grade_names_and_apply_best(make_window, qloop, monkeypatch):
     ]
     assert missing == []
     for name in ("weight", "mode", "tags", "tag_mode", "top_k", "query", "session", "go", "reset_button"):
-        assert getattr(panel, name).toolTip(), name
+        assert getattr(panel.controls, name).toolTip(), name
     # grades are named, in the editor and in the cell
     editor = GradeDelegate().createEditor(panel.view.viewport(), QStyleOptionViewItem(), panel.model.index(0, 7))
     assert [editor.itemText(i) for i in range(editor.count())] == [
@@ -211,7 +215,7 @@ def test_tooltips_grade_names_and_apply_best(make_window, qloop, monkeypatch):
         "2 relevant",
         "3 perfect",
     ]
-    panel.set_box.setCurrentText("rounding")
+    panel.tools.set_box.setCurrentText("rounding")
     panel.model.setData(panel.model.index(0, GRADE_COLUMN), "3 perfect")
     panel.model.setData(panel.model.index(1, GRADE_COLUMN), "0 irrelevant")
     panel.model.setData(panel.model.index(2, GRADE_COLUMN), "1")
@@ -226,7 +230,7 @@ def test_tooltips_grade_names_and_apply_best(make_window, qloop, monkeypatch):
         GRADE_COLUMN, Qt.Orientation.Horizontal, Qt.ItemDataRole.ToolTipRole
     )
     # the sweep's best point, applied
-    panel.weight.setValue(0)  # all on FTS: not the best here
+    panel.controls.weight.setValue(0)  # all on FTS: not the best here
     settle(qloop, ctx)
     panel.metrics()
     settle(qloop, ctx)
@@ -246,9 +250,12 @@ def test_tooltips_grade_names_and_apply_best(make_window, qloop, monkeypatch):
     # the header follows: the settings now in use, with their metrics (the best point's)
     now = f"vector {best.vector_weight:g} / FTS {round(1 - best.vector_weight, 10):g}, {best.fts_mode} mode"
     assert f"Current settings ({now}): recall@5 <b>{best.metrics.recall:.3f}</b>" in dialog.summary.text()
-    assert panel.weight.value() == round(best.vector_weight * 100)
-    assert panel.mode.currentText() == best.fts_mode
-    assert panel.result.vector_weight == pytest.approx(best.vector_weight) and panel.result.fts_mode == best.fts_mode
+    assert panel.controls.weight.value() == round(best.vector_weight * 100)
+    assert panel.controls.mode.currentText() == best.fts_mode
+    assert (
+        panel.state.result.vector_weight == pytest.approx(best.vector_weight)
+        and panel.state.result.fts_mode == best.fts_mode
+    )
     assert not dialog.apply_button.isEnabled()
     assert dialogs.errors == []
     dialog.close()
@@ -258,16 +265,18 @@ def test_an_empty_query_or_unknown_session_is_said_inline(make_window, qloop):
     window, ctx, dialogs = make_window()
     panel = search(window, ctx, qloop, LISBON, "   ")
     assert dialogs.errors == []
-    assert not panel.query_note.isHidden() and panel.query_note.text() == "Type a query to search for."
-    assert panel.result is None
-    panel.query.setText("hotel")
-    assert panel.query_note.isHidden()
+    assert (
+        not panel.controls.query_note.isHidden() and panel.controls.query_note.text() == "Type a query to search for."
+    )
+    assert panel.state.result is None
+    panel.controls.query.setText("hotel")
+    assert panel.controls.query_note.isHidden()
     panel = search(window, ctx, qloop, "no-such-session", "hotel")
     assert dialogs.errors == []
-    assert panel.query_note.text() == "No session 'no-such-session' in this store."
-    panel.session.setCurrentText("")
+    assert panel.controls.query_note.text() == "No session 'no-such-session' in this store."
+    panel.controls.session.setCurrentText("")
     panel.search()
-    assert panel.query_note.text() == "Choose a session to search."
+    assert panel.controls.query_note.text() == "Choose a session to search."
     assert dialogs.errors == []
 
 
@@ -286,8 +295,8 @@ def test_enabling_editing_keeps_the_results_and_the_selected_hit(make_window, ql
     assert panel.view.currentIndex().row() == 2
     assert panel.explain_view.toPlainText() == pane
     assert shown_moves(panel) == moved
-    assert panel.session.currentText() == LISBON and panel.query.text() == "quiet hotel in Alfama"
-    assert panel.weight.value() == 40 and not panel.stale()
+    assert panel.controls.session.currentText() == LISBON and panel.controls.query.text() == "quiet hotel in Alfama"
+    assert panel.controls.weight.value() == 40 and not panel.stale()
 
 
 def test_the_panel_fits_1024x640_and_long_content_does_not_widen_it(make_window, qloop):
@@ -297,12 +306,12 @@ def test_the_panel_fits_1024x640_and_long_content_does_not_widen_it(make_window,
     empty = panel.minimumSizeHint()
     assert empty.width() <= 840 and empty.height() <= 520
     search(window, ctx, qloop, LISBON, "quiet hotel in Alfama")
-    panel.tags.input.setText("a-rather-long-tag-name-for-a-filter, another-long-tag, third")
-    panel.tags.commit()
+    panel.controls.tags.input.setText("a-rather-long-tag-name-for-a-filter, another-long-tag, third")
+    panel.controls.tags.commit()
     settle(qloop, ctx)
     search(window, ctx, qloop, LISBON, "x" * 300 + " hotel")
-    panel.query.setText("w" * 400)  # stale, and a long unbroken word in the labels
-    panel.weight.setValue(10)
+    panel.controls.query.setText("w" * 400)  # stale, and a long unbroken word in the labels
+    panel.controls.weight.setValue(10)
     loaded = panel.minimumSizeHint()
     assert loaded.width() == empty.width() and loaded.height() <= 520
     window.resize(1024, 640)
@@ -352,9 +361,9 @@ def test_more_like_this_searches_with_the_hits_own_vector_and_says_so(make_windo
     settle(qloop, ctx)
     top = panel.model.hit(0)
     assert (top.chunk_id, round(top.vector_raw, 6)) == (chosen.chunk_id, 1.0)
-    assert panel.query.text() == chosen.text
+    assert panel.controls.query.text() == chosen.text
     assert panel.results_label.text().endswith(f"— more like {chosen.chunk_id}: its stored vector is the query's")
-    panel.query.setText("quiet hotel in Alfama")
+    panel.controls.query.setText("quiet hotel in Alfama")
     panel.search()
     settle(qloop, ctx)
     assert "more like" not in panel.results_label.text()

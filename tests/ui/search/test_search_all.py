@@ -15,8 +15,8 @@ def test_all_sessions_is_offered_first_and_ranks_every_session_together(make_win
     window.show_panel("search")
     settle(qloop, ctx)
     panel = window.search
-    assert panel.session.itemText(0) == "(all sessions)"
-    assert "every session at once" in panel.session.itemData(0, Qt.ItemDataRole.ToolTipRole)
+    assert panel.controls.session.itemText(0) == "(all sessions)"
+    assert "every session at once" in panel.controls.session.itemData(0, Qt.ItemDataRole.ToolTipRole)
     panel = search(window, ctx, qloop, "(all sessions)", "invoice rounding", top_k=6)
     want = qloop.run_until_complete(
         ctx.store.hybrid_query(ALL_SESSIONS, "invoice rounding", 6, vector_weight=0.7, fts_weight=0.3)
@@ -43,7 +43,7 @@ def test_all_users_notes_searches_every_notes_session_and_nothing_else(make_wind
     window, ctx, _ = make_window()
     window.show_panel("search")
     settle(qloop, ctx)
-    assert window.search.session.itemText(1) == "(all users' notes)"
+    assert window.search.controls.session.itemText(1) == "(all users' notes)"
     panel = search(window, ctx, qloop, "(all users' notes)", "seats travel", top_k=8)
     sessions = {panel.model.hit(r).session_id for r in range(panel.model.rowCount())}
     assert sessions == {"memory:alice", "memory:bob"} and panel.model.rowCount() == 8

@@ -17,15 +17,15 @@ QUERY = "which seat on the flight"
 def test_pick_a_memory_read_why_and_apply_the_change(make_window, qloop):
     window, ctx, dialogs = make_window()
     panel = search(window, ctx, qloop, LISBON, QUERY, top_k=3, ranking="tuned")
-    assert panel.why_button.isEnabled()
+    assert panel.tools.why_button.isEnabled()
     dialogs.memory_answers.append("5")
-    panel.why_button.click()
+    panel.tools.why_button.click()
     settle(qloop, ctx)
     settle(qloop, ctx)
     offered = dialogs.memory_lists[0]
     fifth = next(item for item in offered if item[1] == "5")
     assert fifth[0].startswith("#5 assistant: Two direct options for 12–15 March: easyJet at €168")
-    story = panel.story
+    story = panel.state.story
     assert (story.rank, story.of, story.reason) == (11, 13, "outranked")
     m = panel.model
     assert m.rowCount() == 4 and m.index(3, 0).data() == "#11 of 13" and m.hit(3).chunk_id == story.chunk_id
@@ -35,8 +35,8 @@ def test_pick_a_memory_read_why_and_apply_the_change(make_window, qloop):
     assert panel.apply_button.isEnabled() and panel.why_bar.isVisibleTo(panel)
     panel.apply_button.click()
     settle(qloop, ctx)
-    assert panel.top_k.value() == 12 and not panel.why_bar.isVisibleTo(panel)
-    assert story.chunk_id in [h.chunk_id for h in panel.result.hits]
+    assert panel.controls.top_k.value() == 12 and not panel.why_bar.isVisibleTo(panel)
+    assert story.chunk_id in [h.chunk_id for h in panel.state.result.hits]
 
 
 def test_the_session_browsers_menu_explains_the_event(make_window, qloop):
@@ -45,13 +45,13 @@ def test_the_session_browsers_menu_explains_the_event(make_window, qloop):
     window.show_panel("sessions")
     window.sessions.why_not.emit(LISBON, 5)
     settle(qloop, ctx)
-    assert window.current_panel() == "search" and window.search.story.rank == 11
+    assert window.current_panel() == "search" and window.search.state.story.rank == 11
     # another session's event: its session goes in the field, and the story follows the search
     window.sessions.why_not.emit("cli:alice:invoice-rounding", 7)
     settle(qloop, ctx)
     settle(qloop, ctx)
     panel = window.search
-    assert panel.result.session_id == "cli:alice:invoice-rounding" and panel.story.sequence == 7
+    assert panel.state.result.session_id == "cli:alice:invoice-rounding" and panel.state.story.sequence == 7
 
 
 def test_an_unknown_memory_is_a_dialog(make_window, qloop):
@@ -59,7 +59,7 @@ def test_an_unknown_memory_is_a_dialog(make_window, qloop):
     panel = search(window, ctx, qloop, LISBON, QUERY, top_k=3, ranking="tuned")
     panel.why_not("99")
     settle(qloop, ctx)
-    assert dialogs.errors == [f"no event at sequence 99 in session '{LISBON}'"] and panel.story is None
+    assert dialogs.errors == [f"no event at sequence 99 in session '{LISBON}'"] and panel.state.story is None
 
 
 def test_the_picker_finds_by_typed_words_and_enter_picks(qtbot):
@@ -86,13 +86,13 @@ def test_omegas_recall_explains_an_event_in_omegas_words(files, make_window, qlo
     settle(qloop, ctx)
     panel = window.search
     conversation = "0b7e2a10-5c1d-4c1a-8d01-000000000003"
-    panel.session.setCurrentText(conversation)
-    panel.query.setText("Lisbon")
+    panel.controls.session.setCurrentText(conversation)
+    panel.controls.query.setText("Lisbon")
     panel.search()
     settle(qloop, ctx)
-    assert panel.why_button.isEnabled()
+    assert panel.tools.why_button.isEnabled()
     dialogs.memory_answers.append("11")  # an event of this very conversation
-    panel.why_button.click()
+    panel.tools.why_button.click()
     settle(qloop, ctx)
     settle(qloop, ctx)
     offered = dict((target, label) for label, target in dialogs.memory_lists[0])
@@ -100,7 +100,7 @@ def test_omegas_recall_explains_an_event_in_omegas_words(files, make_window, qlo
     assert offered["5"].startswith("#5 user in 0b7e2a10-5c1d-4c1a-8d01-000000000002: I need to book a flight to Lisbon")
     assert offered["11"].startswith("#11 user in this conversation: Did I book a flight to Lisbon already")
     assert list(offered).index("5") < list(offered).index("11") and "19" not in offered  # not another sender's
-    assert panel.story.cut == "Omega leaves out the conversation it recalls for: this message is in it"
+    assert panel.state.story.cut == "Omega leaves out the conversation it recalls for: this message is in it"
     assert panel.why_label.text() == (
         "Not recalled: Omega leaves out the conversation it recalls for: this message is in it — nothing within "
         "these controls brings it back"
@@ -114,16 +114,18 @@ def test_zekes_recall_picks_from_the_scopes_memories(files, make_window, qloop, 
     window, ctx, dialogs = make_window(read_only=True)
     settle(qloop, ctx)
     panel = window.search
-    panel.session.setCurrentText("persona:zeke")
-    panel.query.setText("Berlin")
+    panel.controls.session.setCurrentText("persona:zeke")
+    panel.controls.query.setText("Berlin")
     panel.search()
     settle(qloop, ctx)
-    assert panel.current_ranking().scope == "notes" and panel.why_button.isEnabled()
+    assert panel.current_ranking().scope == "notes" and panel.tools.why_button.isEnabled()
     memory = "00000000-0000-4e4e-8000-000000000002"
     dialogs.memory_answers.append(memory)
-    panel.why_button.click()
+    panel.tools.why_button.click()
     settle(qloop, ctx)
     settle(qloop, ctx)
     offered = dict((target, label) for label, target in dialogs.memory_lists[0])
     assert offered[memory].startswith(f"{memory}: Dana prefers bullet points")
-    assert panel.story.chunk_id == memory and panel.story.cut.startswith("its FTS leg does not match the query")
+    assert panel.state.story.chunk_id == memory and panel.state.story.cut.startswith(
+        "its FTS leg does not match the query"
+    )
