@@ -38,7 +38,7 @@ from .notes.panel import NotesPanel
 from .resources import icon
 from .schedules import SchedulesPanel
 from .search.panel import SearchPanel
-from .sessions import SessionsPanel
+from .sessions.panel import SessionsPanel
 from .start_page import StartPage
 from .status_bar import StatusBar
 from .tables_panel import TablesPanel
@@ -508,7 +508,7 @@ class MainWindow(FileOperations, QMainWindow):
             state = self.settings.value(key)
             if state is not None:
                 splitter.restoreState(state)
-        self.sessions.budget.setValue(int(self.settings.value("sessions/budget", 2000)))
+        self.sessions.context.budget.setValue(int(self.settings.value("sessions/budget", 2000)))
         self.notes.state.user = self.settings.value("notes/user") or None
         self.search.controls.weight.setValue(int(self.settings.value("search/weight", 70)))
         panel = self.settings.value("window/panel", "sessions")
@@ -536,7 +536,7 @@ class MainWindow(FileOperations, QMainWindow):
         self.settings.setValue("search/splitter", self.search.splitter.saveState())
         self.settings.setValue("schedules/splitter", self.schedules.splitter.saveState())
         self.settings.setValue("search/weight", self.search.controls.weight.value())
-        self.settings.setValue("sessions/budget", self.sessions.budget.value())
+        self.settings.setValue("sessions/budget", self.sessions.context.budget.value())
         if self.notes.state.user:
             self.settings.setValue("notes/user", self.notes.state.user)
         self.settings.sync()

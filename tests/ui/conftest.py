@@ -157,6 +157,35 @@ def make_window(qtbot, qloop, tmp_path):
         qloop.run_until_complete(ctx.close())
 
 
+@pytest.fixture
+def alone(qtbot, qloop, tmp_path):
+    """``alone(make_panel, read_only=True)``: a panel built by ``make_panel(ctx, dialogs)`` with no main window, on
+    a fresh demo store; returns ``(panel, ctx, dialogs)``."""
+    made = []
+
+    def build(make_panel, read_only: bool = True):
+        path = tmp_path / "demo.db"
+
+        async def setup():
+            store = await MemoryStore.open(path, embedding="deterministic")
+            await fill_demo(store, now=DEMO_NOW)
+            await store.aclose()
+
+        if not path.exists():
+            qloop.run_until_complete(setup())
+        ctx, dialogs = StoreContext(), FakeDialogs()
+        panel = make_panel(ctx, dialogs)
+        qtbot.addWidget(panel)
+        qloop.run_until_complete(ctx.open(path, read_only=read_only, embedding="deterministic"))
+        made.append(ctx)
+        settle(qloop, ctx)
+        return panel, ctx, dialogs
+
+    yield build
+    for ctx in made:
+        qloop.run_until_complete(ctx.close())
+
+
 def settle(qloop, ctx) -> None:
     """Let every pending operation (and what it starts) finish."""
     qloop.run_until_complete(ctx.wait_idle())

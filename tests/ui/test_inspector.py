@@ -59,9 +59,9 @@ def test_select_a_session_and_see_its_events_summary_chunks(make_window, qloop):
     assert panel.summary_text.toPlainText().startswith("Recent condensed turns:\n- [1] system:")
     assert panel.chunks.rowCount() == 15 and panel.chunks.index(0, 3).data() == "64"
     panel.tabs.setCurrentIndex(3)
-    panel.budget.setValue(600)
+    panel.context.budget.setValue(600)
     settle(qloop, ctx)
-    statuses = [panel.context_table.item(r, 1).text() for r in range(panel.context_table.rowCount())]
+    statuses = [panel.context.context_table.item(r, 1).text() for r in range(panel.context.context_table.rowCount())]
     assert statuses[0] == "summary" and statuses.count("summarized") == 14 and statuses[-1] == "included"
 
 

@@ -23,19 +23,18 @@ from PySide6.QtWidgets import (
 )
 
 from ...core.api import BROWSE_PAGE as PAGE
-from ...core.api import NATIVE_FORMATS, Event, SessionRow
+from ...core.api import Event, SessionRow
 from ..change_marks import HoldWhilePointed, mark_current_seen
 from ..context import StoreContext, gone
 from ..dialogs import Dialogs
-from ..widgets import ElidedLabel, escape_clears, fit_columns, plural, show_editable, tab_leaves
+from ..widgets import ElidedLabel, escape_clears, fit_columns, show_editable, tab_leaves
 from ..widgets.json_view import JsonView
 from .context_preview import ContextPreview
 from .models import ID_ROLE, ChunksModel, EventsModel, SessionsModel, describe_event
+from .state import NO_SESSION, SessionsState, delete_question, summary_fields
 
 #: the tabs of the session browser, by index
 EVENTS_TAB, SUMMARY_TAB, CHUNKS_TAB, CONTEXT_TAB = range(4)
-NO_SESSION = "No session selected"
-NO_EVENT = "Select an event to see it in full"
 DELETE_TIP = "Delete the selected session: its events, chunks, vectors and summary (asks first)"
 
 
@@ -81,12 +80,7 @@ class SessionsPanel(QWidget):
         self.sessions = SessionsModel(ctx, self)
         self.events = EventsModel(ctx, self)
         self.chunks = ChunksModel(ctx, self)
-        #: the session whose details the right side shows
-        self._shown: str | None = None
-        #: the session shown until it was deleted (by the agent, as a rule), for the heading to say so
-        self._gone: str | None = None
-        #: the session this panel was last asked to delete
-        self._deleting: str | None = None
+        self.state = SessionsState()
         #: the pending ``show_event`` request (a later one replaces it)
         self._request: object | None = None
 
@@ -98,8 +92,6 @@ class SessionsPanel(QWidget):
         self.open_button = QPushButton("Close")
         self.open_button.clicked.connect(self.toggle_open)
         self.open_button.setVisible(False)
-        #: the shown session's state as the agent records it ("active", "closed"; None: unknown or none)
-        self._state: str | None = None
         top = QHBoxLayout()
         top.addWidget(self.filter, 1)
         top.addWidget(self.open_button)
@@ -145,9 +137,7 @@ class SessionsPanel(QWidget):
         fit_columns(self.chunks_view, range(1, 4))
 
         self.context = ContextPreview()
-        for name in ("budget", "context_warning", "context_info", "context_table"):
-            setattr(self, name, getattr(self.context, name))
-        self.budget.valueChanged.connect(lambda _: self._load_context())
+        self.context.budget.valueChanged.connect(lambda _: self._load_context())
 
         self.tabs = QTabWidget()
         self.tabs.addTab(events_split, "Events")
@@ -188,7 +178,7 @@ class SessionsPanel(QWidget):
 
     def shown_session(self) -> str | None:
         """The session the right side shows (None: nothing)."""
-        return self._shown
+        return self.state.shown
 
     def select_session(self, session_id: str) -> bool:
         """Select ``session_id`` if it is among the rows loaded; whether it is."""
@@ -229,25 +219,25 @@ class SessionsPanel(QWidget):
 
     def _agent_wrote(self) -> None:
         self.sessions.marks.live()
-        if self._shown is not None:
+        if self.state.shown is not None:
             self.events.marks.live()
         self.refresh()
 
     def refresh(self) -> None:
         """Re-read what is shown, keeping the selected session, event and the scroll positions; when the session
         is gone (deleted here or by the agent), the right side empties."""
-        current = self._shown
+        current = self.state.shown
         within = len(self.sessions.rows) + PAGE
         event = self.selected_event()
         scroll = self.sessions_view.verticalScrollBar().value()
         events_scroll = self.events_view.verticalScrollBar().value()
 
         def restore(row: int | None) -> None:
-            if current is None or self._shown != current:
+            if current is None or self.state.shown != current:
                 return
             if row is None:  # deleted since it was shown (by the agent, as a rule): say so, not just empty the pane
                 self._show_session(None)
-                self._gone = current if current != self._deleting else None
+                self.state.lost(current)
                 self._update_header()
                 return
             self._select_row(row)
@@ -340,7 +330,7 @@ class SessionsPanel(QWidget):
     def _filter_changed(self, text: str) -> None:
         within = len(self.sessions.rows) + PAGE
         self.sessions.set_filter(text)
-        shown = self._shown
+        shown = self.state.shown
         if shown is None:
             return
         if self.sessions.hides(shown):
@@ -348,7 +338,7 @@ class SessionsPanel(QWidget):
             return
 
         def found(row: int | None) -> None:
-            if self._shown != shown:
+            if self.state.shown != shown:
                 return
             if row is None:
                 self._show_session(None)
@@ -359,19 +349,17 @@ class SessionsPanel(QWidget):
 
     def _session_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
         session_id = self.sessions.data(current, ID_ROLE) if current.isValid() else None
-        if session_id != self._shown:
+        if session_id != self.state.shown:
             self._show_session(session_id)
 
     def _show_state(self, session_id: str, state: str | None) -> None:
-        if session_id == self._shown:
-            self._state = state
+        if session_id == self.state.shown:
+            self.state.lifecycle = state
             self._update_actions()
 
     def _show_session(self, session_id: str | None) -> None:
         """Show ``session_id`` on the right (None: empty it, and select no session)."""
-        self._shown = session_id
-        self._gone = None
-        self._state = None
+        self.state.show(session_id)
         if session_id is None and self.sessions_view.currentIndex().isValid():
             self.sessions_view.selectionModel().clear()
         self.events.set_session(session_id)
@@ -389,18 +377,12 @@ class SessionsPanel(QWidget):
         return self.ctx.store.capabilities.session_noun if self.ctx.store is not None else "session"
 
     def _update_header(self) -> None:
-        noun = self._noun().capitalize()
-        if self._shown is None:
-            gone = f"{noun} {self._gone} is no longer in the file: it was deleted since it was shown"
-            self.header.setText(gone if self._gone else NO_SESSION.replace("session", self._noun()))
-            return
-        stats = self.sessions.stats.get(self._shown)
-        counts = f" · {plural(stats.event_count, 'event')} · {plural(stats.chunk_count, 'chunk')}" if stats else ""
-        self.header.setText(f"{noun} {self._shown}{counts}")
+        shown = self.state.shown
+        self.header.setText(self.state.header(self._noun(), self.sessions.stats.get(shown) if shown else None))
 
     def _update_actions(self) -> None:
         refusal = self.ctx.edit_refusal("sessions")
-        if refusal is None and self._shown is None:
+        if refusal is None and self.state.shown is None:
             refusal = "Select a session to delete it."
         show_editable([self.delete_button], refusal, DELETE_TIP)
         caps = self.ctx.store.capabilities if self.ctx.store is not None else None
@@ -410,17 +392,10 @@ class SessionsPanel(QWidget):
         self.sessions.set_heading(0, noun.capitalize())
         self.open_button.setVisible(bool(caps and caps.session_lifecycle))
         if caps and caps.session_lifecycle:
-            reopen = self._state == "closed"
-            self.open_button.setText("Reopen" if reopen else "Close")  # short: the filter keeps its room at 1024 px
-            self.open_button.setAccessibleName(f"Reopen {noun}" if reopen else f"Close {noun}")
-            if refusal is None and self._state is None:
-                refusal = f"This {noun} has no open or closed state in the file."
-            tip = (
-                f"Reopen it: the agent continues this {noun} with the sender's next message"
-                if reopen
-                else f"Close it, as the agent's /forget does: the sender's next message starts a new {noun}"
-            )
-            show_editable([self.open_button], refusal, tip)
+            text, name, tip, why = self.state.open_action(noun)
+            self.open_button.setText(text)  # short: the filter keeps its room at 1024 px
+            self.open_button.setAccessibleName(name)
+            show_editable([self.open_button], refusal or why, tip)
 
     def _load_details(self, session_id: str) -> None:
         store = self.ctx.require()
@@ -437,36 +412,30 @@ class SessionsPanel(QWidget):
         self._show_event(self.events.row(current.row()) if current.isValid() else None)
 
     def _show_event(self, event: Event | None) -> None:
+        self.event_label.setText(self.state.event_line(event, describe_event(event)[0] if event else ""))
         if event is None:
             self.json_view.clear()
-            self.event_label.setText(NO_EVENT if self._shown is not None else "")
             return
-        role = describe_event(event)[0]
-        self.event_label.setText(f"Event {event.sequence} of {self._shown} · {role} · {event.created_at}")
         self.json_view.show_value(
             {"sequence": event.sequence, "created_at": event.created_at, "payload": event.payload}
         )
 
     def _show_summary(self, session_id: str | None, state: dict | None) -> None:
-        if session_id != self._shown:
+        if session_id != self.state.shown:
             return
-        if not state:
-            self.summary_epoch.setText("—")
-            self.summary_upper.setText("—")
-            self.summary_text.setPlainText("No rolling summary for this session." if session_id else "")
-            return
-        self.summary_epoch.setText(str(state.get("epoch")))
-        self.summary_upper.setText(str(state.get("upper_sequence")))
-        self.summary_text.setPlainText(str(state.get("summary", "")))
+        epoch, upper, text = summary_fields(session_id, state)
+        self.summary_epoch.setText(epoch)
+        self.summary_upper.setText(upper)
+        self.summary_text.setPlainText(text)
 
     def _load_context(self) -> None:
-        session_id = self._shown
+        session_id = self.state.shown
         if session_id is None or self.tabs.currentIndex() != CONTEXT_TAB:
             return
-        store, budget = self.ctx.require(), self.budget.value()
+        store, budget = self.ctx.require(), self.context.budget.value()
 
         def show(preview: Any) -> None:
-            if session_id == self._shown and budget == self.budget.value():
+            if session_id == self.state.shown and budget == self.context.budget.value():
                 self.context.show_preview(preview)
 
         self.ctx.run(lambda: store.context_preview(session_id, budget), on_done=show, on_error=gone)
@@ -475,9 +444,9 @@ class SessionsPanel(QWidget):
 
     def toggle_open(self) -> None:
         """Close the shown session, or reopen it when it is closed (reversible: nothing is asked)."""
-        session_id, reopen = self._shown, self._state == "closed"
+        session_id, reopen = self.state.shown, self.state.lifecycle == "closed"
         store = self.ctx.writable("sessions")
-        if session_id is None or store is None or self._state is None:
+        if session_id is None or store is None or self.state.lifecycle is None:
             return
         self.ctx.run(
             lambda: store.set_session_open(session_id, reopen),
@@ -500,22 +469,10 @@ class SessionsPanel(QWidget):
         caps = store.capabilities
 
         def ask(stats: Any) -> None:
-            if caps.format in NATIVE_FORMATS:
-                text = (
-                    f"Delete session “{session_id}”?\n\nThis removes {plural(stats.event_count, 'event')} and "
-                    f"{plural(stats.chunk_count, 'chunk')} with their vectors and full-text rows, and its summary "
-                    "state."
-                )
-            else:  # another agent's: its own words, and what its schema keeps
-                text = (
-                    f"Delete {caps.session_noun} “{session_id}”?\n\nThis removes it with its "
-                    f"{plural(stats.event_count, 'message')}; what else the agent keeps that cites them stays, "
-                    "without the citation."
-                )
-            if self.ctx.backup_path:
-                text += f"\n\nA backup was taken when editing was enabled: {self.ctx.backup_path}"
+            backup = self.ctx.backup_path
+            text = delete_question(caps, session_id, stats, str(backup) if backup else None)
             if self.dialogs.confirm("Delete session", text):
-                self._deleting = session_id  # gone by our own hand: the heading need not say it went
+                self.state.deleting = session_id  # gone by our own hand: the heading need not say it went
                 self.ctx.run(lambda: store.forget(session_id), label=f"Deleting {session_id}", changes="sessions")
 
         self.ctx.run(impact, on_done=ask)

@@ -359,25 +359,12 @@ def test_metrics_of_the_tuned_profile_and_apply_best_goes_to_the_hybrid(make_win
     dialog.close()
 
 
-def test_the_panel_alone_searches_and_reweights_without_a_new_query(qtbot, qloop, tmp_path):
-    from datetime import datetime, timezone
-
-    from oxmem_gui.core.api import MemoryStore, rerank
-    from oxmem_gui.core.demo import fill_demo
+def test_the_panel_alone_searches_and_reweights_without_a_new_query(alone, qloop, tmp_path):
+    from oxmem_gui.core.api import rerank
     from oxmem_gui.core.retrieval.judgments import JudgmentStore
     from oxmem_gui.ui.search.panel import SearchPanel
 
-    async def make():
-        store = await MemoryStore.open(tmp_path / "demo.db", embedding="deterministic")
-        await fill_demo(store, now=datetime(2026, 11, 23, 12, 0, tzinfo=timezone.utc))
-        await store.aclose()
-
-    qloop.run_until_complete(make())
-    ctx = StoreContext()
-    panel = SearchPanel(ctx, FakeDialogs(), JudgmentStore(tmp_path / "inspector.db"))
-    qtbot.addWidget(panel)
-    qloop.run_until_complete(ctx.open(tmp_path / "demo.db", read_only=True, embedding="deterministic"))
-    settle(qloop, ctx)
+    panel, ctx, _ = alone(lambda ctx, dialogs: SearchPanel(ctx, dialogs, JudgmentStore(tmp_path / "inspector.db")))
     use_ranking(panel, "oxmem")
     panel.controls.session.setCurrentText("telegram:alice:lisbon-trip")
     panel.controls.query.setText("quiet hotel in Alfama")
@@ -390,4 +377,3 @@ def test_the_panel_alone_searches_and_reweights_without_a_new_query(qtbot, qloop
     assert panel.state.base is fetched and ctx.running == []
     expected = rerank(fetched, 0.2, 0.8)
     assert [panel.model.hit(r).chunk_id for r in range(8)] == [h.chunk_id for h in expected.hits]
-    qloop.run_until_complete(ctx.close())

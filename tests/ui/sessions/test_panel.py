@@ -11,7 +11,8 @@ from PySide6.QtWidgets import QAbstractItemView, QApplication
 
 from oxmem_gui.ui.rows_model import tip
 from oxmem_gui.ui.sessions.models import describe_event
-from oxmem_gui.ui.sessions.panel import CONTEXT_TAB, DELETE_TIP, EVENT_COLUMN_WIDEST, EVENTS_TAB, NO_SESSION
+from oxmem_gui.ui.sessions.panel import CONTEXT_TAB, DELETE_TIP, EVENT_COLUMN_WIDEST, EVENTS_TAB
+from oxmem_gui.ui.sessions.state import NO_SESSION
 from tests.ui.conftest import settle
 from tests.ui.layout import unreachable
 
@@ -37,7 +38,7 @@ def assert_empty(panel, refusal="Select a session to delete it.", header=NO_SESS
     assert panel.events.rowCount() == 0 and panel.chunks.rowCount() == 0
     assert panel.json_view.toPlainText() == "" and panel.event_label.text() == ""
     assert (panel.summary_epoch.text(), panel.summary_upper.text(), panel.summary_text.toPlainText()) == ("—", "—", "")
-    assert panel.context_table.rowCount() == 0 and panel.context_info.text() == ""
+    assert panel.context.context_table.rowCount() == 0 and panel.context.context_info.text() == ""
     assert not panel.delete_button.isEnabled() and panel.delete_button.toolTip() == refusal
 
 
@@ -51,7 +52,7 @@ def test_deleting_the_selected_session_empties_every_detail_pane(make_window, ql
     settle(qloop, ctx)
     assert panel.header.text() == "Session cli:alice:invoice-rounding · 13 events · 14 chunks"
     assert panel.event_label.text().startswith("Event 2 of cli:alice:invoice-rounding · user · ")
-    assert panel.context_table.rowCount() == 13 and panel.delete_button.isEnabled()
+    assert panel.context.context_table.rowCount() == 13 and panel.delete_button.isEnabled()
     panel.delete_selected()
     settle(qloop, ctx)
     assert "This removes 13 events and 14 chunks" in dialogs.confirms[-1]
@@ -211,8 +212,8 @@ def test_every_table_has_tooltips_with_the_whole_text(make_window, qloop):
     panel.tabs.setCurrentIndex(CONTEXT_TAB)
     settle(qloop, ctx)
     preview = qloop.run_until_complete(ctx.store.context_preview(LISBON, 2000))
-    assert panel.context_table.item(0, 4).toolTip() == tip(preview.summary_message)
-    assert panel.context_table.item(0, 4).text().endswith("…")
+    assert panel.context.context_table.item(0, 4).toolTip() == tip(preview.summary_message)
+    assert panel.context.context_table.item(0, 4).text().endswith("…")
 
     window.show_panel("tables")
     settle(qloop, ctx)
@@ -247,25 +248,25 @@ def test_context_over_the_budget_is_flagged_with_the_figures(make_window, qloop)
     panel = open_session(window, qloop, ctx, LISBON)
     panel.tabs.setCurrentIndex(CONTEXT_TAB)
     settle(qloop, ctx)
-    assert panel.context_warning.isHidden()
+    assert panel.context.context_warning.isHidden()
     preview = qloop.run_until_complete(ctx.store.context_preview(LISBON, 2000))
-    assert panel.context_info.text() == (
+    assert panel.context.context_info.text() == (
         f"{preview.used:,} of 2,000 tokens — summary message: {preview.summary_tokens} tokens; "
         "1 message included, 0 dropped, 14 covered by the summary"
     )
-    panel.budget.setValue(50)
+    panel.context.budget.setValue(50)
     settle(qloop, ctx)
     small = qloop.run_until_complete(ctx.store.context_preview(LISBON, 50))
     assert small.used > 50
-    assert panel.context_warning.isVisible()
-    assert panel.context_warning.text() == (
+    assert panel.context.context_warning.isVisible()
+    assert panel.context.context_warning.text() == (
         f"⚠ {small.used:,} tokens — {small.used - 50:,} over the 50 budget: "
         f"the summary message alone takes {small.summary_tokens:,} tokens"
     )
-    assert panel.context_info.text().endswith("0 messages included, 1 dropped, 14 covered by the summary")
-    panel.budget.setValue(2000)
+    assert panel.context.context_info.text().endswith("0 messages included, 1 dropped, 14 covered by the summary")
+    panel.context.budget.setValue(2000)
     settle(qloop, ctx)
-    assert panel.context_warning.isHidden()
+    assert panel.context.context_warning.isHidden()
 
 
 def test_counts_of_one_are_singular(make_window, qloop):
@@ -405,3 +406,20 @@ def test_at_1024_by_640_an_events_text_gets_the_room_and_a_long_source_is_cut_wi
     assert model.index(call, 2).data(TIP) == "assistant_tool_call"  # …and whole in its tooltip
     time = model.index(0, 3)
     assert view.columnWidth(3) >= view.fontMetrics().horizontalAdvance(time.data())  # the time is never cut
+
+
+def test_the_panel_alone_shows_a_session_and_says_when_the_agent_deleted_it(alone, qloop):
+    from oxmem_gui.ui.sessions.panel import SessionsPanel
+
+    panel, ctx, _ = alone(SessionsPanel, read_only=False)
+    assert panel.sessions.rowCount() >= 2
+    assert panel.select_session(LISBON)
+    settle(qloop, ctx)
+    assert panel.shown_session() == LISBON and panel.header.text().startswith(f"Session {LISBON} · ")
+    select(panel.events_view, 0)
+    assert panel.event_label.text().startswith(f"Event 1 of {LISBON} · ")
+    qloop.run_until_complete(ctx.store.forget(LISBON))  # as the agent would: not through this panel
+    panel.refresh()
+    settle(qloop, ctx)
+    assert panel.header.text() == f"Session {LISBON} is no longer in the file: it was deleted since it was shown"
+    assert panel.shown_session() is None and panel.events.rowCount() == 0
