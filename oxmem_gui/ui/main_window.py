@@ -36,7 +36,7 @@ from .file_ops import FileOperations
 from .focus_style import FocusFrameStyle
 from .notes.panel import NotesPanel
 from .resources import icon
-from .schedules import SchedulesPanel
+from .schedules.panel import SchedulesPanel
 from .search.panel import SearchPanel
 from .sessions.panel import SessionsPanel
 from .start_page import StartPage

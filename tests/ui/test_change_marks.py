@@ -43,7 +43,7 @@ def test_what_the_agent_adds_or_changes_is_marked_and_counted_until_seen(make_wi
     window, ctx, _ = open_everything(make_window, qloop)
     sessions, notes, schedules = window.sessions, window.notes, window.schedules
     aisle = next(n for n in notes.model.notes if n.content.startswith("Alice prefers aisle"))
-    lisbon = next(s for s in schedules.schedules if s.name == "Lisbon fare tracker")
+    lisbon = next(s for s in schedules.state.schedules if s.name == "Lisbon fare tracker")
 
     the_agent_wrote(qloop, ctx, "events", "--session", LISBON, "--seconds", "0.2", "--rate", "20")
     the_agent_wrote(qloop, ctx, "note", "alice", aisle.note_id, "Alice now prefers window seats.")
@@ -65,7 +65,7 @@ def test_what_the_agent_adds_or_changes_is_marked_and_counted_until_seen(make_wi
     (row,) = rows_marked(notes.model)
     assert notes.model.notes[row].note_id == aisle.note_id and notes.model.notes[row].content.startswith("Alice now")
     (row,) = rows_marked(schedules.list_model)
-    assert schedules.schedules[row].schedule_id == lisbon.schedule_id
+    assert schedules.state.schedules[row].schedule_id == lisbon.schedule_id
     # the session shown (tomatoes) was not touched: nothing of it is marked
     assert rows_marked(sessions.events) == []
 

@@ -118,7 +118,7 @@ def open_briefing(window, ctx, qloop):
     window.show_panel("schedules")
     panel.reload()
     settle(qloop, ctx)
-    loaded = next(s for s in panel.schedules if s.name == "Morning briefing")
+    loaded = next(s for s in panel.state.schedules if s.name == "Morning briefing")
     panel.select(loaded.schedule_id)
     return panel, loaded
 
@@ -155,7 +155,7 @@ def test_pause_after_the_cli_deleted_the_schedule_says_so(make_window, qloop):
     settle(qloop, ctx)
     assert dialogs.conflicts == [] and len(dialogs.errors) == 1
     assert dialogs.errors[0].startswith(f"schedule {loaded.schedule_id} was deleted by another program")
-    assert all(s.schedule_id != loaded.schedule_id for s in panel.schedules)
+    assert all(s.schedule_id != loaded.schedule_id for s in panel.state.schedules)
 
 
 def test_a_foreign_schedule_row_is_listed_flagged(make_window, qloop):
@@ -178,7 +178,7 @@ def test_a_foreign_schedule_row_is_listed_flagged(make_window, qloop):
     panel.reload()
     settle(qloop, ctx)
     assert dialogs.errors == []
-    shown = {s.schedule_id: row for row, s in enumerate(panel.schedules)}
+    shown = {s.schedule_id: row for row, s in enumerate(panel.state.schedules)}
     cadence = {sid: panel.list_model.index(shown[sid], 2).data() for sid in ("bad-zone", "never", "garbled")}
     assert cadence == {
         "bad-zone": "⚠ cadence: unknown time zone 'Mars/Base'",
@@ -187,10 +187,10 @@ def test_a_foreign_schedule_row_is_listed_flagged(make_window, qloop):
     }
     assert panel.list_model.index(shown["garbled"], 4).data() == "⚠ next tuesday"
     assert [panel.list_model.index(shown[sid], 0).data() for sid in ("never", "garbled")] == ["⚠ never", "⚠ garbled"]
-    assert panel.due_label.text().endswith("· ⚠ 3 cannot be read as they are")
+    assert panel.list.due_label.text().endswith("· ⚠ 3 cannot be read as they are")
     panel.select("never")
     settle(qloop, ctx)
-    assert panel.cadence_view.toPlainText().endswith(
+    assert panel.list.cadence_view.toPlainText().endswith(
         "⚠ cadence: cron expression '0 0 31 2 *' never fires: February has no day 31"
     )
-    assert panel.next_fires.rowCount() == 0 and dialogs.errors == []
+    assert panel.list.next_fires.rowCount() == 0 and dialogs.errors == []

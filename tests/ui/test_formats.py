@@ -208,17 +208,17 @@ def test_newer_oxydra_schedules_can_be_read_with_its_weekday_numbering(make_wind
     panel = window.schedules
     window.show_panel("schedules")
     settle(qloop, ctx)
-    assert panel.sunday_one.isVisibleTo(window)
+    assert panel.list.sunday_one.isVisibleTo(window)
 
     def cadence_of(name):
-        model = panel.list_view.model()
+        model = panel.list.list_view.model()
         for row in range(model.rowCount()):
             if model.index(row, 0).data().endswith(name):
                 return model.index(row, 2).data()
         raise AssertionError(name)
 
     assert cadence_of("Monday plan") == "every Monday at 08:00 Europe/Berlin ⓘ"
-    panel.sunday_one.setChecked(True)
+    panel.list.sunday_one.setChecked(True)
     settle(qloop, ctx)
     assert cadence_of("Monday plan") == "every Sunday at 08:00 Europe/Berlin ⓘ"
     assert cadence_of("Friday wrap-up") == "every Friday at 17:00 Europe/Berlin"
@@ -345,13 +345,18 @@ def test_an_omega_task_is_cancelled_from_the_schedules_panel_in_omegas_words(mak
     plants = fixtures.OMEGA_TASKS["plants"]
     panel.select(plants)
     settle(qloop, ctx)
-    assert panel.pause_button.text() == "Cancel task" and panel.pause_button.isEnabled()
-    assert not panel.delete_button.isEnabled() and not panel.new_button.isEnabled()
-    assert panel.delete_button.toolTip() == "Omega never deletes a task: cancel it instead (its row stays, cancelled)."
+    assert panel.list.pause_button.text() == "Cancel task" and panel.list.pause_button.isEnabled()
+    assert not panel.list.delete_button.isEnabled() and not panel.list.new_button.isEnabled()
+    assert (
+        panel.list.delete_button.toolTip()
+        == "Omega never deletes a task: cancel it instead (its row stays, cancelled)."
+    )
     panel.set_status("paused")
     settle(qloop, ctx)
     assert rows(tmp_path / "demo.db", "SELECT status FROM scheduled_tasks WHERE id = ?", (plants,)) == [("cancelled",)]
-    assert not panel.resume_button.isEnabled() and panel.resume_button.toolTip().startswith("Omega never makes")
+    assert not panel.list.resume_button.isEnabled() and panel.list.resume_button.toolTip().startswith(
+        "Omega never makes"
+    )
     assert dialogs.errors == []
 
 

@@ -292,12 +292,12 @@ def test_every_control_of_every_panel_is_reached_by_tab(make_window, qloop, qtbo
     # the calendar's view buttons: Tab reaches the checked one, the arrows the others, Space switches the view
     from PySide6.QtTest import QTest
 
-    buttons = window.schedules.view_buttons
+    buttons = window.schedules.calendar.view_buttons
     buttons.button(0).setFocus()
     QTest.keyClick(buttons.button(0), Qt.Key.Key_Right)
     assert buttons.button(1).hasFocus()
     QTest.keyClick(buttons.button(1), Qt.Key.Key_Space)
-    assert buttons.checkedId() == 1 and window.schedules.views.currentIndex() == 1
+    assert buttons.checkedId() == 1 and window.schedules.calendar.views.currentIndex() == 1
 
 
 def test_tabbing_into_a_list_selects_what_the_panes_then_show(make_window, qloop, qtbot):
@@ -453,13 +453,16 @@ def test_escape_in_a_filter_clears_it_and_keeps_what_was_selected(make_window, q
 
     window.show_panel("schedules")
     schedules = window.schedules
-    schedules.name_filter.setText("Lisbon")
+    schedules.list.name_filter.setText("Lisbon")
     settle(qloop, ctx)
-    schedules.list_view.setCurrentIndex(schedules.list_model.index(0, 0))
+    schedules.list.list_view.setCurrentIndex(schedules.list_model.index(0, 0))
     settle(qloop, ctx)
-    chosen = schedules.selected
-    schedules.name_filter.setFocus()
-    qtbot.keyClick(schedules.name_filter, Qt.Key.Key_Escape)
+    chosen = schedules.state.selected
+    schedules.list.name_filter.setFocus()
+    qtbot.keyClick(schedules.list.name_filter, Qt.Key.Key_Escape)
     settle(qloop, ctx)
-    (row,) = schedules.list_view.selectionModel().selectedRows()
-    assert len(schedules.schedules) == 7 and schedules.schedules[row.row()].schedule_id == chosen == schedules.selected
+    (row,) = schedules.list.list_view.selectionModel().selectedRows()
+    assert (
+        len(schedules.state.schedules) == 7
+        and schedules.state.schedules[row.row()].schedule_id == chosen == schedules.state.selected
+    )

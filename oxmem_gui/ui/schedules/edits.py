@@ -8,7 +8,6 @@ a one-shot by dragging it on the calendar, and undo that move.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
@@ -18,14 +17,7 @@ from ..dialogs import Dialogs
 from ..widgets import plural
 from .dialog import ScheduleDialog
 from .model import schedule_text, words
-
-
-@dataclass
-class MoveRecord:
-    schedule_id: str
-    previous: dict
-    #: the schedule as the move left it: undo refuses to overwrite a change another program made since
-    after: Schedule | None = None
+from .state import MoveRecord, SchedulesState
 
 
 class ScheduleEdits:
@@ -34,11 +26,8 @@ class ScheduleEdits:
     # what it uses of the panel
     ctx: StoreContext
     dialogs: Dialogs
-    schedules: list[Schedule]
-    selected: str | None
-    undo_move: MoveRecord | None
+    state: SchedulesState
     last_dialog: ScheduleDialog | None
-    zones: list[str]
 
     # -- editing ------------------------------------------------------------------------------------
 
@@ -48,7 +37,7 @@ class ScheduleEdits:
             if schedule
             else (self.selected_schedule().user_id if self.selected_schedule() else "default")
         )
-        self.last_dialog = ScheduleDialog(self.zones, schedule, user, self, now=self.now)
+        self.last_dialog = ScheduleDialog(self.state.zones, schedule, user, self, now=self.state.now)
         return self.last_dialog
 
     def create(self, dialog: ScheduleDialog | None = None) -> None:
@@ -58,10 +47,10 @@ class ScheduleEdits:
         dialog = dialog or self.make_dialog()
         if not dialog.result() and dialog.exec() != ScheduleDialog.DialogCode.Accepted:
             return
-        fields, cadence, now = dialog.fields(), dialog.cadence_dict(), self.now()
+        fields, cadence, now = dialog.fields(), dialog.cadence_dict(), self.state.now()
 
         def done(made: Schedule) -> None:
-            self.selected = made.schedule_id
+            self.state.selected = made.schedule_id
             self.reload()
 
         self.ctx.run(
@@ -89,7 +78,7 @@ class ScheduleEdits:
             theirs = exc.current
             if theirs is None:
                 self.dialogs.error(str(exc))
-                self.selected = None
+                self.state.selected = None
                 self.reload()
                 return True
             choice = self.dialogs.conflict(
@@ -119,7 +108,7 @@ class ScheduleEdits:
         patch = {"name": fields["name"], "goal": fields["goal"], "notification_policy": fields["notification_policy"]}
         if parse_stored(s.cadence_json) != dialog.cadence_dict():  # a foreign row's unreadable cadence is replaced
             patch["cadence"] = dialog.cadence_dict()
-        now = self.now()
+        now = self.state.now()
         mine = (
             f"name: {patch['name'] or '(unnamed)'}\ngoal: {patch['goal']}\n"
             f"cadence: {describe(parse_cadence(dialog.cadence_dict()))}\nnotify: {patch['notification_policy']}"
@@ -136,7 +125,7 @@ class ScheduleEdits:
         store = self.ctx.writable("schedules")
         if s is None or store is None:
             return
-        now = self.now()
+        now = self.state.now()
         self._write(
             "Pausing" if status == "paused" else "Resuming",
             s,
@@ -156,7 +145,7 @@ class ScheduleEdits:
                 f"{'goes' if count == 1 else 'go'} with it."
             )
             if self.dialogs.confirm("Delete schedule", text):
-                self.selected = None
+                self.state.selected = None
                 self._write(
                     "Deleting schedule",
                     s,
@@ -168,16 +157,16 @@ class ScheduleEdits:
 
     def move_one_shot(self, schedule_id: str, when: datetime) -> None:
         """A one-shot dragged to another day or time: reschedule it (Undo move puts it back)."""
-        s = next((x for x in self.schedules if x.schedule_id == schedule_id), None)
+        s = next((x for x in self.state.schedules if x.schedule_id == schedule_id), None)
         store = self.ctx.writable("schedules")
         if s is None or store is None or s.problem or not isinstance(s.cadence, OnceCadence):
             return
         previous = json.loads(s.cadence_json)
         cadence = {"type": "once", "at": when.astimezone(timezone.utc).isoformat()}
-        now = self.now()
+        now = self.state.now()
 
         def done(moved: Schedule) -> None:
-            self.undo_move = MoveRecord(schedule_id, previous, moved)
+            self.state.undo_move = MoveRecord(schedule_id, previous, moved)
             self.reload()
 
         self._write(
@@ -189,13 +178,13 @@ class ScheduleEdits:
         )
 
     def undo(self) -> None:
-        record, store = self.undo_move, self.ctx.writable("schedules")
+        record, store = self.state.undo_move, self.ctx.writable("schedules")
         if record is None or store is None:
             return
-        now = self.now()
+        now = self.state.now()
 
         def done(_: Any) -> None:
-            self.undo_move = None
+            self.state.undo_move = None
             self.reload()
 
         self._write(

@@ -23,6 +23,11 @@ VIEWS = ("Month", "Week", "Agenda")
 ACTIONS = ("new_button", "edit_button", "pause_button", "resume_button", "delete_button", "undo_button")
 
 
+def action(panel, name):
+    """The panel's button ``name`` (Undo is the calendar's; the others the list's)."""
+    return getattr(panel.calendar if name == "undo_button" else panel.list, name)
+
+
 def utc(*a):
     return datetime(*a, tzinfo=timezone.utc)
 
@@ -30,9 +35,9 @@ def utc(*a):
 def open_panel(make_window, qloop, now=None, read_only=False):
     window, ctx, dialogs = make_window(read_only=read_only)
     panel = window.schedules
-    panel.now = lambda: now or datetime.now(timezone.utc)
+    panel.state.now = lambda: now or datetime.now(timezone.utc)
     window.show_panel("schedules")
-    panel.zone_mode.setCurrentIndex(panel.zone_mode.findData("utc"))
+    panel.calendar.zone_mode.setCurrentIndex(panel.calendar.zone_mode.findData("utc"))
     panel.reload()
     settle(qloop, ctx)
     return window, ctx, dialogs, panel
@@ -46,11 +51,11 @@ def on_screen(window, qloop, ctx):
 
 
 def row_of(panel, schedule_id):
-    return next(r for r, s in enumerate(panel.schedules) if s.schedule_id == schedule_id)
+    return next(r for r, s in enumerate(panel.state.schedules) if s.schedule_id == schedule_id)
 
 
 def named(panel, name):
-    return next(s for s in panel.schedules if s.name == name)
+    return next(s for s in panel.state.schedules if s.name == name)
 
 
 # -- 1. fits ----------------------------------------------------------------------------------------------------
@@ -79,28 +84,30 @@ def test_at_1024_by_640_titles_month_lines_the_list_and_the_agenda_show_what_mat
     on_screen(window, qloop, ctx)
     panel.go_to(date.today())  # the demo's runs lead up to now
     settle(qloop, ctx)
-    for index, view in enumerate((panel.month, panel.week, panel.agenda)):
+    for index, view in enumerate((panel.calendar.month, panel.calendar.week, panel.calendar.agenda)):
         panel.show_view(index)
         settle(qloop, ctx)
-        shown = panel.title.shown()  # the whole title, else a shorter form: never one cut short
+        shown = panel.calendar.title.shown()  # the whole title, else a shorter form: never one cut short
         assert shown in (view.title(), *view.shorter_titles()) and "…" not in shown, shown
-        assert panel.title.toolTip() == view.title()
-    panel.week.anchor = date(2026, 11, 25)
-    assert panel.week.shorter_titles() == ["23–29 Nov 2026", "23–29 Nov"]
-    panel.week.step(1)
-    assert panel.week.shorter_titles() == ["30 Nov – 06 Dec 2026", "30 Nov – 06 Dec"]
+        assert panel.calendar.title.toolTip() == view.title()
+    panel.calendar.week.anchor = date(2026, 11, 25)
+    assert panel.calendar.week.shorter_titles() == ["23–29 Nov 2026", "23–29 Nov"]
+    panel.calendar.week.step(1)
+    assert panel.calendar.week.shorter_titles() == ["30 Nov – 06 Dec 2026", "30 Nov – 06 Dec"]
     panel.go_to(date.today())
 
     panel.show_view(0)
     settle(qloop, ctx)
-    panel.month.grab()
+    panel.calendar.month.grab()
     # a narrow cell drops the name (the colour bar says which schedule), never the time or the count
-    assert panel.month.painted and not [text for text in panel.month.painted if "…" in text]
+    assert panel.calendar.month.painted and not [text for text in panel.calendar.month.painted if "…" in text]
     shapes = re.compile(r"(?:[✓✗⊘] )?(?:\d\d:\d\d|×\d+)|\+\d+(?: more)?")
-    assert [text for text in panel.month.painted if not shapes.fullmatch(text)] == []
-    assert any(":" in text for text in panel.month.painted) and any("×" in text for text in panel.month.painted)
+    assert [text for text in panel.calendar.month.painted if not shapes.fullmatch(text)] == []
+    assert any(":" in text for text in panel.calendar.month.painted) and any(
+        "×" in text for text in panel.calendar.month.painted
+    )
 
-    header, viewport = panel.list_view.horizontalHeader(), panel.list_view.viewport().width()
+    header, viewport = panel.list.list_view.horizontalHeader(), panel.list.list_view.viewport().width()
     assert [panel.list_model.COLUMNS[header.logicalIndex(v)] for v in range(4)] == [
         "Name",
         "Status",
@@ -112,13 +119,13 @@ def test_at_1024_by_640_titles_month_lines_the_list_and_the_agenda_show_what_mat
 
     panel.show_view(2)
     settle(qloop, ctx)
-    rows = [panel.agenda.topLevelItem(i) for i in range(panel.agenda.topLevelItemCount())]
+    rows = [panel.calendar.agenda.topLevelItem(i) for i in range(panel.calendar.agenda.topLevelItemCount())]
     days = [row for row in rows if not row.data(0, Qt.ItemDataRole.UserRole)]
     assert days and all(day.isFirstColumnSpanned() for day in days)
-    what = panel.agenda.header()
-    metrics = panel.agenda.fontMetrics()
+    what = panel.calendar.agenda.header()
+    metrics = panel.calendar.agenda.fontMetrics()
     widest = max(metrics.horizontalAdvance(row.text(2)) for row in rows)
-    assert what.sectionViewportPosition(2) + widest <= panel.agenda.viewport().width()
+    assert what.sectionViewportPosition(2) + widest <= panel.calendar.agenda.viewport().width()
 
 
 @pytest.mark.parametrize(
@@ -185,7 +192,7 @@ def test_more_opens_the_whole_day_and_an_entry_there_selects_its_row(make_window
     panel.reload()
     settle(qloop, ctx)
     on_screen(window, qloop, ctx)
-    month = panel.month
+    month = panel.calendar.month
     month.grab()  # paint: where lines and "+N more" are is known after painting
     (more,) = [(rect, hidden) for rect, d, hidden in month.more_hits if d == day]
     shown = [line for _, line in month.hits if line.first.shown.date() == day]
@@ -204,8 +211,8 @@ def test_more_opens_the_whole_day_and_an_entry_there_selects_its_row(make_window
     entry = next(dialog.entries.item(i) for i in range(dialog.entries.count()) if "dentist 5" in texts[i])
     dialog.entries.itemClicked.emit(entry)
     settle(qloop, ctx)
-    assert panel.selected == made[5].schedule_id
-    assert panel.list_view.selectionModel().selectedRows()[0].row() == row_of(panel, made[5].schedule_id)
+    assert panel.state.selected == made[5].schedule_id
+    assert panel.list.list_view.selectionModel().selectedRows()[0].row() == row_of(panel, made[5].schedule_id)
     # the day list is a dialog: Escape closes it
     QTest.keyClick(dialog, Qt.Key.Key_Escape)
     assert not dialog.isVisible()
@@ -222,21 +229,21 @@ def test_clicking_a_calendar_entry_selects_its_row(make_window, qloop):
     settle(qloop, ctx)
     on_screen(window, qloop, ctx)
     other = named(panel, "Inbox watch")
-    panel.list_view.setCurrentIndex(panel.list_model.index(row_of(panel, other.schedule_id), 0))
+    panel.list.list_view.setCurrentIndex(panel.list_model.index(row_of(panel, other.schedule_id), 0))
     settle(qloop, ctx)
-    assert panel.selected == other.schedule_id
-    month = panel.month
+    assert panel.state.selected == other.schedule_id
+    month = panel.calendar.month
     month.grab()
     (rect,) = [rect for rect, line in month.hits if line.schedule_id == once.schedule_id]
     assert month.tooltip_at(rect.center()) == "dentist 0\nfires at 09:00 on Thu 26 Nov 2026"
     QTest.mouseClick(month, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, rect.center())
     settle(qloop, ctx)
     row = row_of(panel, once.schedule_id)
-    assert panel.selected == once.schedule_id
-    assert panel.list_view.currentIndex().row() == row
-    assert [i.row() for i in panel.list_view.selectionModel().selectedRows()] == [row]
-    assert panel.detail_title.text() == "Details of “dentist 0”"
-    assert panel.next_fires.rowCount() == 1 and panel.next_fires.item(0, 1).text() == "2026-11-26 09:00 UTC"
+    assert panel.state.selected == once.schedule_id
+    assert panel.list.list_view.currentIndex().row() == row
+    assert [i.row() for i in panel.list.list_view.selectionModel().selectedRows()] == [row]
+    assert panel.list.detail_title.text() == "Details of “dentist 0”"
+    assert panel.list.next_fires.rowCount() == 1 and panel.list.next_fires.item(0, 1).text() == "2026-11-26 09:00 UTC"
 
 
 def test_switching_views_keeps_the_navigated_date(make_window, qloop):
@@ -246,17 +253,17 @@ def test_switching_views_keeps_the_navigated_date(make_window, qloop):
     panel.step(1)
     panel.step(1)
     settle(qloop, ctx)
-    assert panel.week.title() == panel.title.text() == "Week of 07 December 2026"
-    panel.view_buttons.button(0).click()
+    assert panel.calendar.week.title() == panel.calendar.title.text() == "Week of 07 December 2026"
+    panel.calendar.view_buttons.button(0).click()
     settle(qloop, ctx)
-    assert panel.current_view() is panel.month and panel.title.text() == "December 2026"
-    panel.view_buttons.button(2).click()
+    assert panel.current_view() is panel.calendar.month and panel.calendar.title.text() == "December 2026"
+    panel.calendar.view_buttons.button(2).click()
     settle(qloop, ctx)
-    assert panel.title.text() == "07 Dec – 20 Dec 2026"
-    panel.view_buttons.button(1).click()
+    assert panel.calendar.title.text() == "07 Dec – 20 Dec 2026"
+    panel.calendar.view_buttons.button(1).click()
     settle(qloop, ctx)
-    assert panel.title.text() == "Week of 07 December 2026"
-    assert panel.week.range() == (date(2026, 12, 7), date(2026, 12, 14))
+    assert panel.calendar.title.text() == "Week of 07 December 2026"
+    assert panel.calendar.week.range() == (date(2026, 12, 7), date(2026, 12, 14))
 
 
 # -- 3. cron errors in words ----------------------------------------------------------------------------------
@@ -300,27 +307,30 @@ def test_read_only_disables_every_action_with_the_reason_until_editing_is_enable
     panel.select(lisbon.schedule_id)
     settle(qloop, ctx)
     for name in ACTIONS:
-        button = getattr(panel, name)
+        button = action(panel, name)
         assert not button.isEnabled() and button.toolTip() == refusal, name
-    assert panel.month.editable is False  # a one-shot cannot be dragged either
-    panel.name_filter.setText("o")
+    assert panel.calendar.month.editable is False  # a one-shot cannot be dragged either
+    panel.list.name_filter.setText("o")
     panel.show_view(1)
     panel.go_to(date(2026, 12, 16))
     settle(qloop, ctx)
-    runs_before = panel.runs.rowCount()
+    runs_before = panel.list.runs.rowCount()
     assert runs_before == 5
 
     qloop.run_until_complete(ctx.enable_editing())
     settle(qloop, ctx)
     assert ctx.edit_refusal("schedules") is None
     # the same file again: selection, filter and the calendar's date are kept
-    assert panel.selected == lisbon.schedule_id
-    assert panel.list_view.selectionModel().selectedRows()[0].row() == row_of(panel, lisbon.schedule_id)
-    assert panel.name_filter.text() == "o"
-    assert panel.current_view() is panel.week and panel.title.text() == "Week of 14 December 2026"
-    assert panel.runs.rowCount() == runs_before and panel.detail_title.text() == "Details of “Lisbon fare tracker”"
+    assert panel.state.selected == lisbon.schedule_id
+    assert panel.list.list_view.selectionModel().selectedRows()[0].row() == row_of(panel, lisbon.schedule_id)
+    assert panel.list.name_filter.text() == "o"
+    assert panel.current_view() is panel.calendar.week and panel.calendar.title.text() == "Week of 14 December 2026"
+    assert (
+        panel.list.runs.rowCount() == runs_before
+        and panel.list.detail_title.text() == "Details of “Lisbon fare tracker”"
+    )
     # every action that applies to a disabled schedule is enabled now
-    enabled = {name: getattr(panel, name).isEnabled() for name in ACTIONS}
+    enabled = {name: action(panel, name).isEnabled() for name in ACTIONS}
     assert enabled == {
         "new_button": True,
         "edit_button": True,
@@ -329,9 +339,9 @@ def test_read_only_disables_every_action_with_the_reason_until_editing_is_enable
         "delete_button": True,
         "undo_button": False,  # nothing was moved
     }
-    assert panel.new_button.toolTip() == "Create a schedule"
-    assert panel.pause_button.toolTip() == "It is disabled"
-    assert panel.month.editable is True
+    assert panel.list.new_button.toolTip() == "Create a schedule"
+    assert panel.list.pause_button.toolTip() == "It is disabled"
+    assert panel.calendar.month.editable is True
 
 
 # -- 5. no stale pane -------------------------------------------------------------------------------------------
@@ -340,35 +350,43 @@ def test_read_only_disables_every_action_with_the_reason_until_editing_is_enable
 def test_the_details_clear_when_their_schedule_is_filtered_away_or_deleted(make_window, qloop):
     window, ctx, dialogs, panel = open_panel(make_window, qloop, utc(2026, 11, 23, 12))
     lisbon = named(panel, "Lisbon fare tracker")
-    panel.list_view.setCurrentIndex(panel.list_model.index(row_of(panel, lisbon.schedule_id), 0))
+    panel.list.list_view.setCurrentIndex(panel.list_model.index(row_of(panel, lisbon.schedule_id), 0))
     settle(qloop, ctx)
-    assert panel.runs.rowCount() == 5 and panel.detail_title.text() == "Details of “Lisbon fare tracker”"
+    assert panel.list.runs.rowCount() == 5 and panel.list.detail_title.text() == "Details of “Lisbon fare tracker”"
     empty = "No schedule selected: pick one in the list or on the calendar."
 
-    panel.name_filter.setText("tomatoes")
+    panel.list.name_filter.setText("tomatoes")
     settle(qloop, ctx)
-    assert [s.name for s in panel.schedules] == ["Water the tomatoes"]
-    assert panel.selected is None and panel.detail_title.text() == empty
-    assert (panel.runs.rowCount(), panel.next_fires.rowCount(), panel.cadence_view.toPlainText()) == (0, 0, "")
-    assert not panel.edit_button.isEnabled() and not panel.delete_button.isEnabled()
+    assert [s.name for s in panel.state.schedules] == ["Water the tomatoes"]
+    assert panel.state.selected is None and panel.list.detail_title.text() == empty
+    assert (
+        panel.list.runs.rowCount(),
+        panel.list.next_fires.rowCount(),
+        panel.list.cadence_view.toPlainText(),
+    ) == (0, 0, "")
+    assert not panel.list.edit_button.isEnabled() and not panel.list.delete_button.isEnabled()
 
     on_screen(window, qloop, ctx)
     window.activateWindow()
-    panel.name_filter.setFocus()
-    QTest.keyClick(panel.name_filter, Qt.Key.Key_Escape)  # Escape empties the filter
+    panel.list.name_filter.setFocus()
+    QTest.keyClick(panel.list.name_filter, Qt.Key.Key_Escape)  # Escape empties the filter
     settle(qloop, ctx)
-    assert panel.name_filter.text() == "" and len(panel.schedules) == 7
+    assert panel.list.name_filter.text() == "" and len(panel.state.schedules) == 7
 
     panel.select(lisbon.schedule_id)
     settle(qloop, ctx)
-    assert panel.runs.rowCount() == 5
+    assert panel.list.runs.rowCount() == 5
     panel.delete()
     settle(qloop, ctx)
     assert dialogs.confirms[-1].endswith("Its 5 runs of history go with it.")
-    assert all(s.schedule_id != lisbon.schedule_id for s in panel.schedules)
-    assert panel.selected is None and panel.detail_title.text() == empty
-    assert (panel.runs.rowCount(), panel.next_fires.rowCount(), panel.cadence_view.toPlainText()) == (0, 0, "")
-    assert panel.list_view.selectionModel().selectedRows() == []
+    assert all(s.schedule_id != lisbon.schedule_id for s in panel.state.schedules)
+    assert panel.state.selected is None and panel.list.detail_title.text() == empty
+    assert (
+        panel.list.runs.rowCount(),
+        panel.list.next_fires.rowCount(),
+        panel.list.cadence_view.toPlainText(),
+    ) == (0, 0, "")
+    assert panel.list.list_view.selectionModel().selectedRows() == []
 
 
 # -- 6. keyboard, tooltips, plurals ---------------------------------------------------------------------------
@@ -376,12 +394,12 @@ def test_the_details_clear_when_their_schedule_is_filtered_away_or_deleted(make_
 
 def test_tab_leaves_tables_and_tooltips_hold_the_full_text(make_window, qloop):
     window, ctx, _, panel = open_panel(make_window, qloop, utc(2026, 11, 23, 12))
-    for view in (panel.list_view, panel.runs, panel.next_fires, panel.agenda):
+    for view in (panel.list.list_view, panel.list.runs, panel.list.next_fires, panel.calendar.agenda):
         assert view.tabKeyNavigation() is False
     on_screen(window, qloop, ctx)
-    panel.list_view.setFocus()
-    QTest.keyClick(panel.list_view, Qt.Key.Key_Tab)
-    assert not panel.list_view.hasFocus()
+    panel.list.list_view.setFocus()
+    QTest.keyClick(panel.list.list_view, Qt.Key.Key_Tab)
+    assert not panel.list.list_view.hasFocus()
 
     lisbon = named(panel, "Lisbon fare tracker")
     row = row_of(panel, lisbon.schedule_id)
@@ -391,12 +409,12 @@ def test_tab_leaves_tables_and_tooltips_hold_the_full_text(make_window, qloop):
     assert status.data(Qt.ItemDataRole.ToolTipRole) == status.data() == "disabled"
     panel.select(lisbon.schedule_id)
     settle(qloop, ctx)
-    summary = panel.runs.item(0, 3)
+    summary = panel.list.runs.item(0, 3)
     assert summary.toolTip() == summary.text() == "Airline site answered 503 Service Unavailable"
 
     panel.show_view(2)
     settle(qloop, ctx)
-    rows = [panel.agenda.topLevelItem(i) for i in range(panel.agenda.topLevelItemCount())]
+    rows = [panel.calendar.agenda.topLevelItem(i) for i in range(panel.calendar.agenda.topLevelItemCount())]
     entry = next(r for r in rows if r.data(0, Qt.ItemDataRole.UserRole))
     assert entry.toolTip(1) == entry.text(1) and entry.toolTip(1)
 
@@ -409,13 +427,13 @@ def test_counts_use_the_right_plural(make_window, qloop):
     panel.reload()
     settle(qloop, ctx)
     inbox = named(panel, "Inbox watch")
-    panel.now = lambda: inbox.next_run_time - timedelta(minutes=10)
+    panel.state.now = lambda: inbox.next_run_time - timedelta(minutes=10)
     panel.reload()
     settle(qloop, ctx)
-    assert panel.due_label.text() == "7 schedules · 1 due within the hour"
-    panel.name_filter.setText("Lisbon")
+    assert panel.list.due_label.text() == "7 schedules · 1 due within the hour"
+    panel.list.name_filter.setText("Lisbon")
     settle(qloop, ctx)
-    assert panel.due_label.text() == "1 schedule · 0 due within the hour"
+    assert panel.list.due_label.text() == "1 schedule · 0 due within the hour"
 
 
 def test_calendar_entries_show_their_full_text_as_a_tooltip(make_window, qloop):
@@ -429,7 +447,7 @@ def test_calendar_entries_show_their_full_text_as_a_tooltip(make_window, qloop):
     panel.reload()
     settle(qloop, ctx)
     on_screen(window, qloop, ctx)
-    month = panel.month
+    month = panel.calendar.month
     month.grab()
     (rect,) = [rect for rect, line in month.hits if line.schedule_id == made.schedule_id]
     assert rect.width() < month.fontMetrics().horizontalAdvance(long)  # the cell elides it
@@ -442,7 +460,7 @@ def test_calendar_entries_show_their_full_text_as_a_tooltip(make_window, qloop):
     panel.show_view(1)
     panel.reload()
     settle(qloop, ctx)
-    week = panel.week
+    week = panel.calendar.week
     week.grab()
     friday_16 = week._cell(4, 16)
     lines = week.lines_for(date(2026, 11, 27), 16)

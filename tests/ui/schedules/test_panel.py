@@ -19,7 +19,7 @@ def utc(*a):
 def panel_at(make_window, qloop, now):
     window, ctx, dialogs = make_window()
     panel = window.schedules
-    panel.now = lambda: now
+    panel.state.now = lambda: now
     window.show_panel("schedules")
     return window, ctx, dialogs, panel
 
@@ -44,11 +44,11 @@ def test_month_of_a_dst_cron_and_a_failed_run(make_window, qloop):
             now=now,
         )
     )
-    panel.zone_mode.setCurrentIndex(panel.zone_mode.findData("schedule"))
+    panel.calendar.zone_mode.setCurrentIndex(panel.calendar.zone_mode.findData("schedule"))
     panel.go_to(date(2026, 3, 1))
     panel.reload()
     settle(qloop, ctx)
-    month = panel.month
+    month = panel.calendar.month
     assert month.title() == "March 2026"
     mine = [i for i in month.items if i.schedule_id == nightly.schedule_id and i.kind == "fire" and i.shown.month == 3]
     assert len(mine) == 31
@@ -59,10 +59,10 @@ def test_month_of_a_dst_cron_and_a_failed_run(make_window, qloop):
     panel.show_view(1)
     panel.go_to(date(2026, 3, 9))
     settle(qloop, ctx)
-    assert [line.kind for line in panel.week.lines_for(date(2026, 3, 9), 2)] == ["fire"]
+    assert [line.kind for line in panel.calendar.week.lines_for(date(2026, 3, 9), 2)] == ["fire"]
     panel.show_view(2)
     settle(qloop, ctx)
-    rows = [panel.agenda.topLevelItem(i) for i in range(panel.agenda.topLevelItemCount())]
+    rows = [panel.calendar.agenda.topLevelItem(i) for i in range(panel.calendar.agenda.topLevelItemCount())]
     mine = [r for r in rows if r.data(0, Qt.ItemDataRole.UserRole) == nightly.schedule_id]
     assert [r.text(0).strip() for r in mine] == ["02:30"] * 14 and mine[0].text(2) == "fires"
 
@@ -72,20 +72,20 @@ def test_list_details_and_due_soon(make_window, qloop):
     window, ctx, _, panel = panel_at(make_window, qloop, now)
     panel.reload()
     settle(qloop, ctx)
-    names = [s.name for s in panel.schedules]
+    names = [s.name for s in panel.state.schedules]
     assert len(names) == 7 and "Lisbon fare tracker" in names
     row = names.index("Lisbon fare tracker")
-    panel.list_view.setCurrentIndex(panel.list_model.index(row, 0))
+    panel.list.list_view.setCurrentIndex(panel.list_model.index(row, 0))
     settle(qloop, ctx)
     assert panel.list_model.index(row, 3).data() == "disabled" and panel.list_model.index(row, 6).data() == "5"
-    assert panel.runs.rowCount() == 5 and panel.runs.item(0, 1).text() == "failed"
-    panel.show_output(panel.runs.item(0, 0))
+    assert panel.list.runs.rowCount() == 5 and panel.list.runs.item(0, 1).text() == "failed"
+    panel.show_output(panel.list.runs.item(0, 0))
     settle(qloop, ctx)
-    assert panel.output.toPlainText().startswith("Airline site answered 503 Service Unavailable")
-    assert panel.due_label.text().startswith("7 schedules · ")
-    panel.status_filter.setCurrentText("paused")
+    assert panel.list.output.toPlainText().startswith("Airline site answered 503 Service Unavailable")
+    assert panel.list.due_label.text().startswith("7 schedules · ")
+    panel.list.status_filter.setCurrentText("paused")
     settle(qloop, ctx)
-    assert [s.name for s in panel.schedules] == ["Water the tomatoes"]
+    assert [s.name for s in panel.state.schedules] == ["Water the tomatoes"]
 
 
 def fill(dialog: ScheduleDialog, **kw):
@@ -152,7 +152,7 @@ def test_pause_resume_delete_and_drag_a_one_shot(make_window, qloop, qtbot):
     now = utc(2026, 11, 22, 12)
     window, ctx, dialogs, panel = panel_at(make_window, qloop, now)
     once = create(qloop, ctx, {"type": "once", "at": "2026-11-25T10:00:00Z"}, "dentist", now)
-    panel.zone_mode.setCurrentIndex(panel.zone_mode.findData("utc"))
+    panel.calendar.zone_mode.setCurrentIndex(panel.calendar.zone_mode.findData("utc"))
     panel.go_to(date(2026, 11, 1))
     panel.reload()
     settle(qloop, ctx)
@@ -163,7 +163,7 @@ def test_pause_resume_delete_and_drag_a_one_shot(make_window, qloop, qtbot):
     panel.set_status("active")
     settle(qloop, ctx)
     window.resize(1400, 900)
-    month = panel.month
+    month = panel.calendar.month
     month.grab()  # paint: hit areas are known after painting
     (line_rect,) = [rect for rect, line in month.hits if line.schedule_id == once.schedule_id]
     target = month._cell((date(2026, 11, 27) - month.first_day()).days).center()
@@ -172,7 +172,7 @@ def test_pause_resume_delete_and_drag_a_one_shot(make_window, qloop, qtbot):
     settle(qloop, ctx)
     moved = qloop.run_until_complete(ctx.store.schedules.get(once.schedule_id))
     assert moved.cadence_json == '{"at":"2026-11-27T10:00:00.000000+00:00","type":"once"}'
-    assert panel.undo_button.isEnabled()
+    assert panel.calendar.undo_button.isEnabled()
     panel.undo()
     settle(qloop, ctx)
     back = qloop.run_until_complete(ctx.store.schedules.get(once.schedule_id))
@@ -184,3 +184,18 @@ def test_pause_resume_delete_and_drag_a_one_shot(make_window, qloop, qtbot):
         "Delete the schedule “dentist” (once on 2026-11-25 10:00 UTC)? Its 0 runs of history go with it."
     )
     assert qloop.run_until_complete(ctx.store.schedules.search(name_contains="dentist")) == []
+
+
+def test_the_panel_alone_lists_selects_and_keeps_read_only_visible(alone, qloop):
+    from oxmem_gui.ui.schedules.panel import SchedulesPanel
+    from tests.ui.conftest import DEMO_NOW
+
+    panel, ctx, _ = alone(lambda ctx, dialogs: SchedulesPanel(ctx, dialogs, now=lambda: DEMO_NOW))
+    assert panel.state.anchor == DEMO_NOW.astimezone().date()  # the calendar opens on the clock's day
+    assert panel.list.due_label.text() == "7 schedules · 1 due within the hour"
+    assert {"UTC", "Europe/Berlin"} <= set(panel.state.zones)  # what the schedule dialog offers
+    briefing = next(s for s in panel.state.schedules if s.name == "Morning briefing")
+    panel.select(briefing.schedule_id)
+    settle(qloop, ctx)
+    assert panel.list.detail_title.text() == "Details of “Morning briefing”"
+    assert not panel.list.edit_button.isEnabled() and panel.list.edit_button.toolTip().startswith("Read-only")
