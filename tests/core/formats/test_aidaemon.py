@@ -16,8 +16,7 @@ import pytest
 
 from oxmem_gui.core.api import SearchOptions
 from oxmem_gui.core.embeddings.model_files import MODEL_NAME
-from oxmem_gui.core.errors import EmbeddingError, NotFoundError, ReadOnlyError, StoreOpenError
-from oxmem_gui.core.formats import base
+from oxmem_gui.core.errors import NotFoundError, ReadOnlyError, StoreOpenError
 from oxmem_gui.core.formats.aidaemon import AidaemonReader
 from oxmem_gui.core.memory import inspect_database, open_memory
 from tests.core.formats import fixtures as fx
@@ -81,16 +80,6 @@ def f32(vector):
 def unit(vector):
     vector = np.asarray(vector, dtype=np.float64)
     return vector / np.linalg.norm(vector)
-
-
-@pytest.fixture
-def current(tmp_path):
-    return fx.make_aidaemon(tmp_path / "aidaemon.db")
-
-
-@pytest.fixture
-def legacy(tmp_path):
-    return fx.make_aidaemon(tmp_path / "legacy.db", "legacy")
 
 
 # -- detection and capabilities --------------------------------------------------------------------------------
@@ -467,156 +456,6 @@ def test_legacy_schedules(legacy):
     assert read(legacy, lambda m: m.schedules.search(cadence_type="once"))[0].schedule_id == "remind-passport"
 
 
-# -- the recall: recency, salience, relevance ---------------------------------------------------------------------
-
-
-def _recall_fixture(path):
-    """The legacy file plus ten newer messages (so the fixture's own rows leave the recency list), six old
-    messages whose vectors lie near msg-07's, and an old salient row with an unreadable embedding. The query is
-    near msg-07 and msg-08 (both legacy JSON arrays); msg-10 has a NULL embedding."""
-    v7 = np.asarray(json.loads(rows(path, "SELECT embedding FROM messages WHERE id = 'msg-07'")[0][0]))
-    v8 = np.asarray(json.loads(bytes(rows(path, "SELECT embedding FROM messages WHERE id = 'msg-08'")[0][0])))
-    rng = np.random.default_rng(77)
-    statements = []
-    insert = (
-        "INSERT INTO messages (id, session_id, role, content, created_at, importance, embedding) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?)"
-    )
-    salient = {3: 0.95, 6: 0.8, 9: 0.81}
-    for i in range(1, 11):
-        vector = unit(v7) if i == 5 else unit(rng.standard_normal(384))
-        statements.append(
-            (
-                insert,
-                (f"new-{i:02d}", TG, "user", f"newer message {i}", f"2025-12-07T09:00:{i:02d}.000000001+00:00",
-                 salient.get(i, 0.2), f32(vector)),
-            )
-        )  # fmt: skip
-    for i in range(1, 7):
-        vector = unit(unit(v7) + 0.35 * unit(rng.standard_normal(384)))
-        statements.append(
-            (insert, (f"old-{i}", TG, "assistant", f"old message {i}", f"2025-11-0{i} 12:00:00", 0.5, f32(vector)))
-        )
-    statements.append(
-        (insert, ("msg-00", TG, "user", "very important, very old", "2025-11-01 00:00:00", 0.99, b"\x00junk"))
-    )
-    write(path, *statements)
-    return unit(v7 + 0.9 * v8).astype(np.float32)
-
-
-def _expected(path, session, query):
-    """The three lists as aidaemon's SQL and Rust compute them, from the raw rows."""
-    found = rows(
-        path,
-        "SELECT id, importance, embedding FROM messages WHERE session_id = ? ORDER BY created_at DESC, rowid DESC",
-        (session,),
-    )
-    recency = [r[0] for r in found[:10]]
-    salience = [r[0] for r in found if r[1] is not None and r[1] >= 0.8][:5]
-    seen = set(recency) | set(salience)
-    q = np.asarray(query, dtype=np.float64)
-    cosines = {}
-    for mid, _, blob in [r for r in found if r[2] is not None][:2000]:
-        raw = blob if isinstance(blob, bytes) else blob.encode()
-        if len(raw) == 1536:
-            v = np.frombuffer(raw, dtype="<f4").astype(np.float64)
-        elif raw[:1] == b"[":
-            v = np.asarray(json.loads(raw), dtype=np.float32).astype(np.float64)
-        else:
-            continue
-        cosines[mid] = float(v @ q / (np.linalg.norm(v) * np.linalg.norm(q)))
-    passing = sorted([(m, c) for m, c in cosines.items() if m not in seen and c > 0.65], key=lambda mc: -mc[1])
-    return recency, salience, passing[:5], cosines
-
-
-def test_recall_three_lists(legacy):
-    query = _recall_fixture(legacy)
-    recency, salience, relevance, cosines = _expected(legacy, TG, query)
-    assert recency == [f"new-{i:02d}" for i in range(10, 0, -1)]
-    assert salience == ["new-09", "new-06", "new-03", "msg-11", "msg-03"]  # by time: msg-00 (0.99) is too old
-    over = sorted(m for m, c in cosines.items() if c > 0.65)
-    assert over == ["msg-07", "msg-08", "new-05", "old-1", "old-2", "old-3", "old-4", "old-5", "old-6"]
-    assert [m for m, _ in relevance] == ["msg-07", "old-5", "old-6", "old-2", "old-4"]  # 8 unseen pass: 5 kept
-
-    result = read(
-        legacy,
-        lambda m: m.search("aidaemon", TG, "rain in Berlin?", options=SearchOptions(query_embedding=query), top_k=3),
-    )
-    assert result.retriever == "aidaemon"
-    assert result.lists == {"recency": recency, "salience": salience, "relevance": [m for m, _ in relevance]}
-    merged = recency + ["msg-11", "msg-03"] + [m for m, _ in relevance]
-    assert [h.chunk_id for h in result.hits] == merged  # top_k is not applied: the agent takes no limit
-    assert [h.rank for h in result.hits] == list(range(1, 18))
-    for k, (mid, cos) in enumerate(relevance, 1):
-        h = result.hits[11 + k]
-        assert h.chunk_id == mid
-        assert (h.vector_raw, h.vector_rank, h.embedding_model) == (pytest.approx(cos, abs=1e-6), k, MODEL_NAME)
-        assert h.vector_score == pytest.approx(cos, abs=1e-6)
-        assert f"relevance: cosine {cos:.6f} > 0.65, " in " ".join(h.notes)
-    assert all(h.vector_raw is None for h in result.hits[:12])
-    assert all(h.score == 1.0 for h in result.hits)
-    by_id = {h.chunk_id: h for h in result.hits}
-    assert by_id["new-05"].metadata["cosine"] == pytest.approx(cosines["new-05"], abs=1e-6)
-    assert cosines["new-05"] > 0.65  # highly similar, but already taken by recency
-    assert "already taken by recency, so the relevance leg skipped it" in by_id["new-05"].notes[2]
-    assert by_id["new-10"].notes[0].startswith("recency: 1st newest of 29 messages")
-    assert by_id["msg-11"].notes[1] == "salience: importance 0.85 ≥ 0.8, the 4th newest of 6 important messages"
-    assert by_id["msg-11"].notes[-1] == "merged: from salience"
-    assert by_id["new-09"].notes[-1] == "merged: from recency (also in salience)"
-    assert by_id["new-09"].sequence_start == rows(legacy, "SELECT rowid FROM messages WHERE id = 'new-09'")[0][0]
-    assert dict(result.vector_errors).keys() == {"msg-00", "msg-10"}
-    assert dict(result.vector_errors)["msg-10"] == "no embedding (NULL): embedding model not loaded: connection refused"
-    assert dict(result.vector_errors)["msg-00"].startswith("unknown embedding encoding: 5 bytes")
-    unseen = {m: c for m, c in cosines.items() if m not in set(recency) | set(salience)}
-    leg = result.legs["vector"]
-    assert (leg.candidates, leg.min, leg.max) == (
-        len(unseen),
-        pytest.approx(min(unseen.values()), abs=1e-6),
-        pytest.approx(max(unseen.values()), abs=1e-6),
-    )
-    assert result.legs["salience"].candidates == 6 and result.legs["fts"].candidates == 0
-    assert result.models == [MODEL_NAME] and result.skipped_models == {}
-    assert result.steps[1].startswith("Salience: messages with importance ≥ 0.8, the 5 newest")
-    pool = {h.chunk_id: h for h in result.pool}
-    assert len(pool) == 29 and pool["msg-00"].notes[1].endswith("but not among the 5 newest important messages")
-
-    same = read(legacy, lambda m: m.hybrid_query(TG, "rain in Berlin?", query_embedding=query))
-    assert same.lists == result.lists and [h.chunk_id for h in same.hits] == merged
-
-
-def test_recall_without_the_model(legacy, monkeypatch):
-    _recall_fixture(legacy)
-
-    def missing(*args, **kwargs):
-        raise EmbeddingError("the semantic model is not installed")
-
-    monkeypatch.setattr(base, "choose_backend", missing)
-    result = read(legacy, lambda m: m.search("aidaemon", TG, "rain in Berlin?"))
-    assert result.lists["relevance"] == [] and result.lists["salience"][0] == "new-09"
-    assert len(result.lists["recency"]) == 10
-    assert "the semantic model is not installed" in result.skipped_models[MODEL_NAME]
-    assert result.models == [] and all(h.vector_raw is None for h in result.hits)
-    assert result.steps[-1].startswith("Relevance left out:")
-
-
-def test_recall_over_episodes(current):
-    query = np.random.default_rng(3).standard_normal(384).astype(np.float32)
-    result = read(
-        current, lambda m: m.search("aidaemon", SLACK, "deploy freeze", options=SearchOptions(query_embedding=query))
-    )
-    assert result.steps[0].startswith("This session has no legacy messages")
-    assert result.lists == {"recency": ["episode:2"], "salience": ["episode:2"], "relevance": []}
-    (h,) = result.hits
-    blob = rows(current, "SELECT embedding FROM episodes WHERE id = 2")[0][0]
-    v = np.frombuffer(blob, dtype="<f4").astype(np.float64)
-    q = query.astype(np.float64)
-    assert h.metadata["cosine"] == pytest.approx(float(v @ q / np.linalg.norm(v) / np.linalg.norm(q)), abs=1e-6)
-    assert h.metadata["topics"] == ["deploy", "staging"] and h.sequence_start is None
-    assert h.notes[1] == "salience: importance 0.85 ≥ 0.8, the 1st newest of 1 important episodes (already in recency)"
-    with pytest.raises(NotFoundError):
-        read(current, lambda m: m.search("aidaemon", "nobody", "x", options=SearchOptions(query_embedding=query)))
-
-
 # -- encrypted ----------------------------------------------------------------------------------------------------
 
 
@@ -720,72 +559,6 @@ def test_writes_aidaemon_does_not_make_are_refused(current, read_only):
     assert sum("aidaemon appends its events" in msg for msg in messages) == 2
     assert sum("aidaemon creates its scheduled tasks" in msg for msg in messages) == 1
     assert _state(current) == before
-
-
-def _listing(path):
-    return read(path, lambda m: m.sessions_page(limit=1000))
-
-
-@pytest.mark.parametrize(
-    ("times", "in_sql"),
-    [
-        # chrono's RFC 3339 beside SQLite's datetime('now') in one session: ordered in SQL (a second without a fraction
-        # sorts before the same second with one)
-        (["2026-03-01T10:00:00.500000000+00:00", "2026-03-01 10:00:00", "2026-03-01T09:59:59+00:00"], True),
-        # a shape SQL cannot order ('Z', another offset): every row parsed, as before
-        (["2026-03-01T10:00:00Z", "2026-03-01T12:00:00+02:00", "2026-03-01 10:30:00"], False),
-        # the right shape but no time, and the largest text: every row parsed
-        (["2026-03-01T10:00:00+00:00", "2026-13-45T99:00:00+00:00", "2026-03-01T09:00:00+00:00"], None),
-    ],
-)
-def test_session_times_from_sql_equal_those_parsed_row_by_row(tmp_path, monkeypatch, times, in_sql):
-    """A session's count, first and last time come from one pass over the (session_id, created_at) index when its
-    times have shapes whose text orders as their time does, instead of parsing every event (the list at 500,000
-    events: 953 → 92 ms, see bench_formats): the listing is the same as parsing them all."""
-    from oxmem_gui.core.formats.aidaemon_times import _KIND
-
-    path = fx.make_aidaemon(tmp_path / "a.db")
-    conn = apsw.Connection(str(path))
-    conn.execute("DELETE FROM events WHERE created_at NOT GLOB '*+00:00'")  # the fixture mixes in other shapes too
-    conn.executemany(
-        "INSERT INTO events (session_id, event_type, data, created_at) VALUES ('mixed', 'user_message', ?, ?)",
-        [(json.dumps({"content": f"turn {i}"}), t) for i, t in enumerate(times)],
-    )
-    kinds = conn.execute(f"SELECT sum(DISTINCT {_KIND}) FROM events WHERE session_id = 'mixed'").fetchone()[0]
-    conn.close()
-    assert kinds == {True: 3, False: 6, None: 1}[in_sql]  # both shapes; others beside one; one shape
-    fast = _listing(path)
-    monkeypatch.setattr("oxmem_gui.core.formats.aidaemon_times._KIND", "4")  # every session parsed row by row
-    assert _listing(path) == fast
-    mixed = next(r for r in fast if r.session_id == "mixed")
-    assert mixed.details["events"] == 3
-    first, last = {True: (2, 0), False: (0, 2), None: (2, 0)}[in_sql]  # 12:00+02:00 is 10:00 UTC, before 10:30
-    assert (mixed.created_at, mixed.updated_at) == (when(times[first]), when(times[last]))
-
-
-def test_summary_upper_in_sql_equals_every_event_parsed(tmp_path, monkeypatch):
-    """The event a summary reaches (the last at or before its time) is found in SQL, with only the events of the
-    summary's own second parsed, so opening a session of 125,000 events no longer reads them all (3.4 s → 16 ms):
-    for limits before, between, inside and after the events' seconds it equals comparing every event parsed."""
-    from oxmem_gui.core.formats.aidaemon_times import upper_at
-
-    path = fx.make_aidaemon(tmp_path / "a.db")
-    conn = apsw.Connection(str(path))
-    times = ["2026-03-01 10:00:00", "2026-03-01T10:00:00.250+00:00", "2026-03-01T10:00:00.750000001+00:00",
-             "2026-03-01T10:00:01+00:00", "2026-03-01 10:00:02", "2026-03-02T00:00:00+00:00"]  # fmt: skip
-    conn.executemany(
-        "INSERT INTO events (session_id, event_type, data, created_at) VALUES ('s', 'user_message', '{}', ?)",
-        [(t,) for t in times],
-    )
-    ids = [i for (i,) in conn.execute("SELECT id FROM events WHERE session_id = 's' ORDER BY id")]
-    limits = ["2026-02-28T00:00:00Z", "2026-03-01T10:00:00+00:00", "2026-03-01T10:00:00.5+00:00",
-              "2026-03-01 10:00:00.75", "2026-03-01T10:00:01.000001+00:00", "2026-03-01T12:00:02+02:00",
-              "2026-03-03T00:00:00+00:00", "not a time", None]  # fmt: skip
-    fast = [upper_at(conn, "events", "id", "s", limit) for limit in limits]
-    monkeypatch.setattr("oxmem_gui.core.formats.aidaemon_times.UTC_TIMES", ("no such shape", "no such shape"))
-    parsed = [upper_at(conn, "events", "id", "s", limit) for limit in limits]
-    conn.close()
-    assert fast == parsed == [0, ids[0], ids[1], ids[2], ids[3], ids[4], ids[5], 0, 0]
 
 
 def test_the_session_list_is_read_again_only_when_the_file_changed(current):

@@ -1,17 +1,12 @@
-"""Editing aidaemon's facts and clearing its sessions (``core/formats/aidaemon_facts.py``, ``aidaemon_sessions.py``)
-on files built from aidaemon's own schema strings (``upstream/aidaemon``, commit 39a1955), plaintext, legacy and
-SQLCipher-encrypted: each edit keeps the agent's invariants (one active version per key, history rows, integrity,
-foreign keys), a change the agent made meanwhile — in a real second process, with aidaemon's own SQL — is a
-conflict and is kept, bad input writes nothing, and no plaintext of an encrypted file is ever left on disk."""
+"""Editing aidaemon's facts (``core/formats/aidaemon_facts.py``) on files built from aidaemon's own schema strings
+(``upstream/aidaemon``, commit 39a1955), plaintext, legacy and SQLCipher-encrypted: each edit keeps the agent's
+invariants (one active version per key, history rows, integrity, foreign keys), a change the agent made meanwhile —
+in a real second process, with aidaemon's own SQL — is a conflict and is kept, bad input writes nothing, and no
+plaintext of an encrypted file is ever left on disk."""
 
 from __future__ import annotations
 
-import asyncio
-import hashlib
-import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -22,91 +17,22 @@ from oxmem_gui.core.embeddings.backends import choose_backend
 from oxmem_gui.core.errors import EmbeddingError, KeyRequiredError, ReadOnlyError
 from oxmem_gui.core.formats import base
 from oxmem_gui.core.formats.aidaemon_facts import canonical_key, embedding_text
-from oxmem_gui.core.memory import open_memory
 from tests.core.formats import fixtures as fx
-from tests.semantic import model_dir_or_skip
-
-TG = "telegram:123456789"
-#: aidaemon's own statements (facts.rs at 39a1955): upsert_fact's supersede (line 480) and insert (line 489),
-#: bump_fact_recall (line 72)
-SUPERSEDE = "UPDATE facts SET superseded_at = ? WHERE id = ?"
-INSERT = (
-    "INSERT INTO facts (category, key, value, source, created_at, updated_at, recall_count, channel_id, privacy, "
-    "embedding) VALUES (?, ?, ?, ?, ?, ?, 0, ?, ?, ?)"
+from tests.core.formats.aidaemon_files import (
+    ACTIVE,
+    BACKFILL,
+    INSERT,
+    NOW,
+    RECALL,
+    SUPERSEDE,
+    TG,
+    digest,
+    invariants,
+    rows,
+    run,
+    the_agent,
 )
-RECALL = "UPDATE facts SET recall_count = recall_count + 1, last_recalled_at = ? WHERE id IN (?)"
-NOW = "2026-11-24T09:00:00.000000001+00:00"
-#: what aidaemon reads: get_facts (facts.rs line 757) and backfill_fact_embeddings (mod.rs line 462)
-ACTIVE = "SELECT id, value FROM facts WHERE category = 'user' AND key = ? AND superseded_at IS NULL"
-BACKFILL = "SELECT id, category, key, value FROM facts WHERE embedding IS NULL AND superseded_at IS NULL"
-
-
-@pytest.fixture
-def current(tmp_path: Path) -> Path:
-    return fx.make_aidaemon(tmp_path / "aidaemon.db")
-
-
-@pytest.fixture
-def legacy(tmp_path: Path) -> Path:
-    return fx.make_aidaemon(tmp_path / "aidaemon.db", "legacy")
-
-
-def rows(path: Path, sql: str, args: tuple = (), key: str | None = None) -> list[tuple]:
-    """Read ``path`` in a second process (sqlite3, or sqlcipher3 with ``key``): never a handle here."""
-    code = (
-        "import sys, json\n"
-        "key = sys.argv[3] or None\n"
-        "if key:\n    import sqlcipher3 as lib\nelse:\n    import sqlite3 as lib\n"
-        "conn = lib.connect(sys.argv[1])\n"
-        "if key: conn.execute(f\"PRAGMA key = '{key}'\")\n"
-        "print(json.dumps(conn.execute(sys.argv[2], json.loads(sys.argv[4])).fetchall()))\n"
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", code, str(path), sql, key or "", json.dumps(list(args))],
-        capture_output=True, text=True, check=True, timeout=60,
-    )  # fmt: skip
-    return [tuple(r) for r in json.loads(done.stdout)]
-
-
-def the_agent(path: Path, *statements: tuple[str, tuple], key: str | None = None) -> None:
-    """aidaemon writing to its file from another process, in one transaction, foreign keys on."""
-    code = (
-        "import sys, json\n"
-        "key = sys.argv[2] or None\n"
-        "if key:\n    import sqlcipher3 as lib\nelse:\n    import sqlite3 as lib\n"
-        "conn = lib.connect(sys.argv[1], isolation_level=None)\n"
-        "if key: conn.execute(f\"PRAGMA key = '{key}'\")\n"
-        "conn.execute('PRAGMA foreign_keys = ON'); conn.execute('BEGIN IMMEDIATE')\n"
-        "for sql, args in json.loads(sys.argv[3]): conn.execute(sql, args)\n"
-        "conn.execute('COMMIT'); conn.close()\n"
-    )
-    payload = json.dumps([[sql, list(args)] for sql, args in statements])
-    subprocess.run([sys.executable, "-c", code, str(path), key or "", payload], check=True, timeout=60)
-
-
-def digest(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
-def run(path: Path, fn, read_only: bool = False, key: str | None = None):
-    async def go():
-        async with await open_memory(path, read_only=read_only, key=key, embedding="deterministic") as m:
-            return await fn(m)
-
-    return asyncio.run(go())
-
-
-def invariants(path: Path, key: str | None = None) -> None:
-    """What aidaemon relies on: the file is sound, one active version per (category, key), no foreign key broken."""
-    assert rows(path, "PRAGMA integrity_check", key=key) == [("ok",)]
-    assert rows(path, "PRAGMA foreign_key_check", key=key) == []
-    assert rows(
-        path,
-        "SELECT count(*) FROM (SELECT 1 FROM facts WHERE superseded_at IS NULL GROUP BY category, key "
-        "HAVING count(*) > 1)",
-        key=key,
-    ) == [(0,)]
-
+from tests.semantic import model_dir_or_skip
 
 # -- editing a fact: a new version, history kept ------------------------------------------------------------
 
@@ -285,44 +211,6 @@ def test_read_only_refuses_and_a_read_only_folder_too(current, tmp_path):
     assert digest(current) == before
 
 
-# -- clearing a session (aidaemon's /clear) -------------------------------------------------------------------------
-
-
-def test_forget_clears_events_and_the_summary_and_keeps_episodes_and_facts(current):
-    the_agent(
-        current,
-        (
-            "INSERT INTO conversation_summaries (session_id, summary, message_count, last_message_id, updated_at) "
-            "VALUES (?, 's', 3, '3', ?)",
-            (TG, NOW),
-        ),
-    )
-    facts = rows(current, "SELECT id, key, value, superseded_at FROM facts")
-    run(current, lambda m: m.forget(TG))
-    assert rows(current, "SELECT count(*) FROM events WHERE session_id = ?", (TG,)) == [(0,)]
-    assert rows(current, "SELECT count(*) FROM conversation_summaries") == [(0,)]
-    assert rows(current, "SELECT count(*) FROM events") == [(10,)]
-    assert rows(current, "SELECT count(*) FROM episodes WHERE session_id = ?", (TG,)) == [(1,)]
-    assert rows(current, "SELECT id, key, value, superseded_at FROM facts") == facts
-    assert TG not in [s.session_id for s in run(current, lambda m: m.sessions_page())]
-    invariants(current)
-
-
-def test_legacy_facts_are_edited_in_place_and_messages_cleared(legacy):
-    note = run(legacy, lambda m: m.update_note("user", "fact:1", "name: Sam R."))
-    assert note.note_id == "fact:1" and note.details["history"] == []
-    assert rows(legacy, "SELECT key, value, source FROM facts WHERE id = 1") == [("name", "Sam R.", "user")]
-    run(legacy, lambda m: m.delete_notes("user", ["fact:2"]))
-    assert rows(legacy, "SELECT count(*) FROM facts WHERE id = 2") == [(0,)]
-    (session,) = {r[0] for r in rows(legacy, "SELECT session_id FROM messages")}
-    run(legacy, lambda m: m.forget(session))
-    assert rows(legacy, "SELECT count(*) FROM messages") == [(0,)]
-    assert rows(legacy, "SELECT count(*) FROM (SELECT 1 FROM facts GROUP BY category, key HAVING count(*) > 1)") == [
-        (0,)
-    ]
-    assert rows(legacy, "PRAGMA integrity_check") == [("ok",)]
-
-
 # -- encrypted: edits go into the encrypted file itself (sqlcipher3 is a test dependency) ---------------------------
 
 
@@ -376,122 +264,3 @@ def test_an_encrypted_conflict_and_a_wrong_key_write_nothing(encrypted):
     run(encrypted, scenario, key=fx.AIDAEMON_KEY)
     assert rows(encrypted, "SELECT count(*), max(id) FROM facts", key=fx.AIDAEMON_KEY) == [(7, 7)]
     assert rows(encrypted, ACTIVE, ("timezone",), key=fx.AIDAEMON_KEY) == []
-
-
-# -- legacy scheduled tasks: pause, resume, delete (its scheduler tool at 672743d) ------------------------------
-
-
-def test_legacy_tasks_are_paused_resumed_and_deleted_as_aidaemons_tool_does(legacy, capsys):
-    from datetime import datetime, timezone
-
-    from tests.cli._support import run_json
-
-    task = "SELECT is_paused, next_run_at FROM scheduled_tasks WHERE id = ?"
-    assert run_json(capsys, "--db", str(legacy), "schedules", "pause", "task-briefing")["status"] == "paused"
-    assert rows(legacy, task, ("task-briefing",))[0][0] == 1
-    resumed = run_json(capsys, "--db", str(legacy), "schedules", "resume", "weekly-report")
-    (paused, nxt) = rows(legacy, task, ("weekly-report",))[0]
-    when = datetime.fromisoformat(nxt)
-    assert paused == 0 and when > datetime.now(timezone.utc) and when.weekday() == 4 and when.hour == 17
-    assert resumed["next_run_at"] == when.isoformat(timespec="microseconds")
-    assert run_json(capsys, "--db", str(legacy), "schedules", "delete", "task-ci") == {"deleted": "task-ci", "runs": 0}
-    assert rows(legacy, "SELECT id FROM scheduled_tasks ORDER BY id") == [
-        ("remind-passport",),
-        ("task-briefing",),
-        ("weekly-report",),
-    ]
-    assert rows(legacy, "PRAGMA integrity_check") == [("ok",)]
-
-
-@pytest.mark.parametrize(
-    "call, error, message",
-    [
-        (lambda m: m.schedules.update("task-ci", {"goal": "another prompt"}), InvalidInputError, "only pause"),
-        (lambda m: m.schedules.update("task-ci", {"cadence": {"type": "cron", "expression": "0 7 * * *"}}),
-         InvalidInputError, "only pause"),
-        (lambda m: m.schedules.create("u", "g", {"type": "once", "at": "2027-01-01T00:00:00Z"}), ReadOnlyError,
-         "creates its scheduled tasks"),
-        (lambda m: m.schedules.delete("no-such-task"), NotFoundError, "no scheduled task"),
-    ],
-)  # fmt: skip
-def test_what_aidaemons_tool_never_does_to_a_task_writes_nothing(legacy, call, error, message):
-    before = digest(legacy)
-    with pytest.raises(error, match=message):
-        run(legacy, call)
-    assert digest(legacy) == before
-
-
-def test_a_task_the_agent_ran_meanwhile_is_a_conflict_and_is_kept(legacy):
-    async def scenario(m):
-        loaded = await m.schedules.get("task-briefing")
-        the_agent(legacy, ("UPDATE scheduled_tasks SET last_run_at = ?, next_run_at = ?, updated_at = ? WHERE id = ?",
-                           (NOW, "2026-11-25T08:00:00+00:00", NOW, "task-briefing")))  # fmt: skip
-        with pytest.raises(ConflictError) as info:
-            await m.schedules.delete("task-briefing", expected=loaded)
-        return info.value.current
-
-    theirs = run(legacy, scenario)
-    assert theirs.next_run_at == "2026-11-25T08:00:00.000000+00:00"
-    assert rows(legacy, "SELECT count(*) FROM scheduled_tasks WHERE id = 'task-briefing'") == [(1,)]
-
-
-# -- v0.9+ goal schedules: pause, resume, cancel one (manage_memories at 39a1955) ----------------------------------
-
-#: aidaemon's own inserts (src/state/sqlite/goals.rs: create_goal lines 19–25, create_goal_schedule 706–709)
-GOAL_INSERT = (
-    "INSERT INTO goals (id, description, domain, goal_type, status, priority, conditions, context, resources, "
-    "budget_per_check, budget_daily, tokens_used_today, tokens_used_day, last_useful_action, created_at, updated_at, "
-    "completed_at, parent_goal_id, session_id, notified_at, notification_attempts, dispatch_failures, progress_notes, "
-    "source_episode_id, legacy_int_id) VALUES (?, ?, 'orchestration', 'continuous', 'active', 'medium', NULL, NULL, "
-    "NULL, NULL, NULL, 0, '1970-01-01', NULL, ?, ?, NULL, NULL, ?, NULL, 0, 0, NULL, NULL, NULL)"
-)
-SCHEDULE_INSERT = (
-    "INSERT INTO goal_schedules (id, goal_id, cron_expr, tz, original_schedule, fire_policy, is_one_shot, is_paused, "
-    "last_run_at, next_run_at, created_at, updated_at) VALUES (?, ?, ?, 'local', ?, 'coalesce', 0, 0, NULL, ?, ?, ?)"
-)
-
-
-@pytest.fixture
-def goals(current: Path) -> Path:
-    the_agent(
-        current,
-        (GOAL_INSERT, ("goal-digest", "Send me a digest of new CI failures", NOW, NOW, TG)),
-        (SCHEDULE_INSERT, ("sched-morning", "goal-digest", "0 0 8 * * *", "every morning at 8", NOW, NOW, NOW)),
-        (SCHEDULE_INSERT, ("sched-evening", "goal-digest", "0 0 18 * * *", "and at 6 pm", NOW, NOW, NOW)),
-    )
-    return current
-
-
-def test_goal_schedules_are_shown_and_paused_resumed_and_cancelled_as_aidaemon_does(goals, monkeypatch):
-    monkeypatch.setenv("TZ", "Europe/Berlin")
-
-    async def work(m):
-        listed = await m.schedules.search()
-        morning = await m.schedules.get("sched-morning")
-        paused = await m.schedules.pause("sched-morning", expected=morning)
-        resumed = await m.schedules.resume("sched-morning", expected=paused)
-        removed = await m.schedules.delete("sched-evening", expected=await m.schedules.get("sched-evening"))
-        return listed, morning, paused, resumed, removed, m.capabilities
-
-    listed, morning, paused, resumed, removed, caps = run(goals, work)
-    assert caps.has_schedules and sorted(s.schedule_id for s in listed) == ["sched-evening", "sched-morning"]
-    assert (morning.goal, morning.user_id, morning.status) == ("Send me a digest of new CI failures", TG, "active")
-    assert json.loads(morning.cadence_json) == {"expression": "0 8 * * *", "timezone": "Europe/Berlin", "type": "cron"}
-    assert "seconds field '0' dropped" in morning.note and "tz 'local'" in morning.note
-    assert (paused.status, resumed.status, removed) == ("paused", "active", 0)
-    state = rows(goals, "SELECT id, is_paused, next_run_at FROM goal_schedules ORDER BY id")
-    assert state == [("sched-morning", 0, NOW)]  # resuming one schedule keeps its next run, as the tool does
-    assert rows(goals, "SELECT status FROM goals") == [("active",)]  # the goal itself is left as it is
-    invariants(goals)
-
-
-def test_a_goal_schedule_the_agent_fired_meanwhile_is_a_conflict(goals):
-    async def scenario(m):
-        loaded = await m.schedules.get("sched-morning")
-        the_agent(goals, ("UPDATE goal_schedules SET last_run_at = ?, next_run_at = ?, updated_at = ? WHERE id = ?",
-                          (NOW, "2026-11-25T08:00:00+01:00", NOW, "sched-morning")))  # fmt: skip
-        with pytest.raises(ConflictError):
-            await m.schedules.pause("sched-morning", expected=loaded)
-
-    run(goals, scenario)
-    assert rows(goals, "SELECT is_paused FROM goal_schedules WHERE id = 'sched-morning'") == [(0,)]
