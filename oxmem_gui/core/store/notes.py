@@ -10,7 +10,7 @@ from __future__ import annotations
 import itertools
 import json
 import uuid
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
@@ -185,18 +185,7 @@ def list_notes(
     contains: str | None = None,
 ) -> list[Note]:
     """The user's notes, most recently updated first; filtered by tags (any/all) and by text."""
-    tag_sql, tag_args = tag_filter_sql(normalize_tags(tags), tag_mode)
-    rows = conn.execute(f"{_NOTE_ROWS} AND {tag_sql}", (notes_session(user), *tag_args)).fetchall()
-    notes = [_note_from_row(user, r) for r in rows]
-    if contains:
-        needle = contains.casefold()
-        notes = [n for n in notes if needle in n.content.casefold()]
-    notes.sort(key=note_cursor, reverse=True)
-    return notes
-
-
-#: a note's place in the list, newest first (:func:`note_cursor` in SQL)
-_UPDATED = "coalesce(json_extract(c.metadata_json, '$.updated_at'), '')"
+    return list(_notes_in_order(conn, user, None, tags, tag_mode, contains))
 
 
 def notes_page(
@@ -208,22 +197,41 @@ def notes_page(
     tag_mode: str = "any",
     contains: str | None = None,
 ) -> list[Note]:
-    """A page of :func:`list_notes` read in SQL: the ``limit`` notes after the cursor ``after`` (the last shown
-    note's :func:`note_cursor`; None: the first page), tags filtered in SQL. Only the page's rows are read — with a
-    text filter, the rows in the list's order until the page is full — so scrolling costs a page a step."""
+    """A page of :func:`list_notes`: the ``limit`` notes after the cursor ``after`` (the last shown note's
+    :func:`note_cursor`; None: the first page). Only the page's rows are read — with a text filter, the rows in the
+    list's order until the page is full — so scrolling costs a page a step."""
     if limit <= 0:
         return []
+    return list(itertools.islice(_notes_in_order(conn, user, after, tags, tag_mode, contains), limit))
+
+
+#: a note's place in the list, newest first (:func:`note_cursor` in SQL)
+_UPDATED = "coalesce(json_extract(c.metadata_json, '$.updated_at'), '')"
+
+
+def _notes_in_order(
+    conn: apsw.Connection,
+    user: str,
+    after: tuple[str, int] | None,
+    tags: Sequence[str],
+    tag_mode: str,
+    contains: str | None,
+) -> Iterator[Note]:
+    """The user's notes after the cursor ``after`` in the list's one order (newest first, by :func:`note_cursor`,
+    in SQL), tags filtered in SQL and text as they stream."""
     tag_sql, tag_args = tag_filter_sql(normalize_tags(tags), tag_mode)
     where, args = "", ()
     if after is not None:
         where, args = f" AND ({_UPDATED}, e.sequence) < (?, ?)", (after[0], after[1])
     needle = contains.casefold() if contains else None
     rows = conn.execute(
-        f"{_NOTE_ROWS} AND {tag_sql}{where} ORDER BY {_UPDATED} DESC, e.sequence DESC LIMIT ?",
-        (notes_session(user), *tag_args, *args, limit if needle is None else -1),
+        f"{_NOTE_ROWS} AND {tag_sql}{where} ORDER BY {_UPDATED} DESC, e.sequence DESC",
+        (notes_session(user), *tag_args, *args),
     )
-    found = (_note_from_row(user, r) for r in rows)
-    return list(itertools.islice((n for n in found if needle is None or needle in n.content.casefold()), limit))
+    for row in rows:
+        note = _note_from_row(user, row)
+        if needle is None or needle in note.content.casefold():
+            yield note
 
 
 def note_cursor(note: Note) -> tuple[str, int]:
