@@ -63,7 +63,9 @@ def test_the_store_against_a_backup_lists_exactly_the_scripted_edits(tmp_path, l
     store.delete_note("ann", dropped.note_id)
     added = store.save_note("bob", "prefers window seats", ["travel"])
     store.schedules.pause(sched.schedule_id)
-    store.schedules.update(other.schedule_id, {"goal": "monthly report"}, now=datetime.now(timezone.utc))
+    store.schedules.update(
+        other.schedule_id, {"goal": "monthly report"}, now=datetime(2026, 1, 5, 9, 0, tzinfo=timezone.utc)
+    )
     store.aclose()
     before = (_sha(backup), _sha(path))
     d = diff(backup, path)

@@ -3,13 +3,11 @@ silently. Each test changes the row from a real second process (the stand-in age
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
-
 import apsw
 import pytest
 
 from tests.processes import agent, oxmem
-from tests.ui.conftest import settle
+from tests.ui.conftest import DEMO_NOW, settle
 
 AGENT_TEXT = "Alice now prefers window seats."
 MINE = "Alice prefers aisle seats, ideally rows 10–15."
@@ -160,7 +158,7 @@ def test_pause_after_the_cli_deleted_the_schedule_says_so(make_window, qloop):
 
 def test_a_foreign_schedule_row_is_listed_flagged(make_window, qloop):
     window, ctx, dialogs = make_window()
-    now = datetime.now(timezone.utc).isoformat()
+    now = DEMO_NOW.isoformat()
     conn = apsw.Connection(str(ctx.store.path))
     for sid, cadence, next_run in (
         ("bad-zone", '{"type":"cron","expression":"0 8 * * *","timezone":"Mars/Base"}', None),

@@ -16,7 +16,7 @@ from oxmem_gui.core import InvalidInputError
 from oxmem_gui.core.schedules.cadence import parse_cadence
 from oxmem_gui.core.schedules.calendar import by_day
 from oxmem_gui.ui.schedules.model import countdown, full_countdown
-from tests.ui.conftest import settle
+from tests.ui.conftest import DEMO_NOW, settle
 from tests.ui.layout import unreachable
 
 VIEWS = ("Month", "Week", "Agenda")
@@ -32,10 +32,11 @@ def utc(*a):
     return datetime(*a, tzinfo=timezone.utc)
 
 
-def open_panel(make_window, qloop, now=None, read_only=False):
+def open_panel(make_window, qloop, now=DEMO_NOW, read_only=False):
+    """The schedules panel on the demo, its clock at ``now`` (by default the demo's, which its runs lead up to)."""
     window, ctx, dialogs = make_window(read_only=read_only)
     panel = window.schedules
-    panel.state.now = lambda: now or datetime.now(timezone.utc)
+    panel.state.now = lambda: now
     window.show_panel("schedules")
     panel.calendar.zone_mode.setCurrentIndex(panel.calendar.zone_mode.findData("utc"))
     panel.reload()
@@ -82,7 +83,7 @@ def test_the_panel_fits_840_by_520_in_every_view_and_switching_never_grows_the_w
 def test_at_1024_by_640_titles_month_lines_the_list_and_the_agenda_show_what_matters_uncut(make_window, qloop):
     window, ctx, _, panel = open_panel(make_window, qloop)
     on_screen(window, qloop, ctx)
-    panel.go_to(date.today())  # the demo's runs lead up to now
+    panel.go_to(DEMO_NOW.date())  # the demo's runs lead up to its now
     settle(qloop, ctx)
     for index, view in enumerate((panel.calendar.month, panel.calendar.week, panel.calendar.agenda)):
         panel.show_view(index)
@@ -94,7 +95,7 @@ def test_at_1024_by_640_titles_month_lines_the_list_and_the_agenda_show_what_mat
     assert panel.calendar.week.shorter_titles() == ["23–29 Nov 2026", "23–29 Nov"]
     panel.calendar.week.step(1)
     assert panel.calendar.week.shorter_titles() == ["30 Nov – 06 Dec 2026", "30 Nov – 06 Dec"]
-    panel.go_to(date.today())
+    panel.go_to(DEMO_NOW.date())
 
     panel.show_view(0)
     settle(qloop, ctx)
@@ -421,7 +422,7 @@ def test_tab_leaves_tables_and_tooltips_hold_the_full_text(make_window, qloop):
 
 def test_counts_use_the_right_plural(make_window, qloop):
     window, ctx, _, panel = open_panel(make_window, qloop)
-    now = datetime.now(timezone.utc)
+    now = DEMO_NOW
     for name in ("Morning briefing", "Weekly KPI post", "Check-in reminder"):  # only the hourly one is due soon
         qloop.run_until_complete(ctx.store.schedules.update(named(panel, name).schedule_id, {"status": "paused"}, now))
     panel.reload()
