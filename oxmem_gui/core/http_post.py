@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 from .errors import OxmemError
@@ -65,9 +66,10 @@ def bounded_post(
         done.set()
 
 
-def first_line(raw: bytes, limit: int = 120) -> str:
-    """The first line of an answer's text, at most ``limit`` characters."""
-    text = raw.decode("utf-8", "replace").strip()
+def first_line(raw: bytes, limit: int = 120, hide: Callable[[str], str] = lambda text: text) -> str:
+    """The first line of an answer's text, at most ``limit`` characters. ``hide`` blanks a secret out of the whole
+    text before it is cut (a secret cut in two would no longer be found)."""
+    text = hide(raw.decode("utf-8", "replace")).strip()
     line = text.splitlines()[0] if text else ""
     return line if len(line) <= limit else line[: limit - 1] + "…"
 

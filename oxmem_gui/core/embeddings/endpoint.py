@@ -216,7 +216,7 @@ class ApiEmbedding:
             except httpx.HTTPError as exc:
                 raise EmbeddingError(f"the connection to {host} broke off: {self.hide(reason(exc))}") from None
             self.calls += 1
-        said = self.hide(first_line(raw))
+        said = first_line(raw, hide=self.hide)
         if status in (401, 403):
             raise EmbeddingError(f"{host} refused the key from ${KEY_ENV} (HTTP {status}{': ' + said if said else ''})")
         if status != 200:

@@ -255,14 +255,14 @@ class HranaClient:
         self.traffic.requests += 1
         self.traffic.bytes += len(raw)
         if status in (401, 403):
-            said = self.hide(first_line(raw))
+            said = first_line(raw, hide=self.hide)
             raise TokenError(f"{self.host} refused the auth token (HTTP {status}{': ' + said if said else ''})")
         try:
             answer = json.loads(raw) if status == 200 else None
         except (ValueError, RecursionError):
             answer = None
         if not isinstance(answer, dict) or not isinstance(answer.get("results"), list):
-            said = self.hide(first_line(raw))
+            said = first_line(raw, hide=self.hide)
             raise RemoteError(
                 f"{self.url} does not answer as a libSQL server (HTTP {status} from POST /v2/pipeline"
                 f"{': ' + said if said else ''})"

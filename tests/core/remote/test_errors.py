@@ -417,3 +417,15 @@ def test_an_answer_too_big_or_compressed_is_refused_as_it_comes(monkeypatch, cac
     bomb = gzip.compress(b"[" * (50 << 20))  # 50 MiB of JSON in ~50 KB
     _, message = refused_by(lambda h, _: reply_encoded(h, "gzip", bomb), cache)
     assert message.endswith("sent a compressed answer (gzip) though asked not to")
+
+
+def test_a_token_the_servers_long_answer_would_cut_in_two_is_still_blanked_out(cache):
+    said = "x" * 105 + " Bearer tok-SECRET-99 is expired"  # the 120-character cut falls inside the token
+    stub = StubServer(lambda h, _: reply(h, 401, said.encode()))
+    try:
+        with pytest.raises(TokenError) as caught:
+            opening(stub.url, cache, token="tok-SECRET-99")
+    finally:
+        stub.stop()
+    assert "tok-SEC" not in str(caught.value)
+    assert str(caught.value).endswith("(HTTP 401: " + "x" * 105 + " Bearer [token…)")
