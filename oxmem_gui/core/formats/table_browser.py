@@ -7,6 +7,7 @@ text: a BLOB as its size and first bytes, long text cut (the full value is in th
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,8 +18,15 @@ from ..store.inputs import check_positive
 
 PAGE = 200
 MAX_PAGE = 10_000
-#: tables whose contents are another table's index (FTS5 shadows, libSQL's vector index): listed, marked
-SHADOW_SUFFIXES = ("_data", "_idx", "_content", "_docsize", "_config", "_shadow", "_shadow_idx")
+#: what a virtual table's module names the tables that hold its index, after the virtual table's name and ``_``
+#: (FTS5, FTS3/4, R*Tree, sqlite-vec's vec0): such a table is listed as a ``shadow``; another table whose name merely
+#: starts with a virtual table's is an ordinary one
+SHADOW_NAMES = re.compile(
+    r"data|idx|content|docsize|config|segments|segdir|stat|node|rowid|parent|info|chunks|rowids|auxiliary"
+    r"|(vector_chunks|metadatachunks|metadatatext)\d+"
+)
+#: libSQL's vector index keeps its rows in ``<index>_shadow`` (and that table's own index)
+LIBSQL_SHADOW = ("_shadow", "_shadow_idx")
 
 
 @dataclass
@@ -50,6 +58,11 @@ def _objects(conn: apsw.Connection) -> list[tuple[str, str, str | None]]:
     ).fetchall()
 
 
+def _shadow_of(name: str, virtual: set[str]) -> bool:
+    """Whether ``name`` is one of the tables a virtual table of ``virtual`` keeps its index in."""
+    return any(name.startswith(v + "_") and SHADOW_NAMES.fullmatch(name[len(v) + 1 :]) for v in virtual)
+
+
 def list_tables(conn: apsw.Connection, counts: bool = True) -> list[TableInfo]:
     """Every table and view with its columns (and row count when ``counts``)."""
     objects = _objects(conn)
@@ -58,7 +71,7 @@ def list_tables(conn: apsw.Connection, counts: bool = True) -> list[TableInfo]:
     for name, kind, sql in objects:
         if name in virtual:
             kind = "virtual"
-        elif any(name.startswith(v + "_") for v in virtual) or name.endswith(("_shadow", "_shadow_idx")):
+        elif _shadow_of(name, virtual) or name.endswith(LIBSQL_SHADOW):
             kind = "shadow"
         try:
             columns = [r[1] for r in conn.execute(f"PRAGMA table_info({quoted(name)})").fetchall()]

@@ -49,6 +49,14 @@ def test_tables_are_classed_and_counted_exactly(conn):
     assert [t.name for t in tables] == sorted(t.name for t in tables)  # by name, sqlite_* left out
 
 
+def test_a_table_named_like_a_virtual_tables_shadow_is_an_ordinary_table(conn):
+    conn.execute("CREATE TABLE docs_archive (body TEXT)")  # starts with "docs_", holds the user's own rows
+    conn.execute("CREATE VIRTUAL TABLE places USING rtree(id, x0, x1)")
+    kinds = {t.name: t.kind for t in list_tables(conn, counts=False)}
+    assert kinds["docs_archive"] == "table" and kinds["docs_data"] == "shadow"
+    assert [kinds[f"places_{part}"] for part in ("node", "rowid", "parent")] == ["shadow"] * 3
+
+
 def test_without_counts_no_table_is_counted(conn):
     tables = list_tables(conn, counts=False)
     assert {t.rows for t in tables} == {None}
