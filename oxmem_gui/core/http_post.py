@@ -9,6 +9,7 @@ client sends ``Accept-Encoding: identity``), is refused as it comes.
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 from collections.abc import Callable
@@ -53,7 +54,7 @@ def bounded_post(
             for chunk in response.iter_raw():
                 size += len(chunk)
                 if size > max_bytes:
-                    raise error(f"{host} sent an answer over {max_bytes >> 20} MiB: refused")
+                    raise error(f"{host} sent an answer over {size_words(max_bytes)}: refused")
                 chunks.append(chunk)
                 if expired.is_set():
                     raise error(slow)
@@ -74,9 +75,17 @@ def first_line(raw: bytes, limit: int = 120, hide: Callable[[str], str] = lambda
     return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
+def size_words(size: int) -> str:
+    """A size in bytes as people say it: ``64 MiB``, ``1.5 MiB``, ``512 KiB``, ``300 bytes``."""
+    for unit, shift in (("MiB", 20), ("KiB", 10)):
+        if size >= 1 << shift:
+            return f"{size / (1 << shift):.3g} {unit}"
+    return f"{size} bytes"
+
+
 def reason(exc: Exception) -> str:
-    """The innermost cause of a transport error, as the system said it ("Connection refused")."""
+    """The innermost cause of a transport error, as the system said it ("Connection refused" out of
+    "[Errno 111] Connection refused")."""
     text = str(exc)
-    if "]" in text:  # "[Errno 111] Connection refused"
-        text = text.split("]", 1)[1].strip()
-    return text or type(exc).__name__
+    errno = re.search(r"\[Errno -?\d+\]", text)
+    return (text[errno.end() :] if errno else text).strip() or type(exc).__name__

@@ -40,9 +40,10 @@ def parse_record(line: str, lineno: int) -> Record:
 
 
 def read_jsonl(path: str | os.PathLike[str]) -> list[Record]:
-    """All records of the file (blank lines skipped); the first bad line is an error naming its number."""
+    """All records of the file (blank lines skipped); the first bad line is an error naming its number. A byte
+    order mark at its start (as some editors save UTF-8) is not part of the first record."""
     try:
-        with open(path, encoding="utf-8") as fh:
+        with open(path, encoding="utf-8-sig") as fh:
             return [parse_record(line, n) for n, line in enumerate(fh, 1) if line.strip()]
     except FileNotFoundError as exc:
         raise NotFoundError(f"{path} does not exist") from exc
