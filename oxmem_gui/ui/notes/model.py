@@ -9,7 +9,7 @@ from typing import Any
 from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor, QPalette
 
-from ...core.api import Note
+from ...core.api import Note, utc_now
 from ..rows_model import RowsModel
 from ..widgets import plural
 from ..widgets.tags import TAGS_ROLE
@@ -33,8 +33,8 @@ def readable(stamp: str | None) -> str:
     return when.strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
-def age(stamp: str | None, now: datetime | None = None) -> tuple[str, float]:
-    """``("3 d", days)`` for an RFC 3339 time."""
+def age(stamp: str | None, now: datetime) -> tuple[str, float]:
+    """``("3 d", days)``: how long before ``now`` an RFC 3339 time was (a time after it: ``0 min``)."""
     if not stamp:
         return "—", 0.0
     try:
@@ -43,7 +43,7 @@ def age(stamp: str | None, now: datetime | None = None) -> tuple[str, float]:
         return "?", 0.0
     if then.tzinfo is None:
         then = then.replace(tzinfo=timezone.utc)
-    seconds = max(0.0, ((now or datetime.now(timezone.utc)) - then).total_seconds())
+    seconds = max(0.0, (now - then).total_seconds())
     days = seconds / 86400
     for limit, size, unit in (
         (3600, 60, "min"),
@@ -62,8 +62,10 @@ class NotesModel(RowsModel):
 
     COLUMNS = ("Note", "Tags", "Created", "Updated", "Age")
 
-    def __init__(self, parent: Any = None) -> None:
+    def __init__(self, parent: Any = None, now: Callable[[], datetime] = utc_now) -> None:
         super().__init__(parent)
+        #: the clock the Age column and the fading read (tests pass a fixed one)
+        self.now = now
         self.exhausted = True
         self.loading = False
         #: loads the page after the last note and hands it to :meth:`append_notes`
@@ -117,7 +119,7 @@ class NotesModel(RowsModel):
                 return (note.created_at or "")[:10]
             if column == 3:
                 return (note.updated_at or "")[:10]
-            return age(note.updated_at)[0]
+            return age(note.updated_at, self.now())[0]
         if role == TAGS_ROLE and column == 1:
             return note.tags
         if role == NOTE_ROLE:
@@ -125,7 +127,8 @@ class NotesModel(RowsModel):
         if role == Qt.ItemDataRole.ToolTipRole:
             return note_tooltip(note, column)
         if role == Qt.ItemDataRole.ForegroundRole:  # older notes are visibly older: they fade
-            return QBrush(fading(age(note.updated_at)[1], QPalette().color(QPalette.ColorRole.Text)))
+            days = age(note.updated_at, self.now())[1]
+            return QBrush(fading(days, QPalette().color(QPalette.ColorRole.Text)))
         return None
 
 

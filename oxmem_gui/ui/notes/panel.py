@@ -3,11 +3,14 @@ user's notes, loaded from the store and kept in step with the selection; its wri
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from datetime import datetime
+
 from PySide6.QtCore import QItemSelectionModel, QModelIndex
 from PySide6.QtWidgets import QPushButton, QWidget
 
 from ...core.api import BROWSE_PAGE as PAGE
-from ...core.api import Note
+from ...core.api import Note, utc_now
 from ..change_marks import HoldWhilePointed, mark_current_seen
 from ..context import StoreContext
 from ..dialogs import Dialogs
@@ -26,15 +29,22 @@ class NotesPanel(NoteEdits, QWidget):
     it holds unsaved changes, and then its heading says so.
     """
 
-    def __init__(self, ctx: StoreContext, dialogs: Dialogs, parent: QWidget | None = None) -> None:
+    def __init__(
+        self,
+        ctx: StoreContext,
+        dialogs: Dialogs,
+        parent: QWidget | None = None,
+        now: Callable[[], datetime] = utc_now,
+    ) -> None:
+        """``now``: the clock the notes' ages read (tests pass a fixed one)."""
         super().__init__(parent)
         self.ctx = ctx
         self.dialogs = dialogs
         self.state = NotesState()
-        self.model = NotesModel(self)
+        self.model = NotesModel(self, now)
         self.model.fetcher = self._fetch_more
         self.list = NotesList(self.model)
-        self.editor = NoteEditor()
+        self.editor = NoteEditor(now=now)
         self.list.user_box.activated.connect(lambda _: self._user_chosen())
         self.list.user_box.lineEdit().editingFinished.connect(self._user_chosen)
         self.list.filter.textChanged.connect(lambda _: self.reload())

@@ -3,6 +3,9 @@ one note (:class:`NoteEditor`). They hold widgets and show what they are given; 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from datetime import datetime
+
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeySequence, QPalette, QShortcut
 from PySide6.QtWidgets import (
@@ -21,7 +24,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ...core.api import Note
+from ...core.api import Note, utc_now
 from ..widgets import escape_clears, fit_columns, tab_leaves
 from ..widgets.tags import FlowLayout, TagChipDelegate, TagEditor, wrap_chip_rows
 from .model import NotesModel, age, detail_lines, readable
@@ -121,8 +124,9 @@ class NoteEditor(QWidget):
     """The note being edited: which one it is, its text, its tags, its dates and what the agent's format adds,
     the buttons that write, and whether it holds unsaved changes."""
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, parent: QWidget | None = None, now: Callable[[], datetime] = utc_now) -> None:
         super().__init__(parent)
+        self.now = now  # the clock "updated … ago" reads
         self.heading = data_label()
         self.content = QPlainTextEdit()
         self.content.setTabChangesFocus(True)
@@ -207,7 +211,7 @@ class NoteEditor(QWidget):
         self.content.blockSignals(False)
         self.tags.set_tags(note.tags if note else [])
         if note:
-            ago = age(note.updated_at)[0]
+            ago = age(note.updated_at, self.now())[0]
             self.dates.setText(f"created {readable(note.created_at)}\nupdated {readable(note.updated_at)} ({ago} ago)")
         else:
             self.dates.setText("")
