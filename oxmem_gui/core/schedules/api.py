@@ -49,7 +49,7 @@ class ScheduleStore:
 
     async def create(self, user_id: str, goal: str, cadence: Any, **options: Any) -> schedules.Schedule:
         self._writable()
-        return await self._db.run(schedules.create_schedule, user_id, goal, cadence, **options)
+        return self._shown(await self._db.run(schedules.create_schedule, user_id, goal, cadence, **options))
 
     async def get(self, schedule_id: str) -> schedules.Schedule:
         return self._shown(await self._db.read(schedules.get_schedule, schedule_id))
@@ -90,7 +90,8 @@ class ScheduleStore:
     async def record_run(self, schedule_id: str, **run: Any) -> tuple[schedules.ScheduleRun, schedules.Schedule]:
         """``record_run_and_reschedule``: one transaction."""
         self._writable()
-        return await self._db.run(schedules.record_run_and_reschedule, schedule_id, **run)
+        done, schedule = await self._db.run(schedules.record_run_and_reschedule, schedule_id, **run)
+        return done, self._shown(schedule)
 
     async def prune_run_history(self, keep: int, schedule_id: str | None = None) -> int:
         self._writable()

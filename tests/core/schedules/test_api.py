@@ -69,6 +69,10 @@ def test_standard_numbering_flags_only_numeric_cron_weekdays(setup):
     }
     due = run(schedules.due(NOW + timedelta(days=8)))
     assert {s.name: s.note for s in due} == notes
+    made = run(schedules.create("alice", "also on Mondays", MONDAY, now=NOW))  # a row written is shown as read
+    assert made.note == NUMERIC_WEEKDAY_WARNING
+    _, rescheduled = run(schedules.record_run(made.schedule_id, started_at=NOW, finished_at=NOW, status="success"))
+    assert rescheduled.note == NUMERIC_WEEKDAY_WARNING
 
 
 def test_sunday_one_numbering_shows_the_expression_in_standard_numbering(setup):
