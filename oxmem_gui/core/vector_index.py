@@ -32,6 +32,7 @@ What oxmem does about it, on the libSQL connection of its writer (:mod:`.libsql_
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 from typing import Any
@@ -81,11 +82,18 @@ def watch_deletions(conn: Any, index: str) -> None:
     )
 
 
-def _found(conn: Any, index: str, rowid: int, blob: bytes) -> bool:
-    """Whether ``vector_top_k`` returns the row for its own vector, asked twice: libSQL starts each search on a
-    random node, and a stranded row is found only when the search starts on it."""
+def _tries(total: int) -> int:
+    """How many searches make a stranded row's chance of being found every time under one in a million: libSQL
+    starts each search on a random one of ``total`` nodes, and a stranded row is found when it starts on it (two
+    in a big index, ten among four rows)."""
+    return 2 if total >= 1000 else max(2, math.ceil(6 / math.log10(max(total, 2))))
+
+
+def _found(conn: Any, index: str, rowid: int, blob: bytes, tries: int = 2) -> bool:
+    """Whether ``vector_top_k`` returns the row for its own vector every one of ``tries`` times (see
+    :func:`_tries`)."""
     sql = f"SELECT id FROM vector_top_k('{index.replace(chr(39), chr(39) * 2)}', ?, 3)"
-    return all(rowid in {r[0] for r in conn.execute(sql, (blob,)).fetchall()} for _ in range(2))
+    return all(rowid in {r[0] for r in conn.execute(sql, (blob,)).fetchall()} for _ in range(tries))
 
 
 def reinsert(conn: Any, index: str, moves: dict[int, int]) -> None:
@@ -143,11 +151,12 @@ def keep_reachable(conn: Any, index: str) -> dict[int, int]:
     # the rowids taken again
     conn.execute(f"DELETE FROM {_GONE} WHERE id IN (SELECT rowid FROM main.{TABLE})")
     moves = {}
+    tries = _tries(_count(conn)) if near else 0
     for rowid, blob in near:
         twins = free.get(bytes(blob))
         if twins:
             moves[rowid] = twins.pop(0)
-        elif not _found(conn, index, rowid, blob):
+        elif not _found(conn, index, rowid, blob, tries):
             moves[rowid] = rowid
     if moves:
         reinsert(conn, index, moves)
@@ -164,7 +173,8 @@ def unfound(conn: Any, index: str, limit: int = CHECK_ROWS) -> tuple[int, int, l
         f"AS n FROM {TABLE}) WHERE n % ? = 0",
         (step,),
     ).fetchall()
-    return total, len(rows), [rowid for rowid, blob in rows if not _found(conn, index, rowid, blob)]
+    tries = _tries(total)
+    return total, len(rows), [rowid for rowid, blob in rows if not _found(conn, index, rowid, blob, tries)]
 
 
 def repair(conn: Any) -> tuple[int, list[int], bool]:
@@ -179,7 +189,7 @@ def repair(conn: Any) -> tuple[int, list[int], bool]:
         reinsert(conn.raw, conn.index, {r: r for r in present})
         blobs = {r: conn.execute(f"SELECT embedding_blob FROM {TABLE} WHERE rowid = ?", (r,)).fetchall()[0][0]
                  for r in present}  # fmt: skip
-        if any(not _found(conn.raw, conn.index, r, b) for r, b in blobs.items()):
+        if any(not _found(conn.raw, conn.index, r, b, _tries(total)) for r, b in blobs.items()):
             conn.execute(f'REINDEX "{conn.index}"')
             rebuilt = True
     return total, present, rebuilt

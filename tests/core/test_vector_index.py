@@ -120,3 +120,27 @@ def test_repairing_a_whole_index_reinserts_nothing_and_rebuilds_nothing(conn):
     before = conn.execute("SELECT rowid, chunk_id, embedding_blob FROM chunks_vec ORDER BY rowid").fetchall()
     assert vector_index.repair(LibsqlConnection(conn)) == (4, [], False)
     assert conn.execute("SELECT rowid, chunk_id, embedding_blob FROM chunks_vec ORDER BY rowid").fetchall() == before
+
+
+def test_a_row_the_agent_stranded_in_a_tiny_index_is_found_and_made_reachable_every_time():
+    """libSQL starts each search on a random node, so in a four-row index a stranded row is often "found" by
+    chance: the check asks as often as the index is small (ten times here), and the repair leaves it reachable."""
+    from oxmem_gui.core.libsql_writer import LibsqlConnection
+
+    outcomes = []
+    for _ in range(25):
+        c = libsql.connect(":memory:", isolation_level=None)
+        c.execute(
+            "CREATE TABLE chunks_vec (chunk_id TEXT PRIMARY KEY, embedding_blob FLOAT32(4) NOT NULL, "
+            "embedding_model TEXT NOT NULL)"
+        )
+        c.execute(f"CREATE INDEX {INDEX} ON chunks_vec(libsql_vector_idx(embedding_blob))")
+        for i, values in enumerate(UNIT, 1):
+            c.execute(INSERT, (f"c{i}", blob(values), "m"))
+        c.execute(INSERT, ("twin", blob(UNIT[0]), "m"))  # rowid 5, c1's vector
+        c.execute("DELETE FROM chunks_vec WHERE chunk_id = 'c1'")  # as the agent would: nobody watching
+        lost = vector_index.unfound(c, INDEX)[2]
+        total, reinserted, _ = vector_index.repair(LibsqlConnection(c))
+        outcomes.append((lost, total, reinserted, vector_index.unfound(c, INDEX)[2]))
+        c.close()
+    assert outcomes == [([5], 4, [5], [])] * 25
