@@ -4,6 +4,7 @@ give the whole value."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
@@ -22,11 +23,11 @@ class CellsModel(QAbstractTableModel):
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
         self.columns: list[str] = []
-        self.rows: list[list[Any]] = []
+        self.rows: list[Sequence[Any]] = []
 
-    def reset(self, columns: list[str], rows: list[list[Any]]) -> None:
+    def reset(self, columns: list[str], rows: Sequence[Sequence[Any]]) -> None:
         self.beginResetModel()
-        self.columns, self.rows = columns, rows
+        self.columns, self.rows = columns, list(rows)  # (a copy: appending never grows the caller's list)
         self.endResetModel()
 
     def append(self, rows: list[list[Any]]) -> None:

@@ -21,7 +21,7 @@ class StatusBar(QStatusBar):
         #: the message as last painted, and where
         self.painted: tuple[str, QRect] = ("", QRect())
 
-    def addPermanentWidget(self, widget: QWidget, stretch: int = 0) -> None:  # noqa: N802 - Qt's name
+    def addPermanentWidget(self, widget: QWidget, stretch: int | None = 0) -> None:  # noqa: N802 - Qt's name
         super().addPermanentWidget(widget, stretch)
         self.permanent.append(widget)
 

@@ -14,7 +14,7 @@ from ...core.api import Note, utc_now
 from ..change_marks import HoldWhilePointed, mark_current_seen
 from ..context import StoreContext
 from ..dialogs import Dialogs
-from ..widgets import fill_with_panes, plural
+from ..widgets import fill_with_panes, line_edit, plural
 from .edits import NoteEdits
 from .model import NOTE_ROLE, NotesModel
 from .panes import NoteEditor, NotesList
@@ -46,7 +46,7 @@ class NotesPanel(NoteEdits, QWidget):
         self.list = NotesList(self.model)
         self.editor = NoteEditor(now=now)
         self.list.user_box.activated.connect(lambda _: self._user_chosen())
-        self.list.user_box.lineEdit().editingFinished.connect(self._user_chosen)
+        line_edit(self.list.user_box).editingFinished.connect(self._user_chosen)
         self.list.filter.textChanged.connect(lambda _: self.reload())
         self.list.tag_filter.tags_changed.connect(lambda _: self.reload())
         self.list.tag_mode.currentTextChanged.connect(lambda _: self.reload())

@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from ...core.api import Note, utc_now
-from ..widgets import escape_clears, fit_columns, tab_leaves
+from ..widgets import escape_clears, fit_columns, line_edit, tab_leaves
 from ..widgets.tags import FlowLayout, TagChipDelegate, TagEditor, wrap_chip_rows
 from .model import NotesModel, age, detail_lines, readable
 
@@ -48,7 +48,7 @@ class NotesList(QWidget):
         self.user_box.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
         self.user_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.user_box.setMinimumContentsLength(12)
-        self.user_box.lineEdit().setPlaceholderText("user")
+        line_edit(self.user_box).setPlaceholderText("user")
         self.filter = escape_clears(QLineEdit(placeholderText="Filter notes by text…"))
         self.tag_filter = TagEditor(placeholder="filter by tag…")
         escape = QShortcut(QKeySequence(Qt.Key.Key_Escape), self.tag_filter.input)

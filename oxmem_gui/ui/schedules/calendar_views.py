@@ -379,11 +379,12 @@ class AgendaView(QTreeWidget):
         self.setHeaderLabels(["When", "Schedule", "What"])
         self.setRootIsDecorated(False)
         tab_leaves(self)
-        self.itemClicked.connect(
-            lambda item, _: (
-                item.data(0, Qt.ItemDataRole.UserRole) and self.picked.emit(item.data(0, Qt.ItemDataRole.UserRole))
-            )
-        )
+        self.itemClicked.connect(self._clicked)
+
+    def _clicked(self, item: QTreeWidgetItem, _column: int) -> None:
+        schedule_id = item.data(0, Qt.ItemDataRole.UserRole)
+        if schedule_id:  # (a day's heading names no schedule)
+            self.picked.emit(schedule_id)
 
     def range(self) -> tuple[date, date]:
         return self.anchor, self.anchor + timedelta(days=14)

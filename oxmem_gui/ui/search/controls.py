@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from ...core.api import FTS_MODES, PROFILES, SEARCH_DEFAULTS, TAG_MODES, Retriever, SearchOptions
-from ..widgets import ElidedLabel
+from ..widgets import ElidedLabel, line_edit
 from ..widgets.tags import TagEditor
 
 ALL_MODELS = "all models"
@@ -96,7 +96,7 @@ class SearchControls(QWidget):
         self.session = QComboBox(editable=True)
         self.session.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.session.setMinimumContentsLength(22)
-        self.session.lineEdit().setPlaceholderText("session (memory:USER for notes)")
+        line_edit(self.session).setPlaceholderText("session (memory:USER for notes)")
         self.session.setToolTip(TIPS["session"])
         self.query = QLineEdit(placeholderText="Query…")
         self.query.setToolTip(TIPS["query"])

@@ -26,6 +26,7 @@ from ...core.api import (
 )
 from ..context import StoreContext
 from ..dialogs import Dialogs
+from ..widgets import line_edit
 from .actions import ResultActions
 from .controls import TIPS, WARN_STYLE, SearchControls, data_label, set_label
 from .explanation import ExplanationView, where
@@ -259,7 +260,7 @@ class SearchPanel(ResultActions, QWidget):
         group = store.capabilities.group_label.lower()
         noun = f"{group}s" if kind == "notes" else f"{store.capabilities.session_noun}s"
         self.state.many = {f"(all {noun})": AllSessions()} if every else {}
-        self.controls.session.lineEdit().setPlaceholderText(
+        line_edit(self.controls.session).setPlaceholderText(
             group if kind == "notes" else "session (memory:USER for notes)"
         )
         self.controls.session.setToolTip(f"The {group} whose notes to search" if kind == "notes" else TIPS["session"])

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QMenu, QPushButton, QToolButton, QWidget
 
+from ..widgets import line_edit
+
 
 class ResultTools(QWidget):
     """One row: ``model_box`` (the controls' vector model choice, laid out here), *Make default* with its menu,
@@ -13,7 +15,7 @@ class ResultTools(QWidget):
     def __init__(self, model_box: QComboBox, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.set_box = QComboBox(editable=True)
-        self.set_box.lineEdit().setPlaceholderText("query set")
+        line_edit(self.set_box).setPlaceholderText("query set")
         self.set_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.set_box.setMinimumContentsLength(4)
         self.set_box.setToolTip("The query set your grades go into (type a new name to start one)")

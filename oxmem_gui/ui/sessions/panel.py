@@ -420,7 +420,7 @@ class SessionsPanel(QWidget):
             {"sequence": event.sequence, "created_at": event.created_at, "payload": event.payload}
         )
 
-    def _show_summary(self, session_id: str | None, state: dict | None) -> None:
+    def _show_summary(self, session_id: str | None, state: dict[str, Any] | None) -> None:
         if session_id != self.state.shown:
             return
         epoch, upper, text = summary_fields(session_id, state)

@@ -9,6 +9,7 @@ from PySide6.QtCore import QEvent, QItemSelectionModel, QObject, QSize, Qt
 from PySide6.QtGui import QFontMetrics, QKeySequence, QPainter, QPaintEvent, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QComboBox,
     QLabel,
     QLineEdit,
     QSizePolicy,
@@ -19,6 +20,13 @@ from PySide6.QtWidgets import (
 )
 
 from ..words import plural as plural  # (re-exported: the panels say counts with it)
+
+
+def line_edit(box: QComboBox) -> QLineEdit:
+    """The text field of an editable combo box."""
+    field = box.lineEdit()
+    assert field is not None, "the combo box is not editable"
+    return field
 
 
 def escape_clears(field: QLineEdit) -> QLineEdit:

@@ -40,8 +40,7 @@ class JsonHighlighter(QSyntaxHighlighter):
 
     def highlightBlock(self, text: str) -> None:  # noqa: N802 - Qt's name
         for match in _TOKENS.finditer(text):
-            kind = match.lastgroup
-            self.setFormat(match.start(), match.end() - match.start(), self.formats[kind])
+            self.setFormat(match.start(), match.end() - match.start(), self.formats[match.lastgroup or ""])
 
 
 class JsonView(QPlainTextEdit):
