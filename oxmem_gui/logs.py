@@ -3,7 +3,7 @@
 Both programs append to ``oxmem.log`` in the user's log folder (``~/.local/state/oxmem/log`` on Linux;
 ``$OXMEM_LOG_DIR`` overrides it): warnings and errors always, with their tracebacks, and everything down to debug
 with ``--verbose``, which also prints it on standard error. The file rotates at 1 MiB, keeping three old ones. A
-folder that cannot be written costs the file, never the program.
+folder that cannot be written costs the file, never the program. No secret reaches either (:mod:`.core.redaction`).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import logging.handlers
 import sys
 from pathlib import Path
 
-from .core.api import log_dir
+from .core.api import RedactingFormatter, log_dir
 
 LOG_NAME = "oxmem.log"
 MAX_BYTES = 1 << 20
@@ -46,7 +46,7 @@ def setup_logging(program: str, verbose: bool = False) -> Path | None:
         to_file: logging.Handler = logging.handlers.RotatingFileHandler(
             path, maxBytes=MAX_BYTES, backupCount=BACKUPS, encoding="utf-8", delay=True
         )
-        to_file.setFormatter(logging.Formatter(FORMAT.replace("%(process)d", f"{program}[%(process)d]")))
+        to_file.setFormatter(RedactingFormatter(FORMAT.replace("%(process)d", f"{program}[%(process)d]")))
         to_file.setLevel(level)
         _installed.append(to_file)
         _file.append(path)
@@ -54,7 +54,7 @@ def setup_logging(program: str, verbose: bool = False) -> Path | None:
         path = None
     if verbose:
         to_stderr = logging.StreamHandler(sys.stderr)
-        to_stderr.setFormatter(logging.Formatter(f"{program}: %(levelname)s %(name)s: %(message)s"))
+        to_stderr.setFormatter(RedactingFormatter(f"{program}: %(levelname)s %(name)s: %(message)s"))
         to_stderr.setLevel(logging.DEBUG)
         _installed.append(to_stderr)
     for handler in _installed:

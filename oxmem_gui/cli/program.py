@@ -9,7 +9,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from ..core.api import OxmemError
+from ..core.api import OxmemError, redact
 from ..logs import setup_logging
 from .arguments import EXIT_ERROR, Parser
 from .commands import NOTHING_WRITTEN, command_of
@@ -45,7 +45,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdout.flush()  # a full disk or a closed pipe shows here, not in the interpreter's exit
         return code
     except OxmemError as exc:
-        sys.stderr.write(f"oxmem: error: {safe(exc)}\n")
+        sys.stderr.write(f"oxmem: error: {safe(redact(str(exc)))}\n")
         return EXIT_ERROR
     except BrokenPipeError:  # `oxmem … | head`: the reader left; that is not an error
         sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - keeps the interpreter's final flush quiet

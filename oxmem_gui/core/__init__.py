@@ -25,8 +25,9 @@ no cycles between groups — ``tests/core/test_layout.py`` holds the code to thi
           │           pipeline's pure parts (text extraction, chunks), re-embedding
           ▼
     database.py  text_repair.py  errors.py              opening a SQLite file safely, transactions; text that
-    http_post.py  folders.py                            is not UTF-8 read through a repaired copy; the errors;
-                                                        one HTTP POST bounded in size and time; the user's folders
+    http_post.py  folders.py  redaction.py              is not UTF-8 read through a repaired copy; the errors;
+                                                        one HTTP POST bounded in size and time; the user's folders;
+                                                        secrets kept out of errors and logs
 
 ``database.py`` sits under every group rather than in ``store/`` because every group runs SQL through it
 (re-embedding and the vector and BM25 caches too).

@@ -61,6 +61,7 @@ from .memory import (
     refresh_remote,
 )
 from .memory_store import MemoryStore
+from .redaction import RedactingFormatter, redact, remember
 from .remote import REMOTE_REASON, TOKEN_ENV, PullReport, server_url, token_from
 from .retrieval.evaluation import (
     Evaluation,
@@ -242,7 +243,10 @@ __all__ = [
     "QueryResult",
     "read_jsonl",
     "ReadOnlyError",
+    "redact",
+    "RedactingFormatter",
     "refresh_remote",
+    "remember",
     "REMOTE_REASON",
     "rerank",
     "restore",

@@ -13,6 +13,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
+from ..core.api import redact
 from ..logs import log_file
 from .dialogs import Dialogs
 
@@ -60,7 +61,7 @@ class CrashReporter(QObject):
             sys.__excepthook__(kind, error or kind(), traceback)
             return
         log.critical("unexpected error", exc_info=(kind, error, traceback))
-        self.reported.emit(unexpected(str(error) or kind.__name__))
+        self.reported.emit(unexpected(redact(str(error)) or kind.__name__))
 
     def _loop_error(self, loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
         error = context.get("exception")

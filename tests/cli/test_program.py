@@ -327,3 +327,11 @@ def test_healthy_copy_is_untouched_by_every_read(capsys, template, target):
         assert (code, err) == (0, ""), (name, err)
     assert fingerprint(target) == before
     assert sorted(os.listdir(target.parent)) == ["memory.db"]
+
+
+def test_an_error_line_never_repeats_a_secret_from_the_environment(capsys, tmp_path, monkeypatch):
+    monkeypatch.setenv("OXMEM_DB_KEY", "my-own-passphrase-7")
+    folder = tmp_path / "my-own-passphrase-7"  # (a path that happens to hold it: the error names the path)
+    code, out, err = run(capsys, "--db", str(folder / "memory.db"), "sessions")
+    assert (code, out) == (2, "")
+    assert err.startswith("oxmem: error: ") and "[hidden]" in err and "passphrase" not in err

@@ -13,6 +13,7 @@ FLOORS = {
     "database": 1,
     "text_repair": 0,
     "folders": 0,
+    "redaction": 0,
     "http_post": 1,
     "embeddings": 2,
     "store": 3,
@@ -22,7 +23,7 @@ FLOORS = {
     "formats": 5,
     "front doors": 6,  # memory_store.py, memory.py, contract.py, api.py, check.py, demo.py, __init__.py
 }
-GROUND = {"errors", "database", "text_repair", "http_post", "folders"}
+GROUND = {"errors", "database", "text_repair", "http_post", "folders", "redaction"}
 
 
 def group_of(parts: tuple[str, ...]) -> str:

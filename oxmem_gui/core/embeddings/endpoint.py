@@ -32,6 +32,7 @@ import numpy as np
 from .. import folders
 from ..errors import EmbeddingError, InvalidInputError
 from ..http_post import bounded_post, first_line, reason
+from ..redaction import remember
 
 URL_ENV = "OXMEM_EMBEDDINGS_URL"
 KEY_ENV = "OPENAI_API_KEY"
@@ -66,6 +67,7 @@ def endpoint_from(value: str | None, key: str | None = None) -> Endpoint | None:
         return None
     text = value.strip()
     key = (key if key is not None else os.environ.get(KEY_ENV) or "").strip() or None
+    remember(key)
     if key and not all(33 <= ord(c) < 127 for c in key):
         raise InvalidInputError(f"${KEY_ENV} has characters an HTTP header cannot carry (spaces, non-ASCII)")
     if text.lower() == "openai":

@@ -25,6 +25,7 @@ import apsw
 
 from ..database import discard_wal_files
 from ..errors import KeyRequiredError, StoreOpenError
+from ..redaction import remember
 
 KEY_ENV = "OXMEM_DB_KEY"
 T = TypeVar("T")
@@ -52,6 +53,7 @@ def _keyed(path: Path, key: str, *, read_only: bool) -> Any:
     """A ``sqlcipher3`` connection to ``path`` with ``key`` applied and checked (autocommit; foreign keys on and a
     busy timeout for writes, as the agent sets them)."""
     sqlcipher3 = _binding(path)
+    remember(key)
     if not key or "\x00" in key:
         raise KeyRequiredError(need_key_message(path))
     mode = "ro" if read_only else "rw"

@@ -26,6 +26,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from ..errors import InvalidInputError, OxmemError
 from ..http_post import bounded_post, first_line, reason
+from ..redaction import remember
 
 #: seconds to wait for a connection and for each read of an answer
 TIMEOUT = 30.0
@@ -186,6 +187,7 @@ class HranaClient:
         if token and not all(33 <= ord(c) < 127 for c in token):
             raise InvalidInputError("the auth token has characters an HTTP header cannot carry (spaces, non-ASCII)")
         self._token = token
+        remember(token)
         self._options = {"timeout": timeout, "transport": transport}
         self._http = self._client()
         self.traffic = Traffic()
