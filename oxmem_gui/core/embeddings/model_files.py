@@ -171,9 +171,14 @@ def verify_prepared(folder: Path) -> None:
     manifest_path = folder / MANIFEST
     try:
         manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
+    except (OSError, ValueError) as exc:
         raise EmbeddingError(f"model manifest {manifest_path} is missing or unreadable") from exc
-    for name, expected in manifest.get("files", {}).items():
+    files = manifest.get("files") if isinstance(manifest, dict) else None
+    if not isinstance(files, dict) or not files or not all(isinstance(v, str) for v in files.values()):
+        raise EmbeddingError(
+            f"model manifest {manifest_path} lists no files with their SHA-256; run: oxmem model install"
+        )
+    for name, expected in files.items():
         path = folder / name
         if not path.is_file() or sha256_file(path) != expected:
             raise EmbeddingError(f"model file {path} does not match its manifest; run: oxmem model install")
@@ -229,9 +234,10 @@ def prepare_model(target: Path | None = None, source: Path | None = None) -> Pat
 def locate_model(explicit: str | os.PathLike[str] | None = None, prepare: bool = True) -> ModelLocation:
     """Find a usable model folder.
 
-    An ``explicit`` folder (a user's own copy) must hold fastembed's files; the default folder must match its
-    manifest; when neither is there and the source package is installed, the model is prepared now
-    (``prepare``) — a one-time conversion of a few seconds.
+    An ``explicit`` folder (a user's own copy) must hold fastembed's files; the default folder must hold them and
+    its manifest (every file's SHA-256 is checked by ``oxmem model status``, :func:`verify_prepared`, not on every
+    open: hashing the model would cost each start a second); when neither is there and the source package is
+    installed, the model is prepared now (``prepare``) — a one-time conversion of a few seconds.
     """
     if explicit:
         folder = Path(explicit).expanduser()

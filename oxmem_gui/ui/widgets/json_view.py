@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 from typing import Any
@@ -58,5 +59,9 @@ class JsonView(QPlainTextEdit):
         self.highlighter = JsonHighlighter(self.document())
 
     def show_value(self, value: Any) -> None:
-        """Pretty-print ``value`` (a string that is JSON is shown parsed)."""
+        """Pretty-print ``value``; a string that holds a JSON object or array (a payload stored as text) is shown
+        parsed, any other string as the string it is."""
+        if isinstance(value, str) and value.lstrip()[:1] in ("{", "["):
+            with contextlib.suppress(ValueError, RecursionError):  # not JSON after all: shown as the text it is
+                value = json.loads(value)
         self.setPlainText(json.dumps(value, indent=2, ensure_ascii=False, sort_keys=True))
