@@ -26,11 +26,12 @@ from ..core.api import (
     OperationCancelled,
     PullReport,
     TargetExistsError,
+    backups_dir,
     diff_files,
     read_jsonl,
     server_url,
 )
-from .context import StoreContext, backups_dir
+from .context import StoreContext
 from .dialogs import Dialogs
 from .notes.panel import NotesPanel
 from .widgets import plural

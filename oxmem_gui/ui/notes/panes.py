@@ -99,17 +99,18 @@ class NotesList(QWidget):
         layout.addLayout(row)
         layout.addWidget(self.view, 1)
         layout.addWidget(self.count_label)
-        row = FlowLayout()
+        actions = FlowLayout()
         buttons = (self.bulk_add, self.bulk_remove, self.place_button, self.export_button, self.import_button)
         for b in (*buttons, self.eviction_button):
-            row.addWidget(b)
-        layout.addLayout(row)
+            actions.addWidget(b)
+        layout.addLayout(actions)
 
     def _clear_tag_filter(self) -> None:
         """Escape in the tag filter: close the completions offered, else empty what is typed there, else drop the
         filter's tags."""
-        popup = self.tag_filter.input.completer().popup()
-        if popup.isVisible():
+        completer = self.tag_filter.input.completer()
+        popup = completer.popup() if completer is not None else None
+        if popup is not None and popup.isVisible():
             popup.hide()
         elif self.tag_filter.input.text():
             self.tag_filter.set_tags(self.tag_filter.tags())

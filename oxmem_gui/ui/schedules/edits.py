@@ -40,7 +40,7 @@ class ScheduleEdits:
         self.last_dialog = ScheduleDialog(self.state.zones, schedule, user, self, now=self.state.now)
         return self.last_dialog
 
-    def create(self, dialog: ScheduleDialog | None = None) -> None:
+    def new_schedule(self, dialog: ScheduleDialog | None = None) -> None:
         store = self.ctx.writable("schedules")
         if store is None:
             return

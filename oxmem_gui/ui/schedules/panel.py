@@ -13,7 +13,7 @@ from typing import Any
 from PySide6.QtCore import QModelIndex, Qt, QTimer
 from PySide6.QtWidgets import QTableWidgetItem, QWidget
 
-from ...core.api import Schedule, ScheduleRun, calendar_items, utc_now
+from ...core.api import CalendarItem, Schedule, ScheduleRun, calendar_items, utc_now
 from ..change_marks import HoldWhilePointed, mark_current_seen
 from ..context import StoreContext, gone
 from ..dialogs import Dialogs
@@ -67,7 +67,7 @@ class SchedulesPanel(ScheduleEdits, QWidget):
         ):
             signal.connect(lambda *_: self.reload())
         self.list.list_view.selectionModel().currentRowChanged.connect(self._row_changed)
-        self.list.new_button.clicked.connect(self.create)
+        self.list.new_button.clicked.connect(self.new_schedule)
         self.list.edit_button.clicked.connect(self.edit)
         self.list.pause_button.clicked.connect(lambda: self.set_status("paused"))
         self.list.resume_button.clicked.connect(lambda: self.set_status("active"))
@@ -87,11 +87,15 @@ class SchedulesPanel(ScheduleEdits, QWidget):
         self.agent_wrote = HoldWhilePointed(self.list.list_view, self._agent_wrote)
         ctx.external_change.connect(self.agent_wrote)
         mark_current_seen(self.list.list_view, self.list_model.marks, self.list_model.row)
-        ctx.changed.connect(lambda kind: kind == "schedules" and self.reload())
+        ctx.changed.connect(self._changed)
         self.show_view(0)
         self._show_details()
 
     # -- state --------------------------------------------------------------------------------------
+
+    def _changed(self, kind: str) -> None:
+        if kind == "schedules":  # (this panel's own write, or another panel's)
+            self.reload()
 
     def current_view(self) -> Any:
         return self.calendar.current_view()
@@ -207,10 +211,11 @@ class SchedulesPanel(ScheduleEdits, QWidget):
 
         self.ctx.run(load, on_done=got)
 
-    def time_window(self) -> tuple[datetime, datetime]:
+    def loaded_span(self) -> tuple[datetime, datetime]:
         """The span the calendar loads: the current view's days, a day more each side, in the display zone."""
         local = self.state.now().astimezone().tzinfo if self.calendar.zone_mode.currentData() == "local" else None
-        return time_window(*self.current_view().range(), local or timezone.utc)
+        start, end = self.current_view().range()
+        return time_window(start, end, local or timezone.utc)
 
     def reload_calendar(self) -> None:
         store = self.ctx.store
@@ -220,15 +225,15 @@ class SchedulesPanel(ScheduleEdits, QWidget):
             return
         self.state.calendar_generation += 1
         generation = self.state.calendar_generation
-        start, end = self.time_window()
+        start, end = self.loaded_span()
         schedules, mode, now = list(self.state.schedules), self.calendar.zone_mode.currentData(), self.state.now()
         local = now.astimezone().tzinfo
 
-        async def load() -> list:
+        async def load() -> list[CalendarItem]:
             runs = await store.schedules.runs_between(start, end)
             return await asyncio.to_thread(calendar_items, schedules, runs, start, end, now, mode, local)
 
-        def got(items: list) -> None:
+        def got(items: list[CalendarItem]) -> None:
             if generation != self.state.calendar_generation:  # navigated on since: a newer load will show
                 return
             names = {s.schedule_id: s.name or s.goal for s in schedules}

@@ -47,9 +47,12 @@ class ResultActions:
     controls: SearchControls
     tools: ResultTools
     model: ResultsModel
-    judgments: JudgmentStore
     state: SearchState
     last_dialog: QDialog | None
+
+    @property
+    def judgments(self) -> JudgmentStore:  # (the panel's: opened on first use)
+        raise NotImplementedError
 
     def _look_up_default(self, select: bool) -> None:
         """Find the session's default ranking (chosen per session or file, else built in), mark it in the list,

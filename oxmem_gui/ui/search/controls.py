@@ -154,7 +154,8 @@ class SearchControls(QWidget):
         layout.addWidget(self.defaults_note)
 
     def current_ranking(self) -> Retriever | None:
-        return self.ranking.currentData()
+        chosen = self.ranking.currentData()
+        return chosen if isinstance(chosen, Retriever) else None
 
     def show_ranking_tip(self) -> None:
         """The ranking list's tooltip: the chosen ranking's whole label (the list may cut it) and what it does."""
@@ -188,7 +189,7 @@ class SearchControls(QWidget):
         chosen = self.model_box.currentText()
         return () if chosen in ("", ALL_MODELS) else (chosen,)
 
-    def request(self) -> tuple:
+    def request(self) -> tuple[Any, ...]:
         """What the controls ask for, but the weight (which re-ranks without a new query)."""
         ranking = self.current_ranking()
         asked = (

@@ -14,6 +14,7 @@ from ...core.api import (
     NOTES_PREFIX,
     AllSessions,
     Example,
+    Hit,
     InvalidInputError,
     JudgmentStore,
     NotFoundError,
@@ -468,7 +469,7 @@ class SearchPanel(ResultActions, QWidget):
         self.apply_button.setEnabled(bool(story.changes))
         self.why_bar.show()
         self.explain_view.show_text("\n".join(story.lines()))
-        row = next((r for r in range(self.model.rowCount()) if self.model.hit(r).chunk_id == story.chunk_id), None)
+        row = next((r for r, hit in self._hits() if hit.chunk_id == story.chunk_id), None)
         if row is not None:
             self.view.selectionModel().blockSignals(True)
             self.view.selectRow(row)
@@ -503,14 +504,19 @@ class SearchPanel(ResultActions, QWidget):
         self.state.result = result
         moved = {m.chunk_id: m for m in moves(self.state.baseline, result)} if self.state.baseline is not None else {}
         self.model.set_result(result, moved)
-        set_label(self.model_label, model_line(result, [m.before for m in moved.values() if m.label == "dropped"]))
+        dropped = [m.before for m in moved.values() if m.label == "dropped" and m.before is not None]
+        set_label(self.model_label, model_line(result, dropped))
         set_label(self.legs_label, legs_line(result))
-        rows = [r for r in range(self.model.rowCount()) if selected and self.model.hit(r).chunk_id == selected.chunk_id]
+        rows = [r for r, hit in self._hits() if selected and hit.chunk_id == selected.chunk_id]
         if rows or self.model.rowCount():
             self.view.setCurrentIndex(self.model.index(rows[0] if rows else 0, 0))
         self._show_explanation()
         self._update_buttons()
         self._update_status()
+
+    def _hits(self) -> list[tuple[int, Hit]]:
+        """The hits shown, with their rows."""
+        return [(r, hit) for r in range(self.model.rowCount()) if (hit := self.model.hit(r)) is not None]
 
     def _show_explanation(self) -> None:
         hit = self.model.hit(self.view.currentIndex().row())

@@ -8,7 +8,7 @@ from typing import Any
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QColor, QFont
 
-from ...core.api import ChunkRow, Event, PayloadNotIndexable, SessionRow, extract_text, normalize
+from ...core.api import ChunkRow, Event, PayloadNotIndexable, SessionRow, SessionStats, extract_text, normalize
 from ..context import StoreContext
 from ..paged import PagedTableModel
 from ..rows_model import tip
@@ -81,7 +81,7 @@ class SessionsModel(PagedTableModel):
         ids = [r.session_id for r in self.rows[first : last + 1]]
         generation = self._generation
 
-        def got(stats: dict) -> None:
+        def got(stats: dict[str, SessionStats]) -> None:
             if generation != self._generation:
                 return
             if live:
@@ -146,7 +146,8 @@ class EventsModel(PagedTableModel):
         return self.ctx.store is not None and self.session_id is not None
 
     async def page(self, after: Any, limit: int) -> list[Event]:
-        return await self.ctx.require().events_page(self.session_id, after, limit)
+        session = self.session_id
+        return await self.ctx.require().events_page(session, after, limit) if session is not None else []
 
     def cursor(self, row: Event) -> int:
         return row.sequence
@@ -200,7 +201,8 @@ class ChunksModel(PagedTableModel):
         return self.ctx.store is not None and self.session_id is not None
 
     async def page(self, after: Any, limit: int) -> list[ChunkRow]:
-        return await self.ctx.require().chunks_page(self.session_id, after, limit)
+        session = self.session_id
+        return await self.ctx.require().chunks_page(session, after, limit) if session is not None else []
 
     def cursor(self, row: ChunkRow) -> int:
         return row.rowid

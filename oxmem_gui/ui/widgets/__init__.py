@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 from PySide6.QtCore import QEvent, QItemSelectionModel, QObject, QSize, Qt
 from PySide6.QtGui import QFontMetrics, QKeySequence, QPainter, QPaintEvent, QShortcut
@@ -20,6 +20,9 @@ from PySide6.QtWidgets import (
 )
 
 from ..words import plural as plural  # (re-exported: the panels say counts with it)
+
+#: any item view (:func:`tab_leaves` gives back the view it was given, as its own type)
+View = TypeVar("View", bound=QAbstractItemView)
 
 
 def line_edit(box: QComboBox) -> QLineEdit:
@@ -59,7 +62,7 @@ class _SelectOnFocus(QObject):
         return False
 
 
-def tab_leaves(view: QAbstractItemView) -> QAbstractItemView:
+def tab_leaves(view: View) -> View:
     """Tab moves focus out of ``view`` (to the next control) instead of from cell to cell; the arrows move
     within it. Tabbing in with nothing current selects the first row (see :class:`_SelectOnFocus`)."""
     view.setTabKeyNavigation(False)

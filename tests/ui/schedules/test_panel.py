@@ -121,7 +121,7 @@ def test_the_dialog_stores_the_exact_cadence_json(make_window, qloop):
         assert dialog.problem() is None and dialog.buttons.button(QDialogButtonBox.StandardButton.Save).isEnabled()
         assert dialog.preview.count() == (1 if fields["kind"] == "once" else 10)
         dialog.setResult(ScheduleDialog.DialogCode.Accepted)
-        panel.create(dialog)
+        panel.new_schedule(dialog)
         settle(qloop, ctx)
         (made,) = qloop.run_until_complete(ctx.store.schedules.search(name_contains=f"s{i}"))
         assert made.cadence_json == expected and made.goal == "summarize the day"
