@@ -108,7 +108,7 @@ async def run_window(args: argparse.Namespace, ctx: StoreContext, window: MainWi
             await ctx.wait_idle()
             window.sessions.events_view.selectRow(2)
         if window.current_panel() == "notes" and window.notes.model.rowCount():
-            window.notes.list.view.setCurrentIndex(window.notes.model.index(1, 0))
+            window.notes.list_pane.view.setCurrentIndex(window.notes.model.index(1, 0))
         QApplication.processEvents()
         await asyncio.sleep(0.05)
         window.grab().save(args.screenshot)

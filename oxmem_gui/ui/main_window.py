@@ -292,7 +292,7 @@ class MainWindow(FileOperations, QMainWindow):
     def find(self) -> None:
         panel = self.stack.currentWidget()
         if panel is self.notes:
-            self.notes.list.filter.setFocus()
+            self.notes.list_pane.filter.setFocus()
         elif panel is self.sessions:
             self.sessions.focus_filter()
         elif panel is self.search:

@@ -23,7 +23,7 @@ def edit_aisle_note(window, ctx, qloop):
     settle(qloop, ctx)
     notes = window.notes
     row = next(i for i, n in enumerate(notes.model.notes) if n.content.startswith("Alice prefers aisle"))
-    select(notes.list.view, row)
+    select(notes.list_pane.view, row)
     loaded = notes.state.current
     notes.editor.content.setPlainText(MINE)
     return notes, loaded
@@ -90,7 +90,7 @@ def test_bulk_delete_and_undo_refuse_notes_changed_elsewhere(make_window, qloop)
     window.notes.set_user("alice")
     settle(qloop, ctx)
     notes = window.notes
-    notes.list.view.selectAll()
+    notes.list_pane.view.selectAll()
     chosen = notes.selected_notes()
     agent(ctx.store.path, "note", "alice", chosen[1].note_id, AGENT_TEXT)
     notes.delete()
@@ -185,10 +185,10 @@ def test_a_foreign_schedule_row_is_listed_flagged(make_window, qloop):
     }
     assert panel.list_model.index(shown["garbled"], 4).data() == "⚠ next tuesday"
     assert [panel.list_model.index(shown[sid], 0).data() for sid in ("never", "garbled")] == ["⚠ never", "⚠ garbled"]
-    assert panel.list.due_label.text().endswith("· ⚠ 3 cannot be read as they are")
+    assert panel.list_pane.due_label.text().endswith("· ⚠ 3 cannot be read as they are")
     panel.select("never")
     settle(qloop, ctx)
-    assert panel.list.cadence_view.toPlainText().endswith(
+    assert panel.list_pane.cadence_view.toPlainText().endswith(
         "⚠ cadence: cron expression '0 0 31 2 *' never fires: February has no day 31"
     )
-    assert panel.list.next_fires.rowCount() == 0 and dialogs.errors == []
+    assert panel.list_pane.next_fires.rowCount() == 0 and dialogs.errors == []

@@ -167,9 +167,12 @@ def test_aidaemon_facts_are_edited_in_the_encrypted_file_with_its_key(
     notes = window.notes
     notes.set_user("user")
     settle(qloop, ctx)
-    assert (notes.list.count_label.text(), notes.list.filter.placeholderText()) == ("2 facts", "Filter facts by text…")
+    assert (notes.list_pane.count_label.text(), notes.list_pane.filter.placeholderText()) == (
+        "2 facts",
+        "Filter facts by text…",
+    )
     row = next(i for i, n in enumerate(notes.model.notes) if n.content.startswith("timezone:"))
-    notes.list.view.setCurrentIndex(notes.model.index(row, 0))
+    notes.list_pane.view.setCurrentIndex(notes.model.index(row, 0))
     notes.editor.content.setPlainText("timezone: Asia/Tokyo")
     notes.save()
     settle(qloop, ctx)
@@ -208,17 +211,17 @@ def test_newer_oxydra_schedules_can_be_read_with_its_weekday_numbering(make_wind
     panel = window.schedules
     window.show_panel("schedules")
     settle(qloop, ctx)
-    assert panel.list.sunday_one.isVisibleTo(window)
+    assert panel.list_pane.sunday_one.isVisibleTo(window)
 
     def cadence_of(name):
-        model = panel.list.list_view.model()
+        model = panel.list_pane.list_view.model()
         for row in range(model.rowCount()):
             if model.index(row, 0).data().endswith(name):
                 return model.index(row, 2).data()
         raise AssertionError(name)
 
     assert cadence_of("Monday plan") == "every Monday at 08:00 Europe/Berlin ⓘ"
-    panel.list.sunday_one.setChecked(True)
+    panel.list_pane.sunday_one.setChecked(True)
     settle(qloop, ctx)
     assert cadence_of("Monday plan") == "every Sunday at 08:00 Europe/Berlin ⓘ"
     assert cadence_of("Friday wrap-up") == "every Friday at 17:00 Europe/Berlin"
@@ -284,14 +287,18 @@ def test_omega_facts_are_edited_after_enable_editing_with_a_backup_and_theirs_be
     notes = window.notes
     notes.set_user("4242")
     settle(qloop, ctx)
-    assert notes.editor.tags.is_read_only() and not notes.list.bulk_add.isEnabled()
+    assert notes.editor.tags.is_read_only() and not notes.list_pane.bulk_add.isEnabled()
     assert (
-        notes.list.bulk_add.toolTip() == "Omega memory: its facts have no tags" and notes.list.place_button.isHidden()
+        notes.list_pane.bulk_add.toolTip() == "Omega memory: its facts have no tags"
+        and notes.list_pane.place_button.isHidden()
     )
     row = next(i for i, n in enumerate(notes.model.notes) if n.content.startswith("dentist:"))
-    notes.list.view.setCurrentIndex(notes.model.index(row, 0))
+    notes.list_pane.view.setCurrentIndex(notes.model.index(row, 0))
     assert notes.editor.heading.text() == "Fact “dentist: Dr. Moreau, Rue Oberkampf”"  # the format's own words
-    assert (notes.list.count_label.text(), notes.list.filter.placeholderText()) == ("6 facts", "Filter facts by text…")
+    assert (notes.list_pane.count_label.text(), notes.list_pane.filter.placeholderText()) == (
+        "6 facts",
+        "Filter facts by text…",
+    )
     notes.editor.content.setPlainText("dentist: Dr. Lemaire")
     notes.save()
     settle(qloop, ctx)
@@ -345,16 +352,16 @@ def test_an_omega_task_is_cancelled_from_the_schedules_panel_in_omegas_words(mak
     plants = fixtures.OMEGA_TASKS["plants"]
     panel.select(plants)
     settle(qloop, ctx)
-    assert panel.list.pause_button.text() == "Cancel task" and panel.list.pause_button.isEnabled()
-    assert not panel.list.delete_button.isEnabled() and not panel.list.new_button.isEnabled()
+    assert panel.list_pane.pause_button.text() == "Cancel task" and panel.list_pane.pause_button.isEnabled()
+    assert not panel.list_pane.delete_button.isEnabled() and not panel.list_pane.new_button.isEnabled()
     assert (
-        panel.list.delete_button.toolTip()
+        panel.list_pane.delete_button.toolTip()
         == "Omega never deletes a task: cancel it instead (its row stays, cancelled)."
     )
     panel.set_status("paused")
     settle(qloop, ctx)
     assert rows(tmp_path / "demo.db", "SELECT status FROM scheduled_tasks WHERE id = ?", (plants,)) == [("cancelled",)]
-    assert not panel.list.resume_button.isEnabled() and panel.list.resume_button.toolTip().startswith(
+    assert not panel.list_pane.resume_button.isEnabled() and panel.list_pane.resume_button.toolTip().startswith(
         "Omega never makes"
     )
     assert dialogs.errors == []
@@ -370,10 +377,10 @@ def test_zeke_memories_are_edited_after_enable_editing(make_window, qloop, files
     notes = window.notes
     notes.set_user("notes")
     settle(qloop, ctx)
-    assert not notes.editor.tags.is_read_only() and notes.list.count_label.text() == "5 memories"
+    assert not notes.editor.tags.is_read_only() and notes.list_pane.count_label.text() == "5 memories"
     bike = fixtures.ZEKE_IDS["n-bike"]
     row = next(i for i, n in enumerate(notes.model.notes) if n.note_id == bike)
-    notes.list.view.setCurrentIndex(notes.model.index(row, 0))
+    notes.list_pane.view.setCurrentIndex(notes.model.index(row, 0))
     notes.editor.content.setPlainText("Bike lock code: ask Dana, not the neighbours")
     notes.save()
     settle(qloop, ctx)
@@ -446,19 +453,19 @@ def test_a_zeke_memory_is_moved_and_given_a_ttl_then_undone(make_window, qloop, 
     def place() -> tuple:
         return rows(tmp_path / "demo.db", "SELECT scope, ttl_seconds FROM memories WHERE id = ?", (bike,))[0]
 
-    assert not notes.list.place_button.isHidden() and notes.list.place_button.text() == "Scope && TTL…"
+    assert not notes.list_pane.place_button.isHidden() and notes.list_pane.place_button.text() == "Scope && TTL…"
     row = next(i for i, n in enumerate(notes.model.notes) if n.note_id == bike)
-    notes.list.view.setCurrentIndex(notes.model.index(row, 0))
-    assert not notes.list.place_button.isEnabled()  # read-only: the reason is the tooltip
+    notes.list_pane.view.setCurrentIndex(notes.model.index(row, 0))
+    assert not notes.list_pane.place_button.isEnabled()  # read-only: the reason is the tooltip
     assert (
-        notes.list.place_button.toolTip()
+        notes.list_pane.place_button.toolTip()
         == "Read-only: choose Edit ▸ Enable Editing (Ctrl+E) first; a backup is taken."
     )
     window.enable_editing()
     settle(qloop, ctx)
     row = next(i for i, n in enumerate(notes.model.notes) if n.note_id == bike)
-    notes.list.view.setCurrentIndex(notes.model.index(row, 0))
-    assert notes.list.place_button.isEnabled()
+    notes.list_pane.view.setCurrentIndex(notes.model.index(row, 0))
+    assert notes.list_pane.place_button.isEnabled()
     dialogs.texts = ["task:home", "abc"]  # a TTL that is no number: one dialog, nothing written
     notes.edit_place()
     settle(qloop, ctx)
@@ -467,7 +474,7 @@ def test_a_zeke_memory_is_moved_and_given_a_ttl_then_undone(make_window, qloop, 
     notes.edit_place()
     settle(qloop, ctx)
     assert place() == ("task:home", 3600) and notes.state.current is None
-    assert "task:home" in [notes.list.user_box.itemText(i) for i in range(notes.list.user_box.count())]
+    assert "task:home" in [notes.list_pane.user_box.itemText(i) for i in range(notes.list_pane.user_box.count())]
     notes.undo()
     settle(qloop, ctx)
     assert place() == ("notes", None) and len(dialogs.errors) == 1
@@ -514,7 +521,9 @@ def test_a_large_zeke_scope_is_listed_a_page_at_a_time(make_window, qloop, tmp_p
     export without a selection writes every memory, also those not yet scrolled to."""
     fixtures.make_zeke(tmp_path / "demo.db", "384", extra_per_scope={"persona": 450})
     window, ctx, dialogs, notes = notes_of(make_window, qloop, "persona")
-    assert len(notes.model.notes) == 200 and notes.list.count_label.text() == "200 memories so far · scroll for more"
+    assert (
+        len(notes.model.notes) == 200 and notes.list_pane.count_label.text() == "200 memories so far · scroll for more"
+    )
     target = tmp_path / "export.json"
     dialogs.files.append(target)
     notes.export()
@@ -524,12 +533,12 @@ def test_a_large_zeke_scope_is_listed_a_page_at_a_time(make_window, qloop, tmp_p
         assert notes.model.canFetchMore() is True
 
         async def scroll():  # the view asks for more (fetchMore) when it is scrolled to the end
-            notes.list.view.scrollToBottom()
+            notes.list_pane.view.scrollToBottom()
 
         qloop.run_until_complete(scroll())
         settle(qloop, ctx)
         assert len(notes.model.notes) == listed
-    assert notes.model.canFetchMore() is False and notes.list.count_label.text() == "450 memories"
+    assert notes.model.canFetchMore() is False and notes.list_pane.count_label.text() == "450 memories"
     whole = qloop.run_until_complete(ctx.store.list_notes("persona"))
     assert [n.note_id for n in notes.model.notes] == [n.note_id for n in whole]
     # a note selected further down than the list reaches (an edit moved it there) is read up to and selected
@@ -541,7 +550,7 @@ def test_a_large_zeke_scope_is_listed_a_page_at_a_time(make_window, qloop, tmp_p
     notes.reload(select=whole[350].note_id)
     settle(qloop, ctx)
     assert len(notes.model.notes) == 400 and notes.state.current.note_id == whole[350].note_id
-    assert notes.list.view.currentIndex().row() == 350 and notes.editor.content.toPlainText() == whole[350].content
+    assert notes.list_pane.view.currentIndex().row() == 350 and notes.editor.content.toPlainText() == whole[350].content
     assert dialogs.errors == []
 
 
@@ -550,28 +559,31 @@ def test_facts_are_listed_in_the_formats_words_without_an_always_empty_tags_colu
     speaks of facts, and a detail with no value reads "—" rather than "None" (last recalled at: never)."""
     open_as_demo(files, "aidaemon", tmp_path)
     window, ctx, dialogs, notes = notes_of(make_window, qloop, "preference")
-    assert notes.list.filter.placeholderText() == "Filter facts by text…"
-    assert notes.list.view.isColumnHidden(1) and not notes.list.view.isColumnHidden(0)
+    assert notes.list_pane.filter.placeholderText() == "Filter facts by text…"
+    assert notes.list_pane.view.isColumnHidden(1) and not notes.list_pane.view.isColumnHidden(0)
     assert notes.model.headerData(0, Qt.Orientation.Horizontal) == "Fact"
     hidden = (
-        notes.list.tag_filter,
-        notes.list.tag_mode,
+        notes.list_pane.tag_filter,
+        notes.list_pane.tag_mode,
         notes.editor.tags,
         notes.editor.tags_label,
-        notes.list.bulk_add,
-        notes.list.bulk_remove,
+        notes.list_pane.bulk_add,
+        notes.list_pane.bulk_remove,
     )
     assert [w.isVisibleTo(window) for w in hidden] == [False] * len(hidden)
     fact = next(i for i, n in enumerate(notes.model.notes) if n.details.get("last_recalled_at") is None)
-    notes.list.view.setCurrentIndex(notes.model.index(fact, 0))
+    notes.list_pane.view.setCurrentIndex(notes.model.index(fact, 0))
     settle(qloop, ctx)
     assert "last recalled at: —" in notes.editor.details.text() and "None" not in notes.editor.details.text()
-    assert notes.list.count_label.text().endswith("facts") and dialogs.errors == []
+    assert notes.list_pane.count_label.text().endswith("facts") and dialogs.errors == []
     # a format whose notes have tags shows them all again
     open_as_demo(files, "zeke", tmp_path)
     qloop.run_until_complete(ctx.open(tmp_path / "demo.db", read_only=True, embedding="deterministic"))
     settle(qloop, ctx)
-    assert not notes.list.view.isColumnHidden(1) and notes.list.filter.placeholderText() == "Filter memories by text…"
+    assert (
+        not notes.list_pane.view.isColumnHidden(1)
+        and notes.list_pane.filter.placeholderText() == "Filter memories by text…"
+    )
     assert notes.model.headerData(0, Qt.Orientation.Horizontal) == "Memory"
     assert [w.isVisibleTo(window) for w in hidden] == [True] * len(hidden)
 

@@ -87,7 +87,7 @@ def test_edit_a_note_and_find_the_change_in_the_store(make_window, qloop, qtbot)
     notes = window.notes
     target = next(i for i, n in enumerate(notes.model.notes) if n.content.startswith("Alice prefers aisle"))
     note_id = notes.model.notes[target].note_id
-    select(notes.list.view, target)
+    select(notes.list_pane.view, target)
     assert notes.editor.content.toPlainText() == "Alice prefers aisle seats on flights."
     notes.editor.content.setPlainText("Alice prefers aisle seats, ideally rows 10–15.")
     qtbot.keyClicks(notes.editor.tags.input, " Seats ,")  # normalized as typed, committed on the comma
@@ -109,7 +109,7 @@ def test_read_only_refuses_edits_with_a_message(make_window, qloop):
     window, ctx, dialogs = make_window(read_only=True)
     assert window.mode_label.text() == "Read-only" and not window.enable_button.isHidden()
     open_notes(window, ctx, qloop)
-    select(window.notes.list.view, 0)
+    select(window.notes.list_pane.view, 0)
     before = window.notes.state.current
     window.notes.editor.content.setPlainText("changed")
     window.notes.save()
@@ -136,15 +136,15 @@ def test_unsaved_changes_guard(make_window, qloop):
     window, ctx, dialogs = make_window()
     open_notes(window, ctx, qloop)
     notes = window.notes
-    select(notes.list.view, 0)
+    select(notes.list_pane.view, 0)
     first = notes.state.current
     notes.editor.content.setPlainText("half-typed thought")
     dialogs.unsaved_answers = ["cancel"]
-    select(notes.list.view, 1)
+    select(notes.list_pane.view, 1)
     assert notes.state.current.note_id == first.note_id and notes.editor.content.toPlainText() == "half-typed thought"
-    assert notes.list.view.currentIndex().row() == 0
+    assert notes.list_pane.view.currentIndex().row() == 0
     dialogs.unsaved_answers = ["discard"]
-    select(notes.list.view, 1)
+    select(notes.list_pane.view, 1)
     assert notes.state.current.note_id == notes.model.notes[1].note_id and not notes.dirty()
     notes.editor.content.setPlainText("more")
     dialogs.unsaved_answers = ["cancel"]
@@ -157,7 +157,7 @@ def test_bulk_tags_bulk_delete_and_undo(make_window, qloop):
     window, ctx, dialogs = make_window()
     open_notes(window, ctx, qloop)
     notes = window.notes
-    notes.list.view.selectAll()
+    notes.list_pane.view.selectAll()
     dialogs.texts = ["Trip"]
     notes.bulk_tags(add=True)
     settle(qloop, ctx)
@@ -166,7 +166,7 @@ def test_bulk_tags_bulk_delete_and_undo(make_window, qloop):
     notes.undo()
     settle(qloop, ctx)
     assert not any("trip" in n.tags for n in qloop.run_until_complete(ctx.store.list_notes("alice")))
-    notes.list.view.selectAll()
+    notes.list_pane.view.selectAll()
     notes.delete()
     settle(qloop, ctx)
     assert dialogs.confirms[-1].startswith("Delete 6 notes?")

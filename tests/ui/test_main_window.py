@@ -440,28 +440,28 @@ def test_escape_in_a_filter_clears_it_and_keeps_what_was_selected(make_window, q
     notes = window.notes
     notes.set_user("alice")
     settle(qloop, ctx)
-    notes.list.filter.setText("aisle")
+    notes.list_pane.filter.setText("aisle")
     settle(qloop, ctx)
-    notes.list.view.setCurrentIndex(notes.model.index(0, 0))
+    notes.list_pane.view.setCurrentIndex(notes.model.index(0, 0))
     settle(qloop, ctx)
-    notes.list.filter.setFocus()
-    qtbot.keyClick(notes.list.filter, Qt.Key.Key_Escape)
+    notes.list_pane.filter.setFocus()
+    qtbot.keyClick(notes.list_pane.filter, Qt.Key.Key_Escape)
     settle(qloop, ctx)
-    (row,) = notes.list.view.selectionModel().selectedRows()
+    (row,) = notes.list_pane.view.selectionModel().selectedRows()
     assert notes.model.rowCount() == 6 and notes.model.notes[row.row()].content.startswith("Alice prefers aisle")
     assert notes.state.current.content.startswith("Alice prefers aisle")
 
     window.show_panel("schedules")
     schedules = window.schedules
-    schedules.list.name_filter.setText("Lisbon")
+    schedules.list_pane.name_filter.setText("Lisbon")
     settle(qloop, ctx)
-    schedules.list.list_view.setCurrentIndex(schedules.list_model.index(0, 0))
+    schedules.list_pane.list_view.setCurrentIndex(schedules.list_model.index(0, 0))
     settle(qloop, ctx)
     chosen = schedules.state.selected
-    schedules.list.name_filter.setFocus()
-    qtbot.keyClick(schedules.list.name_filter, Qt.Key.Key_Escape)
+    schedules.list_pane.name_filter.setFocus()
+    qtbot.keyClick(schedules.list_pane.name_filter, Qt.Key.Key_Escape)
     settle(qloop, ctx)
-    (row,) = schedules.list.list_view.selectionModel().selectedRows()
+    (row,) = schedules.list_pane.list_view.selectionModel().selectedRows()
     assert (
         len(schedules.state.schedules) == 7
         and schedules.state.schedules[row.row()].schedule_id == chosen == schedules.state.selected

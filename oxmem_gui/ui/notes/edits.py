@@ -10,13 +10,17 @@ from __future__ import annotations
 import asyncio
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...core.api import ConflictError, Note, normalize_tags, notes_json, notes_markdown, parse_notes_json, utc_now_text
 from ..context import StoreContext
 from ..dialogs import Dialogs
 from ..widgets import plural
-from .state import NotesState, UndoRecord
+from .state import NoteFilters, NotesState, UndoRecord
+
+if TYPE_CHECKING:
+    from .model import NotesModel
+    from .panes import NoteEditor, NotesList
 
 
 def note_text(note: Note | None) -> str:
@@ -33,15 +37,30 @@ class NoteEdits:
     ctx: StoreContext
     dialogs: Dialogs
     state: NotesState
+    if TYPE_CHECKING:
+        list_pane: NotesList
+        editor: NoteEditor
+        model: NotesModel
+
+        def _show_note(self, note: Note | None) -> None: ...
+        def reload(self, select: str | None = None) -> None: ...
+        def selected_notes(self) -> list[Note]: ...
+        def nouns(self) -> tuple[str, str]: ...
+        def refusal(self) -> str | None: ...
+        def guard(self) -> bool: ...
+        def dirty(self) -> bool: ...
+        def _update_buttons(self) -> None: ...
+        def _load_users(self) -> None: ...
+        def _filters(self) -> NoteFilters: ...
 
     # -- editing ------------------------------------------------------------------------------------
 
     def new_note(self) -> None:
         if self.refusal() is not None or not self.guard():
             return
-        self.list.view.selectionModel().blockSignals(True)
-        self.list.view.clearSelection()
-        self.list.view.selectionModel().blockSignals(False)
+        self.list_pane.view.selectionModel().blockSignals(True)
+        self.list_pane.view.clearSelection()
+        self.list_pane.view.selectionModel().blockSignals(False)
         self._show_note(None)
         self.state.is_new = True
         self.editor.content.setFocus()
@@ -50,20 +69,20 @@ class NoteEdits:
     def save(self) -> None:
         if not self.dirty():
             return
-        store = self.ctx.writable("notes")
-        if store is None or not self.state.user:
-            if not self.state.user:
+        store, user, loaded = self.ctx.writable("notes"), self.state.user, self.state.current
+        if store is None or not user:
+            if not user:
                 self.dialogs.error("Choose or type a user first.")
             return
         self.editor.tags.commit()  # a tag still being typed is saved too
-        user, content, tags = self.state.user, self.editor.content.toPlainText(), self.editor.tags.tags()
+        content, tags = self.editor.content.toPlainText(), self.editor.tags.tags()
         if not content.strip():
             self.dialogs.error("A note needs some content.")
             return
-        if self.state.is_new:
+        if self.state.is_new or loaded is None:
             self._save_new(user, content, tags)
         else:
-            self._update(user, self.state.current, content, tags)
+            self._update(user, loaded, content, tags)
 
     def _save_new(self, user: str, content: str, tags: list[str]) -> None:
         store = self.ctx.require()
@@ -166,6 +185,8 @@ class NoteEdits:
         if store is None:
             return
         user = self.state.user
+        if user is None:
+            return
         noun, many = self.nouns()
         if len(notes) == 1:
             what, its, it = f"the {noun} “{(notes[0].content.splitlines() or [''])[0][:60]}”", "Its", "it"
@@ -213,6 +234,8 @@ class NoteEdits:
         ):
             return
         user, ids = self.state.user, [n.note_id for n in touched]
+        if user is None:
+            return
 
         def done(changed: list[Note]) -> None:
             self.state.undo_record = UndoRecord(
@@ -278,9 +301,9 @@ class NoteEdits:
             fields["scope"] = scope.strip()
         if ttl != now:
             fields["ttl_seconds"] = ttl
-        if not fields:
-            return
         user = self.state.user
+        if not fields or user is None:
+            return
 
         def done(moved: Note) -> None:
             self.state.undo_record = UndoRecord(f"the {noun}'s scope or TTL", before=[note], user=user, after=[moved])
@@ -332,7 +355,9 @@ class NoteEdits:
             return
 
         def done(gone: list[Note]) -> None:
-            self.state.undo_record = UndoRecord(f"the clean-up of {count}", before=list(gone), user=self.state.user)
+            self.state.undo_record = UndoRecord(
+                f"the clean-up of {count}", before=list(gone), user=self.state.user or ""
+            )
             self._show_note(None)
             self.reload()
 

@@ -43,21 +43,21 @@ class NotesPanel(NoteEdits, QWidget):
         self.state = NotesState()
         self.model = NotesModel(self, now)
         self.model.fetcher = self._fetch_more
-        self.list = NotesList(self.model)
+        self.list_pane = NotesList(self.model)
         self.editor = NoteEditor(now=now)
-        self.list.user_box.activated.connect(lambda _: self._user_chosen())
-        line_edit(self.list.user_box).editingFinished.connect(self._user_chosen)
-        self.list.filter.textChanged.connect(lambda _: self.reload())
-        self.list.tag_filter.tags_changed.connect(lambda _: self.reload())
-        self.list.tag_mode.currentTextChanged.connect(lambda _: self.reload())
-        self.list.view.selectionModel().currentRowChanged.connect(self._row_changed)
-        self.list.view.selectionModel().selectionChanged.connect(lambda *_: self._update_buttons())
-        self.list.bulk_add.clicked.connect(lambda: self.bulk_tags(add=True))
-        self.list.bulk_remove.clicked.connect(lambda: self.bulk_tags(add=False))
-        self.list.export_button.clicked.connect(self.export)
-        self.list.import_button.clicked.connect(self.import_notes)
-        self.list.eviction_button.clicked.connect(self.eviction_preview)
-        self.list.place_button.clicked.connect(self.edit_place)
+        self.list_pane.user_box.activated.connect(lambda _: self._user_chosen())
+        line_edit(self.list_pane.user_box).editingFinished.connect(self._user_chosen)
+        self.list_pane.filter.textChanged.connect(lambda _: self.reload())
+        self.list_pane.tag_filter.tags_changed.connect(lambda _: self.reload())
+        self.list_pane.tag_mode.currentTextChanged.connect(lambda _: self.reload())
+        self.list_pane.view.selectionModel().currentRowChanged.connect(self._row_changed)
+        self.list_pane.view.selectionModel().selectionChanged.connect(lambda *_: self._update_buttons())
+        self.list_pane.bulk_add.clicked.connect(lambda: self.bulk_tags(add=True))
+        self.list_pane.bulk_remove.clicked.connect(lambda: self.bulk_tags(add=False))
+        self.list_pane.export_button.clicked.connect(self.export)
+        self.list_pane.import_button.clicked.connect(self.import_notes)
+        self.list_pane.eviction_button.clicked.connect(self.eviction_preview)
+        self.list_pane.place_button.clicked.connect(self.edit_place)
         self.editor.content.textChanged.connect(self._update_buttons)
         self.editor.tags.tags_changed.connect(lambda _: self._update_buttons())
         self.editor.tags.input.textChanged.connect(lambda _: self._update_buttons())
@@ -67,15 +67,15 @@ class NotesPanel(NoteEdits, QWidget):
         self.editor.delete_button.clicked.connect(self.delete)
         self.editor.undo_button.clicked.connect(self.undo)
 
-        self.splitter = fill_with_panes(self, self.list, self.editor, (560, 420))
+        self.splitter = fill_with_panes(self, self.list_pane, self.editor, (560, 420))
         self.splitter.setChildrenCollapsible(False)
 
         ctx.opened.connect(self._store_opened)
         ctx.mode_changed.connect(lambda _: self._apply_mode())
         # what the agent wrote: marked until seen; held while the pointer is over the list (rows would move)
-        self.agent_wrote = HoldWhilePointed(self.list.view, self._agent_wrote)
+        self.agent_wrote = HoldWhilePointed(self.list_pane.view, self._agent_wrote)
         ctx.external_change.connect(self.agent_wrote)
-        mark_current_seen(self.list.view, self.model.marks, self.model.row)
+        mark_current_seen(self.list_pane.view, self.model.marks, self.model.row)
         self._apply_mode()
         self._show_note(None)
 
@@ -92,7 +92,7 @@ class NotesPanel(NoteEdits, QWidget):
         return fixed or self.ctx.edit_refusal("notes")
 
     def selected_notes(self) -> list[Note]:
-        rows = sorted({i.row() for i in self.list.view.selectionModel().selectedRows()})
+        rows = sorted({i.row() for i in self.list_pane.view.selectionModel().selectedRows()})
         return [self.model.notes[r] for r in rows if r < len(self.model.notes)]
 
     def guard(self) -> bool:
@@ -133,14 +133,14 @@ class NotesPanel(NoteEdits, QWidget):
         no_tags = self.no_tags()
         if no_tags is not None:
             self.editor.tags.set_read_only(refusal or no_tags)
-        self.list.tag_filter.set_read_only(no_tags)
-        self.list.tag_mode.setEnabled(no_tags is None)
+        self.list_pane.tag_filter.set_read_only(no_tags)
+        self.list_pane.tag_mode.setEnabled(no_tags is None)
         # in the format's words, and without tags where its notes have none (an always-empty column and filter)
         noun, many = self.nouns()
-        self.list.filter.setPlaceholderText(f"Filter {many} by text…")
+        self.list_pane.filter.setPlaceholderText(f"Filter {many} by text…")
         self.model.set_heading(0, noun.capitalize())
-        self.list.view.setColumnHidden(1, no_tags is not None)
-        lst, editor = self.list, self.editor
+        self.list_pane.view.setColumnHidden(1, no_tags is not None)
+        lst, editor = self.list_pane, self.editor
         for widget in (lst.tag_filter, lst.tag_mode, editor.tags, editor.tags_label, lst.bulk_add, lst.bulk_remove):
             widget.setVisible(no_tags is None)
         self._update_buttons()
@@ -161,14 +161,18 @@ class NotesPanel(NoteEdits, QWidget):
         allow(self.editor.delete_button, deletable, "Delete the selected notes (Ctrl+Delete)")
         allow(self.editor.undo_button, self.state.undo_record is not None, self.state.undo_tip())
         no_tags = self.no_tags()
-        allow(self.list.bulk_add, bool(selected) and not no_tags, no_tags or "Add a tag to every selected note")
-        allow(self.list.bulk_remove, bool(selected) and not no_tags, no_tags or "Remove a tag from every selected note")
-        allow(self.list.import_button, True, "Add notes from a JSON export (ids and dates kept)")
+        allow(self.list_pane.bulk_add, bool(selected) and not no_tags, no_tags or "Add a tag to every selected note")
+        allow(
+            self.list_pane.bulk_remove,
+            bool(selected) and not no_tags,
+            no_tags or "Remove a tag from every selected note",
+        )
+        allow(self.list_pane.import_button, True, "Add notes from a JSON export (ids and dates kept)")
         saved = self.state.current is not None and not self.state.is_new
         several = len(selected) > 1 and not dirty and not self.state.is_new
         noun, many = self.nouns()
         allow(
-            self.list.place_button,
+            self.list_pane.place_button,
             saved and not dirty and not several,
             "Save or revert your changes first"
             if dirty
@@ -176,8 +180,10 @@ class NotesPanel(NoteEdits, QWidget):
             if several
             else "Move it to another scope, or change its time to live",
         )
-        text = count_text(self.model.rowCount(), self.model.exhausted, self.list.filtered(), len(selected), noun, many)
-        self.list.count_label.setText(text if self.state.user else "")
+        text = count_text(
+            self.model.rowCount(), self.model.exhausted, self.list_pane.filtered(), len(selected), noun, many
+        )
+        self.list_pane.count_label.setText(text if self.state.user else "")
         warnings = []
         if dirty and self.state.changed_elsewhere:
             warnings.append("⚠ another program changed this note since you opened it")
@@ -202,23 +208,23 @@ class NotesPanel(NoteEdits, QWidget):
         opened again (editing enabled), which keeps the user, filters, selection and the note in the editor."""
         store = self.ctx.require()
         caps = store.capabilities
-        self.list.group_label.setText(caps.group_label)
-        self.list.filter.setPlaceholderText(f"Filter {caps.notes_label.lower()} by text…")
-        self.list.eviction_button.setVisible(caps.has_eviction)
-        self.list.place_button.setVisible(bool(caps.note_fields))
+        self.list_pane.group_label.setText(caps.group_label)
+        self.list_pane.filter.setPlaceholderText(f"Filter {caps.notes_label.lower()} by text…")
+        self.list_pane.eviction_button.setVisible(caps.has_eviction)
+        self.list_pane.place_button.setVisible(bool(caps.note_fields))
         if not self.ctx.reopened:
             self.state.undo_record = None
             self.model.marks.forget()
-            for field_ in (self.list.filter, self.list.tag_filter, self.list.tag_mode):
+            for field_ in (self.list_pane.filter, self.list_pane.tag_filter, self.list_pane.tag_mode):
                 field_.blockSignals(True)
-            self.list.filter.clear()
-            self.list.tag_filter.set_tags([])
-            self.list.tag_mode.setCurrentIndex(0)
-            for field_ in (self.list.filter, self.list.tag_filter, self.list.tag_mode):
+            self.list_pane.filter.clear()
+            self.list_pane.tag_filter.set_tags([])
+            self.list_pane.tag_mode.setCurrentIndex(0)
+            for field_ in (self.list_pane.filter, self.list_pane.tag_filter, self.list_pane.tag_mode):
                 field_.blockSignals(False)
-            self.list.view.selectionModel().blockSignals(True)
+            self.list_pane.view.selectionModel().blockSignals(True)
             self.model.set_notes([])
-            self.list.view.selectionModel().blockSignals(False)
+            self.list_pane.view.selectionModel().blockSignals(False)
             self._show_note(None)
         self.state.vector_notice = None
         self._apply_mode()
@@ -238,29 +244,29 @@ class NotesPanel(NoteEdits, QWidget):
         store = self.ctx.require()
 
         def got(users: list[str]) -> None:
-            self.list.user_box.blockSignals(True)
-            self.list.user_box.clear()
-            self.list.user_box.addItems(users)
-            self.list.user_box.blockSignals(False)
+            self.list_pane.user_box.blockSignals(True)
+            self.list_pane.user_box.clear()
+            self.list_pane.user_box.addItems(users)
+            self.list_pane.user_box.blockSignals(False)
             if self.state.user in users:
-                self.list.user_box.setCurrentText(self.state.user)
+                self.list_pane.user_box.setCurrentText(self.state.user)
             elif users:
                 self.state.user = users[0]
-                self.list.user_box.setCurrentText(users[0])
+                self.list_pane.user_box.setCurrentText(users[0])
             self.reload()
 
         self.ctx.run(store.note_users, on_done=got)
 
     def set_user(self, user: str) -> None:
-        self.list.user_box.setCurrentText(user)
+        self.list_pane.user_box.setCurrentText(user)
         self._user_chosen()
 
     def _user_chosen(self) -> None:
-        user = self.list.user_box.currentText().strip()
+        user = self.list_pane.user_box.currentText().strip()
         if not user or user == self.state.user:
             return
         if not self.guard():
-            self.list.user_box.setCurrentText(self.state.user or "")
+            self.list_pane.user_box.setCurrentText(self.state.user or "")
             return
         self.state.user = user
         self.model.marks.forget()
@@ -283,13 +289,13 @@ class NotesPanel(NoteEdits, QWidget):
         def got(listing: Listing) -> None:
             if generation != self.state.generation:
                 return  # the filters or the user changed meanwhile: a newer list is on its way
-            view, selection = self.list.view, self.list.view.selectionModel()
+            view, selection = self.list_pane.view, self.list_pane.view.selectionModel()
             scroll = view.verticalScrollBar().value()
             selection.blockSignals(True)
             self.model.set_notes(listing.notes, exhausted=listing.exhausted, live=live)
             completions = [t for t, _ in listing.tags_used]
             self.editor.tags.set_completions(completions)
-            self.list.tag_filter.set_completions(completions)
+            self.list_pane.tag_filter.set_completions(completions)
             row, redraw = self.state.relist(listing.notes, keep, self.dirty(), filters.active())
             if row is not None:
                 rows = QItemSelectionModel.SelectionFlag.Rows
@@ -308,8 +314,8 @@ class NotesPanel(NoteEdits, QWidget):
         self.ctx.run(lambda: self.state.read_list(store, user, filters, limit, keep), on_done=got)
 
     def _filters(self) -> NoteFilters:
-        text = self.list.filter.text().strip() or None
-        return NoteFilters(tuple(self.list.tag_filter.tags()), self.list.tag_mode.currentText(), text)
+        text = self.list_pane.filter.text().strip() or None
+        return NoteFilters(tuple(self.list_pane.tag_filter.tags()), self.list_pane.tag_mode.currentText(), text)
 
     def _fetch_more(self) -> None:
         """The page after the last note listed (the view scrolled to the end of the list)."""
@@ -342,10 +348,10 @@ class NotesPanel(NoteEdits, QWidget):
         if self.state.current is not None and note is not None and note.note_id == self.state.current.note_id:
             return
         if not self.guard():
-            self.list.view.selectionModel().blockSignals(True)
-            self.list.view.selectionModel().setCurrentIndex(
+            self.list_pane.view.selectionModel().blockSignals(True)
+            self.list_pane.view.selectionModel().setCurrentIndex(
                 previous, QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows
             )
-            self.list.view.selectionModel().blockSignals(False)
+            self.list_pane.view.selectionModel().blockSignals(False)
             return
         self._show_note(note)

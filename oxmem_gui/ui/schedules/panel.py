@@ -48,7 +48,7 @@ class SchedulesPanel(ScheduleEdits, QWidget):
 
         self.calendar = CalendarPane()
         self.list_model = ScheduleListModel(lambda: self.state.now(), self)
-        self.list = ScheduleListPane(self.list_model)
+        self.list_pane = ScheduleListPane(self.list_model)
         for view in (self.calendar.month, self.calendar.week, self.calendar.agenda):
             view.picked.connect(self.select)
         for view in (self.calendar.month, self.calendar.week):
@@ -61,20 +61,20 @@ class SchedulesPanel(ScheduleEdits, QWidget):
         self.calendar.zone_mode.currentIndexChanged.connect(lambda _: self.reload_calendar())
         self.calendar.undo_button.clicked.connect(self.undo)
         for signal in (
-            self.list.status_filter.currentIndexChanged,
-            self.list.type_filter.currentIndexChanged,
-            self.list.name_filter.textChanged,
+            self.list_pane.status_filter.currentIndexChanged,
+            self.list_pane.type_filter.currentIndexChanged,
+            self.list_pane.name_filter.textChanged,
         ):
             signal.connect(lambda *_: self.reload())
-        self.list.list_view.selectionModel().currentRowChanged.connect(self._row_changed)
-        self.list.new_button.clicked.connect(self.new_schedule)
-        self.list.edit_button.clicked.connect(self.edit)
-        self.list.pause_button.clicked.connect(lambda: self.set_status("paused"))
-        self.list.resume_button.clicked.connect(lambda: self.set_status("active"))
-        self.list.delete_button.clicked.connect(self.delete)
-        self.list.runs.itemDoubleClicked.connect(self.show_output)
-        self.list.sunday_one.toggled.connect(self._weekday_numbering)
-        self.splitter = fill_with_panes(self, self.calendar, self.list, (640, 400))
+        self.list_pane.list_view.selectionModel().currentRowChanged.connect(self._row_changed)
+        self.list_pane.new_button.clicked.connect(self.new_schedule)
+        self.list_pane.edit_button.clicked.connect(self.edit)
+        self.list_pane.pause_button.clicked.connect(lambda: self.set_status("paused"))
+        self.list_pane.resume_button.clicked.connect(lambda: self.set_status("active"))
+        self.list_pane.delete_button.clicked.connect(self.delete)
+        self.list_pane.runs.itemDoubleClicked.connect(self.show_output)
+        self.list_pane.sunday_one.toggled.connect(self._weekday_numbering)
+        self.splitter = fill_with_panes(self, self.calendar, self.list_pane, (640, 400))
         self.splitter.setChildrenCollapsible(False)
 
         self.timer = QTimer(self)
@@ -84,9 +84,9 @@ class SchedulesPanel(ScheduleEdits, QWidget):
         ctx.opened.connect(self._opened)
         ctx.mode_changed.connect(lambda _: self._buttons())
         # what the agent wrote: marked until seen; held while the pointer is over the list (rows would move)
-        self.agent_wrote = HoldWhilePointed(self.list.list_view, self._agent_wrote)
+        self.agent_wrote = HoldWhilePointed(self.list_pane.list_view, self._agent_wrote)
         ctx.external_change.connect(self.agent_wrote)
-        mark_current_seen(self.list.list_view, self.list_model.marks, self.list_model.row)
+        mark_current_seen(self.list_pane.list_view, self.list_model.marks, self.list_model.row)
         ctx.changed.connect(self._changed)
         self.show_view(0)
         self._show_details()
@@ -133,7 +133,7 @@ class SchedulesPanel(ScheduleEdits, QWidget):
             view.editable = refusal is None
         store = self.ctx.store
         refused = store.capabilities.schedule_refusals if store is not None else {}  # actions this agent never takes
-        lst = self.list
+        lst = self.list_pane
         buttons = {"new": lst.new_button, "edit": lst.edit_button, "pause": lst.pause_button,
                    "resume": lst.resume_button, "delete": lst.delete_button,
                    "undo": self.calendar.undo_button}  # fmt: skip
@@ -147,15 +147,15 @@ class SchedulesPanel(ScheduleEdits, QWidget):
         store = self.ctx.require()
         caps = store.capabilities
         keep = self.ctx.reopened  # the same file again: keep the selection, filters and calendar date
-        sunday_one = keep and caps.weekday_choice and self.list.sunday_one.isChecked()
+        sunday_one = keep and caps.weekday_choice and self.list_pane.sunday_one.isChecked()
         if sunday_one:
             store.set_weekday_numbering("sunday-1")
         else:
-            self.list.sunday_one.blockSignals(True)
-            self.list.sunday_one.setChecked(False)
-            self.list.sunday_one.blockSignals(False)
-        self.list.sunday_one.setVisible(caps.weekday_choice)
-        self.list.pause_button.setText(caps.pause_label)
+            self.list_pane.sunday_one.blockSignals(True)
+            self.list_pane.sunday_one.setChecked(False)
+            self.list_pane.sunday_one.blockSignals(False)
+        self.list_pane.sunday_one.setVisible(caps.weekday_choice)
+        self.list_pane.pause_button.setText(caps.pause_label)
         if not keep:
             self.list_model.marks.forget()
             if self.day_dialog is not None:
@@ -185,7 +185,7 @@ class SchedulesPanel(ScheduleEdits, QWidget):
         store = self.ctx.store
         if store is None:
             return
-        lst = self.list
+        lst = self.list_pane
         filters = search_filters(lst.status_filter.currentText(), lst.type_filter.currentText(), lst.name_filter.text())
 
         live = self.list_model.marks.take_live()
@@ -199,7 +199,7 @@ class SchedulesPanel(ScheduleEdits, QWidget):
                 self.list_model.set_rows(found, live)
             finally:
                 self._syncing = False
-            self.list.due_label.setText(self.state.due_line())
+            self.list_pane.due_label.setText(self.state.due_line())
             self.select(self.state.selected)
             self.reload_calendar()
 
@@ -278,13 +278,13 @@ class SchedulesPanel(ScheduleEdits, QWidget):
         self._syncing = True
         try:
             if row is None:
-                self.list.list_view.selectionModel().clearSelection()
-                self.list.list_view.setCurrentIndex(QModelIndex())
+                self.list_pane.list_view.selectionModel().clearSelection()
+                self.list_pane.list_view.setCurrentIndex(QModelIndex())
             else:
                 index = self.list_model.index(row, 0)
-                self.list.list_view.setCurrentIndex(index)
-                self.list.list_view.selectRow(row)
-                self.list.list_view.scrollTo(index)
+                self.list_pane.list_view.setCurrentIndex(index)
+                self.list_pane.list_view.selectRow(row)
+                self.list_pane.list_view.scrollTo(index)
         finally:
             self._syncing = False
         self._show_details()
@@ -299,7 +299,7 @@ class SchedulesPanel(ScheduleEdits, QWidget):
     def _show_details(self) -> None:
         s = self.selected_schedule()
         self._buttons()
-        self.list.show_schedule(s, self.state.now())
+        self.list_pane.show_schedule(s, self.state.now())
         if s is None:
             return
         store, schedule_id = self.ctx.require(), s.schedule_id
@@ -312,7 +312,7 @@ class SchedulesPanel(ScheduleEdits, QWidget):
     def _show_runs(self, runs: list[ScheduleRun], schedule_id: str | None = None) -> None:
         if schedule_id is not None and schedule_id != self.state.selected:  # another one was selected meanwhile
             return
-        self.list.show_runs(runs)
+        self.list_pane.show_runs(runs)
 
     def show_output(self, item: QTableWidgetItem) -> None:
         run_id = item.data(Qt.ItemDataRole.UserRole)
@@ -321,7 +321,7 @@ class SchedulesPanel(ScheduleEdits, QWidget):
         def got(run: ScheduleRun) -> None:
             if schedule_id != self.state.selected:
                 return
-            self.list.output.setPlainText(run.output or "(this run has no output)")
-            self.list.details.setCurrentWidget(self.list.output)
+            self.list_pane.output.setPlainText(run.output or "(this run has no output)")
+            self.list_pane.details.setCurrentWidget(self.list_pane.output)
 
         self.ctx.run(lambda: store.schedules.run(run_id), on_done=got)

@@ -38,9 +38,9 @@ def row_of(notes, start: str) -> int:
 
 def select(notes, row: int) -> None:
     """Make ``row`` current and the only row selected."""
-    notes.list.view.setCurrentIndex(notes.model.index(row, 0))
+    notes.list_pane.view.setCurrentIndex(notes.model.index(row, 0))
     flags = QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows
-    notes.list.view.selectionModel().select(notes.model.index(row, 0), flags)
+    notes.list_pane.view.selectionModel().select(notes.model.index(row, 0), flags)
 
 
 def show(window, qloop, ctx, size=(1024, 640)) -> None:
@@ -68,7 +68,7 @@ def test_panel_fits_and_many_long_tags_wrap_without_widening_it(make_window, qlo
     settle(qloop, ctx)
     assert notes.state.current.note_id == many.note_id
     # 16 long tags in the editor and 16 in the tag filter: the minimum size does not move, the splitter neither
-    notes.list.tag_filter.set_tags(LONG_TAGS)
+    notes.list_pane.tag_filter.set_tags(LONG_TAGS)
     QApplication.processEvents()
     assert notes.minimumSizeHint() == before
     assert notes.splitter.sizes() == sizes and not notes.splitter.childrenCollapsible()
@@ -93,7 +93,7 @@ def test_panel_fits_at_1024_by_640(make_window, qloop):
     notes.reload()
     settle(qloop, ctx)
     select(notes, row_of(notes, "Many tags"))
-    notes.list.eviction_button.setVisible(True)  # the widest row of buttons a format gives
+    notes.list_pane.eviction_button.setVisible(True)  # the widest row of buttons a format gives
     assert notes.minimumSizeHint().width() <= 840 and notes.minimumSizeHint().height() <= 520
     for i in range(window.stack.count()):  # the other panels' sizes are theirs to test
         if window.stack.widget(i) is not notes:
@@ -175,10 +175,10 @@ def test_read_only_editors_and_disabled_controls_say_why(make_window, qloop, tmp
         notes.editor.new_button,
         notes.editor.save_button,
         notes.editor.delete_button,
-        notes.list.bulk_add,
-        notes.list.bulk_remove,
+        notes.list_pane.bulk_add,
+        notes.list_pane.bulk_remove,
     )
-    writers += (notes.editor.undo_button, notes.list.import_button)
+    writers += (notes.editor.undo_button, notes.list_pane.import_button)
     assert [(b.isEnabled(), b.toolTip()) for b in writers] == [(False, refusal)] * len(writers)
     assert notes.editor.content.isReadOnly() and notes.editor.content.toolTip() == refusal
     assert not notes.editor.tags.input.isEnabled() and notes.editor.tags.input.toolTip() == refusal
@@ -187,7 +187,7 @@ def test_read_only_editors_and_disabled_controls_say_why(make_window, qloop, tmp
         "preferences",
         "travel",
     ]
-    assert notes.list.export_button.isEnabled()
+    assert notes.list_pane.export_button.isEnabled()
     # read-only looks it: the window's colour, not an input box's white; no caret; the heading says so
     palette = notes.editor.content.palette()
     assert palette.color(QPalette.ColorRole.Base) == palette.color(QPalette.ColorRole.Window)
@@ -209,9 +209,9 @@ def test_read_only_editors_and_disabled_controls_say_why(make_window, qloop, tmp
     for button in (
         notes.editor.new_button,
         notes.editor.delete_button,
-        notes.list.bulk_add,
-        notes.list.bulk_remove,
-        notes.list.import_button,
+        notes.list_pane.bulk_add,
+        notes.list_pane.bulk_remove,
+        notes.list_pane.import_button,
     ):
         assert button.isEnabled(), button.text()
     assert (
@@ -223,7 +223,7 @@ def test_read_only_editors_and_disabled_controls_say_why(make_window, qloop, tmp
     palette = notes.editor.content.palette()
     assert palette.color(QPalette.ColorRole.Base) != palette.color(QPalette.ColorRole.Window)
     assert notes.editor.content.cursorWidth() == 1 and not notes.editor.heading.text().endswith("read-only")
-    assert notes.list.view.currentIndex().row() == row_of(notes, AISLE)
+    assert notes.list_pane.view.currentIndex().row() == row_of(notes, AISLE)
     assert len(notes.editor.tags.findChildren(QToolButton)) == 2
     notes.editor.content.setFocus()
     notes.editor.content.moveCursor(notes.editor.content.textCursor().MoveOperation.End)
@@ -241,18 +241,18 @@ def test_filtering_the_note_out_clears_the_editor(make_window, qloop):
     notes = open_notes(window, ctx, qloop)
     select(notes, row_of(notes, AISLE))
     assert notes.editor.heading.text() == f"Note “{AISLE}”"
-    notes.list.filter.setText("vegetarian")
+    notes.list_pane.filter.setText("vegetarian")
     settle(qloop, ctx)
     assert notes.model.rowCount() == 1 and notes.state.current is None and notes.editor.content.toPlainText() == ""
     assert (
         notes.editor.tags.tags() == []
         and notes.editor.heading.text() == "No note selected — choose one in the list, or New"
     )
-    notes.list.filter.clear()
+    notes.list_pane.filter.clear()
     settle(qloop, ctx)
     select(notes, row_of(notes, AISLE))
-    notes.list.tag_filter.set_tags(["garden"])
-    notes.list.tag_filter.tags_changed.emit(["garden"])
+    notes.list_pane.tag_filter.set_tags(["garden"])
+    notes.list_pane.tag_filter.tags_changed.emit(["garden"])
     settle(qloop, ctx)
     assert notes.model.rowCount() == 1 and notes.state.current is None and notes.editor.content.toPlainText() == ""
 
@@ -262,11 +262,11 @@ def test_an_edit_the_filter_hides_is_kept_and_says_so(make_window, qloop):
     notes = open_notes(window, ctx, qloop)
     select(notes, row_of(notes, AISLE))
     notes.editor.content.setPlainText(AISLE + " Not over the wing.")
-    notes.list.filter.setText("vegetarian")
+    notes.list_pane.filter.setText("vegetarian")
     settle(qloop, ctx)
     assert notes.state.current.content == AISLE and notes.editor.content.toPlainText() == AISLE + " Not over the wing."
     assert notes.editor.heading.text() == f"Note “{AISLE}” — not in the list: the filters hide it"
-    notes.list.filter.clear()
+    notes.list_pane.filter.clear()
     settle(qloop, ctx)
     assert notes.editor.heading.text() == f"Note “{AISLE}”" and notes.dirty()
 
@@ -310,12 +310,14 @@ def test_another_file_starts_afresh(make_window, qloop, tmp_path):
     notes.editor.content.setPlainText("changed")
     notes.save()
     settle(qloop, ctx)
-    notes.list.filter.setText("changed")
+    notes.list_pane.filter.setText("changed")
     settle(qloop, ctx)
     assert notes.state.undo_record is not None
     qloop.run_until_complete(ctx.open(tmp_path / "other.db", read_only=False, embedding="deterministic"))
     settle(qloop, ctx)
-    assert notes.state.current is None and notes.editor.content.toPlainText() == "" and notes.list.filter.text() == ""
+    assert (
+        notes.state.current is None and notes.editor.content.toPlainText() == "" and notes.list_pane.filter.text() == ""
+    )
     assert notes.state.undo_record is None and not notes.editor.undo_button.isEnabled()
 
 
@@ -327,35 +329,39 @@ def test_tab_leaves_the_text_and_the_table_and_escape_clears_filters(make_window
     notes = open_notes(window, ctx, qloop)
     select(notes, 0)
     show(window, qloop, ctx)
-    assert notes.editor.content.tabChangesFocus() and not notes.list.view.tabKeyNavigation()
+    assert notes.editor.content.tabChangesFocus() and not notes.list_pane.view.tabKeyNavigation()
     notes.editor.content.setFocus()
     before = notes.editor.content.toPlainText()
     QTest.keyClick(notes.editor.content, Qt.Key.Key_Tab)
     assert notes.editor.content.toPlainText() == before and QApplication.focusWidget() is not notes.editor.content
-    notes.list.view.setFocus()
-    QTest.keyClick(notes.list.view, Qt.Key.Key_Tab)
-    assert QApplication.focusWidget() is not notes.list.view
-    notes.list.filter.setFocus()
-    QTest.keyClicks(notes.list.filter, "aisle")
+    notes.list_pane.view.setFocus()
+    QTest.keyClick(notes.list_pane.view, Qt.Key.Key_Tab)
+    assert QApplication.focusWidget() is not notes.list_pane.view
+    notes.list_pane.filter.setFocus()
+    QTest.keyClicks(notes.list_pane.filter, "aisle")
     settle(qloop, ctx)
-    assert notes.model.rowCount() == 1 and notes.list.count_label.text() == "1 note matches the filters"
-    QTest.keyClick(notes.list.filter, Qt.Key.Key_Escape)
+    assert notes.model.rowCount() == 1 and notes.list_pane.count_label.text() == "1 note matches the filters"
+    QTest.keyClick(notes.list_pane.filter, Qt.Key.Key_Escape)
     settle(qloop, ctx)
-    assert notes.list.filter.text() == "" and notes.model.rowCount() == 6 and notes.list.count_label.text() == "6 notes"
-    entry = notes.list.tag_filter.input
+    assert (
+        notes.list_pane.filter.text() == ""
+        and notes.model.rowCount() == 6
+        and notes.list_pane.count_label.text() == "6 notes"
+    )
+    entry = notes.list_pane.tag_filter.input
     entry.setFocus()
     QTest.keyClicks(entry, "travel,food")
     settle(qloop, ctx)
-    assert notes.list.tag_filter.tags() == ["travel"] and entry.text() == "food" and notes.model.rowCount() == 3
+    assert notes.list_pane.tag_filter.tags() == ["travel"] and entry.text() == "food" and notes.model.rowCount() == 3
     popup = entry.completer().popup()
     if popup.isVisible():  # Escape first closes the completions offered
         QTest.keyClick(entry, Qt.Key.Key_Escape)
         assert not popup.isVisible() and entry.text() == "food"
     QTest.keyClick(entry, Qt.Key.Key_Escape)  # then empties what is typed, then drops the tags
-    assert notes.list.tag_filter.tags() == ["travel"] and entry.text() == ""
+    assert notes.list_pane.tag_filter.tags() == ["travel"] and entry.text() == ""
     QTest.keyClick(entry, Qt.Key.Key_Escape)
     settle(qloop, ctx)
-    assert notes.list.tag_filter.tags() == [] and notes.model.rowCount() == 6
+    assert notes.list_pane.tag_filter.tags() == [] and notes.model.rowCount() == 6
 
 
 def test_undo_and_redo_work_in_the_text_box(make_window, qloop, monkeypatch):
@@ -409,16 +415,16 @@ def test_cells_tooltips_carry_the_full_text_and_counts_are_plural_right(make_win
     assert notes.model.index(row, 1).data(tip) == "zeta, alpha, mid"
     when = datetime.fromisoformat(note.created_at).strftime("%Y-%m-%d %H:%M:%S UTC")  # to the second, no offset
     assert notes.model.index(row, 2).data(tip) == f"created {when}\nupdated {readable(note.updated_at)}"
-    assert notes.list.count_label.text() == "7 notes"
-    notes.list.view.selectAll()
-    assert notes.list.count_label.text() == "7 notes · 7 selected"
-    notes.list.filter.setText("First line of a long")
+    assert notes.list_pane.count_label.text() == "7 notes"
+    notes.list_pane.view.selectAll()
+    assert notes.list_pane.count_label.text() == "7 notes · 7 selected"
+    notes.list_pane.filter.setText("First line of a long")
     settle(qloop, ctx)
-    assert notes.list.count_label.text() == "1 note matches the filters"
-    notes.list.filter.setText("Alice")
+    assert notes.list_pane.count_label.text() == "1 note matches the filters"
+    notes.list_pane.filter.setText("Alice")
     settle(qloop, ctx)
-    assert notes.list.count_label.text() == "4 notes match the filters"
-    notes.list.filter.setText("")
+    assert notes.list_pane.count_label.text() == "4 notes match the filters"
+    notes.list_pane.filter.setText("")
     settle(qloop, ctx)
     select(notes, row_of(notes, AISLE))
     window.dialogs.texts = ["Trip"]
@@ -455,7 +461,7 @@ def test_a_notes_tags_wrap_onto_lines_and_its_row_grows_with_them(make_window, q
     window, ctx, _ = make_window()
     notes = open_notes(window, ctx, qloop)
     show(window, qloop, ctx)
-    view, plain = notes.list.view, notes.list.view.verticalHeader().defaultSectionSize()
+    view, plain = notes.list_pane.view, notes.list_pane.view.verticalHeader().defaultSectionSize()
     row = row_of(notes, AISLE)  # two short tags: one line, the plain height
     assert view.rowHeight(row) == plain
     note = qloop.run_until_complete(ctx.store.save_note("alice", "Packing list", ["travel", "food", "preferences"]))
@@ -480,14 +486,14 @@ def test_several_selected_notes_show_what_acts_on_them_all_and_stay_selected_aft
     both = {notes.model.notes[aisle].note_id, notes.model.notes[lisbon].note_id}
     select(notes, aisle)
     settle(qloop, ctx)
-    notes.list.view.selectionModel().select(
+    notes.list_pane.view.selectionModel().select(
         notes.model.index(lisbon, 0), QItemSelectionModel.SelectionFlag.Select | QItemSelectionModel.SelectionFlag.Rows
     )
     settle(qloop, ctx)
     assert notes.editor.heading.text() == "2 notes selected"
     assert notes.editor.body.currentWidget() is notes.editor.many and not notes.editor.content.isVisible()
     assert notes.editor.many.text().startswith("Add tag…, Remove tag…, Delete…, Export… act on all of them.")
-    assert notes.list.bulk_add.isEnabled() and not notes.editor.save_button.isEnabled()
+    assert notes.list_pane.bulk_add.isEnabled() and not notes.editor.save_button.isEnabled()
     dialogs.texts = ["packing"]
     notes.bulk_tags(add=True)
     settle(qloop, ctx)
@@ -517,7 +523,7 @@ def test_the_panel_alone_lists_edits_and_undoes(qtbot, qloop, tmp_path):
     qloop.run_until_complete(ctx.open(tmp_path / "m.db", read_only=False, embedding="deterministic"))
     panel.set_user("alice")
     settle(qloop, ctx)
-    assert panel.model.rowCount() == 3 and panel.list.count_label.text() == "3 notes"
+    assert panel.model.rowCount() == 3 and panel.list_pane.count_label.text() == "3 notes"
     select(panel, row_of(panel, "note 1"))
     panel.editor.content.setPlainText("note 1, edited")
     assert panel.dirty() and panel.editor.save_button.isEnabled()

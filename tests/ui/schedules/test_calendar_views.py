@@ -25,7 +25,7 @@ ACTIONS = ("new_button", "edit_button", "pause_button", "resume_button", "delete
 
 def action(panel, name):
     """The panel's button ``name`` (Undo is the calendar's; the others the list's)."""
-    return getattr(panel.calendar if name == "undo_button" else panel.list, name)
+    return getattr(panel.calendar if name == "undo_button" else panel.list_pane, name)
 
 
 def utc(*a):
@@ -108,7 +108,7 @@ def test_at_1024_by_640_titles_month_lines_the_list_and_the_agenda_show_what_mat
         "×" in text for text in panel.calendar.month.painted
     )
 
-    header, viewport = panel.list.list_view.horizontalHeader(), panel.list.list_view.viewport().width()
+    header, viewport = panel.list_pane.list_view.horizontalHeader(), panel.list_pane.list_view.viewport().width()
     assert [panel.list_model.COLUMNS[header.logicalIndex(v)] for v in range(4)] == [
         "Name",
         "Status",
@@ -213,7 +213,7 @@ def test_more_opens_the_whole_day_and_an_entry_there_selects_its_row(make_window
     dialog.entries.itemClicked.emit(entry)
     settle(qloop, ctx)
     assert panel.state.selected == made[5].schedule_id
-    assert panel.list.list_view.selectionModel().selectedRows()[0].row() == row_of(panel, made[5].schedule_id)
+    assert panel.list_pane.list_view.selectionModel().selectedRows()[0].row() == row_of(panel, made[5].schedule_id)
     # the day list is a dialog: Escape closes it
     QTest.keyClick(dialog, Qt.Key.Key_Escape)
     assert not dialog.isVisible()
@@ -230,7 +230,7 @@ def test_clicking_a_calendar_entry_selects_its_row(make_window, qloop):
     settle(qloop, ctx)
     on_screen(window, qloop, ctx)
     other = named(panel, "Inbox watch")
-    panel.list.list_view.setCurrentIndex(panel.list_model.index(row_of(panel, other.schedule_id), 0))
+    panel.list_pane.list_view.setCurrentIndex(panel.list_model.index(row_of(panel, other.schedule_id), 0))
     settle(qloop, ctx)
     assert panel.state.selected == other.schedule_id
     month = panel.calendar.month
@@ -241,10 +241,13 @@ def test_clicking_a_calendar_entry_selects_its_row(make_window, qloop):
     settle(qloop, ctx)
     row = row_of(panel, once.schedule_id)
     assert panel.state.selected == once.schedule_id
-    assert panel.list.list_view.currentIndex().row() == row
-    assert [i.row() for i in panel.list.list_view.selectionModel().selectedRows()] == [row]
-    assert panel.list.detail_title.text() == "Details of “dentist 0”"
-    assert panel.list.next_fires.rowCount() == 1 and panel.list.next_fires.item(0, 1).text() == "2026-11-26 09:00 UTC"
+    assert panel.list_pane.list_view.currentIndex().row() == row
+    assert [i.row() for i in panel.list_pane.list_view.selectionModel().selectedRows()] == [row]
+    assert panel.list_pane.detail_title.text() == "Details of “dentist 0”"
+    assert (
+        panel.list_pane.next_fires.rowCount() == 1
+        and panel.list_pane.next_fires.item(0, 1).text() == "2026-11-26 09:00 UTC"
+    )
 
 
 def test_switching_views_keeps_the_navigated_date(make_window, qloop):
@@ -311,11 +314,11 @@ def test_read_only_disables_every_action_with_the_reason_until_editing_is_enable
         button = action(panel, name)
         assert not button.isEnabled() and button.toolTip() == refusal, name
     assert panel.calendar.month.editable is False  # a one-shot cannot be dragged either
-    panel.list.name_filter.setText("o")
+    panel.list_pane.name_filter.setText("o")
     panel.show_view(1)
     panel.go_to(date(2026, 12, 16))
     settle(qloop, ctx)
-    runs_before = panel.list.runs.rowCount()
+    runs_before = panel.list_pane.runs.rowCount()
     assert runs_before == 5
 
     qloop.run_until_complete(ctx.enable_editing())
@@ -323,12 +326,12 @@ def test_read_only_disables_every_action_with_the_reason_until_editing_is_enable
     assert ctx.edit_refusal("schedules") is None
     # the same file again: selection, filter and the calendar's date are kept
     assert panel.state.selected == lisbon.schedule_id
-    assert panel.list.list_view.selectionModel().selectedRows()[0].row() == row_of(panel, lisbon.schedule_id)
-    assert panel.list.name_filter.text() == "o"
+    assert panel.list_pane.list_view.selectionModel().selectedRows()[0].row() == row_of(panel, lisbon.schedule_id)
+    assert panel.list_pane.name_filter.text() == "o"
     assert panel.current_view() is panel.calendar.week and panel.calendar.title.text() == "Week of 14 December 2026"
     assert (
-        panel.list.runs.rowCount() == runs_before
-        and panel.list.detail_title.text() == "Details of “Lisbon fare tracker”"
+        panel.list_pane.runs.rowCount() == runs_before
+        and panel.list_pane.detail_title.text() == "Details of “Lisbon fare tracker”"
     )
     # every action that applies to a disabled schedule is enabled now
     enabled = {name: action(panel, name).isEnabled() for name in ACTIONS}
@@ -340,8 +343,8 @@ def test_read_only_disables_every_action_with_the_reason_until_editing_is_enable
         "delete_button": True,
         "undo_button": False,  # nothing was moved
     }
-    assert panel.list.new_button.toolTip() == "Create a schedule"
-    assert panel.list.pause_button.toolTip() == "It is disabled"
+    assert panel.list_pane.new_button.toolTip() == "Create a schedule"
+    assert panel.list_pane.pause_button.toolTip() == "It is disabled"
     assert panel.calendar.month.editable is True
 
 
@@ -351,43 +354,46 @@ def test_read_only_disables_every_action_with_the_reason_until_editing_is_enable
 def test_the_details_clear_when_their_schedule_is_filtered_away_or_deleted(make_window, qloop):
     window, ctx, dialogs, panel = open_panel(make_window, qloop, utc(2026, 11, 23, 12))
     lisbon = named(panel, "Lisbon fare tracker")
-    panel.list.list_view.setCurrentIndex(panel.list_model.index(row_of(panel, lisbon.schedule_id), 0))
+    panel.list_pane.list_view.setCurrentIndex(panel.list_model.index(row_of(panel, lisbon.schedule_id), 0))
     settle(qloop, ctx)
-    assert panel.list.runs.rowCount() == 5 and panel.list.detail_title.text() == "Details of “Lisbon fare tracker”"
+    assert (
+        panel.list_pane.runs.rowCount() == 5
+        and panel.list_pane.detail_title.text() == "Details of “Lisbon fare tracker”"
+    )
     empty = "No schedule selected: pick one in the list or on the calendar."
 
-    panel.list.name_filter.setText("tomatoes")
+    panel.list_pane.name_filter.setText("tomatoes")
     settle(qloop, ctx)
     assert [s.name for s in panel.state.schedules] == ["Water the tomatoes"]
-    assert panel.state.selected is None and panel.list.detail_title.text() == empty
+    assert panel.state.selected is None and panel.list_pane.detail_title.text() == empty
     assert (
-        panel.list.runs.rowCount(),
-        panel.list.next_fires.rowCount(),
-        panel.list.cadence_view.toPlainText(),
+        panel.list_pane.runs.rowCount(),
+        panel.list_pane.next_fires.rowCount(),
+        panel.list_pane.cadence_view.toPlainText(),
     ) == (0, 0, "")
-    assert not panel.list.edit_button.isEnabled() and not panel.list.delete_button.isEnabled()
+    assert not panel.list_pane.edit_button.isEnabled() and not panel.list_pane.delete_button.isEnabled()
 
     on_screen(window, qloop, ctx)
     window.activateWindow()
-    panel.list.name_filter.setFocus()
-    QTest.keyClick(panel.list.name_filter, Qt.Key.Key_Escape)  # Escape empties the filter
+    panel.list_pane.name_filter.setFocus()
+    QTest.keyClick(panel.list_pane.name_filter, Qt.Key.Key_Escape)  # Escape empties the filter
     settle(qloop, ctx)
-    assert panel.list.name_filter.text() == "" and len(panel.state.schedules) == 7
+    assert panel.list_pane.name_filter.text() == "" and len(panel.state.schedules) == 7
 
     panel.select(lisbon.schedule_id)
     settle(qloop, ctx)
-    assert panel.list.runs.rowCount() == 5
+    assert panel.list_pane.runs.rowCount() == 5
     panel.delete()
     settle(qloop, ctx)
     assert dialogs.confirms[-1].endswith("Its 5 runs of history go with it.")
     assert all(s.schedule_id != lisbon.schedule_id for s in panel.state.schedules)
-    assert panel.state.selected is None and panel.list.detail_title.text() == empty
+    assert panel.state.selected is None and panel.list_pane.detail_title.text() == empty
     assert (
-        panel.list.runs.rowCount(),
-        panel.list.next_fires.rowCount(),
-        panel.list.cadence_view.toPlainText(),
+        panel.list_pane.runs.rowCount(),
+        panel.list_pane.next_fires.rowCount(),
+        panel.list_pane.cadence_view.toPlainText(),
     ) == (0, 0, "")
-    assert panel.list.list_view.selectionModel().selectedRows() == []
+    assert panel.list_pane.list_view.selectionModel().selectedRows() == []
 
 
 # -- 6. keyboard, tooltips, plurals ---------------------------------------------------------------------------
@@ -395,12 +401,12 @@ def test_the_details_clear_when_their_schedule_is_filtered_away_or_deleted(make_
 
 def test_tab_leaves_tables_and_tooltips_hold_the_full_text(make_window, qloop):
     window, ctx, _, panel = open_panel(make_window, qloop, utc(2026, 11, 23, 12))
-    for view in (panel.list.list_view, panel.list.runs, panel.list.next_fires, panel.calendar.agenda):
+    for view in (panel.list_pane.list_view, panel.list_pane.runs, panel.list_pane.next_fires, panel.calendar.agenda):
         assert view.tabKeyNavigation() is False
     on_screen(window, qloop, ctx)
-    panel.list.list_view.setFocus()
-    QTest.keyClick(panel.list.list_view, Qt.Key.Key_Tab)
-    assert not panel.list.list_view.hasFocus()
+    panel.list_pane.list_view.setFocus()
+    QTest.keyClick(panel.list_pane.list_view, Qt.Key.Key_Tab)
+    assert not panel.list_pane.list_view.hasFocus()
 
     lisbon = named(panel, "Lisbon fare tracker")
     row = row_of(panel, lisbon.schedule_id)
@@ -410,7 +416,7 @@ def test_tab_leaves_tables_and_tooltips_hold_the_full_text(make_window, qloop):
     assert status.data(Qt.ItemDataRole.ToolTipRole) == status.data() == "disabled"
     panel.select(lisbon.schedule_id)
     settle(qloop, ctx)
-    summary = panel.list.runs.item(0, 3)
+    summary = panel.list_pane.runs.item(0, 3)
     assert summary.toolTip() == summary.text() == "Airline site answered 503 Service Unavailable"
 
     panel.show_view(2)
@@ -431,10 +437,10 @@ def test_counts_use_the_right_plural(make_window, qloop):
     panel.state.now = lambda: inbox.next_run_time - timedelta(minutes=10)
     panel.reload()
     settle(qloop, ctx)
-    assert panel.list.due_label.text() == "7 schedules · 1 due within the hour"
-    panel.list.name_filter.setText("Lisbon")
+    assert panel.list_pane.due_label.text() == "7 schedules · 1 due within the hour"
+    panel.list_pane.name_filter.setText("Lisbon")
     settle(qloop, ctx)
-    assert panel.list.due_label.text() == "1 schedule · 0 due within the hour"
+    assert panel.list_pane.due_label.text() == "1 schedule · 0 due within the hour"
 
 
 def test_calendar_entries_show_their_full_text_as_a_tooltip(make_window, qloop):

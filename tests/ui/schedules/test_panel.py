@@ -75,15 +75,15 @@ def test_list_details_and_due_soon(make_window, qloop):
     names = [s.name for s in panel.state.schedules]
     assert len(names) == 7 and "Lisbon fare tracker" in names
     row = names.index("Lisbon fare tracker")
-    panel.list.list_view.setCurrentIndex(panel.list_model.index(row, 0))
+    panel.list_pane.list_view.setCurrentIndex(panel.list_model.index(row, 0))
     settle(qloop, ctx)
     assert panel.list_model.index(row, 3).data() == "disabled" and panel.list_model.index(row, 6).data() == "5"
-    assert panel.list.runs.rowCount() == 5 and panel.list.runs.item(0, 1).text() == "failed"
-    panel.show_output(panel.list.runs.item(0, 0))
+    assert panel.list_pane.runs.rowCount() == 5 and panel.list_pane.runs.item(0, 1).text() == "failed"
+    panel.show_output(panel.list_pane.runs.item(0, 0))
     settle(qloop, ctx)
-    assert panel.list.output.toPlainText().startswith("Airline site answered 503 Service Unavailable")
-    assert panel.list.due_label.text().startswith("7 schedules · ")
-    panel.list.status_filter.setCurrentText("paused")
+    assert panel.list_pane.output.toPlainText().startswith("Airline site answered 503 Service Unavailable")
+    assert panel.list_pane.due_label.text().startswith("7 schedules · ")
+    panel.list_pane.status_filter.setCurrentText("paused")
     settle(qloop, ctx)
     assert [s.name for s in panel.state.schedules] == ["Water the tomatoes"]
 
@@ -192,10 +192,10 @@ def test_the_panel_alone_lists_selects_and_keeps_read_only_visible(alone, qloop)
 
     panel, ctx, _ = alone(lambda ctx, dialogs: SchedulesPanel(ctx, dialogs, now=lambda: DEMO_NOW))
     assert panel.state.anchor == DEMO_NOW.astimezone().date()  # the calendar opens on the clock's day
-    assert panel.list.due_label.text() == "7 schedules · 1 due within the hour"
+    assert panel.list_pane.due_label.text() == "7 schedules · 1 due within the hour"
     assert {"UTC", "Europe/Berlin"} <= set(panel.state.zones)  # what the schedule dialog offers
     briefing = next(s for s in panel.state.schedules if s.name == "Morning briefing")
     panel.select(briefing.schedule_id)
     settle(qloop, ctx)
-    assert panel.list.detail_title.text() == "Details of “Morning briefing”"
-    assert not panel.list.edit_button.isEnabled() and panel.list.edit_button.toolTip().startswith("Read-only")
+    assert panel.list_pane.detail_title.text() == "Details of “Morning briefing”"
+    assert not panel.list_pane.edit_button.isEnabled() and panel.list_pane.edit_button.toolTip().startswith("Read-only")
