@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QSettings, QUrl
 from PySide6.QtGui import QDesktopServices, QDragEnterEvent, QDropEvent
@@ -36,8 +36,13 @@ from .dialogs import Dialogs
 from .notes.panel import NotesPanel
 from .widgets import plural
 
+if TYPE_CHECKING:  # mixed into the main window
+    from PySide6.QtWidgets import QMainWindow as _Window
+else:
+    _Window = object
 
-class FileOperations:
+
+class FileOperations(_Window):
     """The file actions of :class:`~.main_window.MainWindow` (see the module's docstring)."""
 
     # what it uses of the window

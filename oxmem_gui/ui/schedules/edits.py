@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from datetime import datetime, timezone
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...core.api import ConflictError, OnceCadence, Schedule, describe, parse_cadence, parse_stored
 from ..context import StoreContext
@@ -19,8 +19,13 @@ from .dialog import ScheduleDialog
 from .model import schedule_text, words
 from .state import MoveRecord, SchedulesState
 
+if TYPE_CHECKING:  # mixed into a QWidget (the panel)
+    from PySide6.QtWidgets import QWidget as _Panel
+else:
+    _Panel = object
 
-class ScheduleEdits:
+
+class ScheduleEdits(_Panel):
     """The writes of :class:`~.panel.SchedulesPanel` (see the module's docstring)."""
 
     # what it uses of the panel
@@ -28,15 +33,16 @@ class ScheduleEdits:
     dialogs: Dialogs
     state: SchedulesState
     last_dialog: ScheduleDialog | None
+    if TYPE_CHECKING:
+
+        def selected_schedule(self) -> Schedule | None: ...
+        def reload(self) -> None: ...
 
     # -- editing ------------------------------------------------------------------------------------
 
     def make_dialog(self, schedule: Schedule | None = None) -> ScheduleDialog:
-        user = (
-            schedule.user_id
-            if schedule
-            else (self.selected_schedule().user_id if self.selected_schedule() else "default")
-        )
+        selected = schedule or self.selected_schedule()
+        user = selected.user_id if selected is not None else "default"
         self.last_dialog = ScheduleDialog(self.state.zones, schedule, user, self, now=self.state.now)
         return self.last_dialog
 
@@ -179,7 +185,7 @@ class ScheduleEdits:
 
     def undo(self) -> None:
         record, store = self.state.undo_move, self.ctx.writable("schedules")
-        if record is None or store is None:
+        if record is None or record.after is None or store is None:
             return
         now = self.state.now()
 

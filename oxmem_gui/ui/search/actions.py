@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QTextBrowser, QVBoxLayout
 
@@ -38,7 +38,13 @@ from .tools import ResultTools
 DEFAULT_MARKS = {"session": "session default", "file": "file default"}
 
 
-class ResultActions:
+if TYPE_CHECKING:  # mixed into a QWidget (the panel)
+    from PySide6.QtWidgets import QWidget as _Panel
+else:
+    _Panel = object
+
+
+class ResultActions(_Panel):
     """The actions of :class:`~.panel.SearchPanel` on its ranking and results (see the module's docstring)."""
 
     # what it uses of the panel
@@ -53,6 +59,13 @@ class ResultActions:
     @property
     def judgments(self) -> JudgmentStore:  # (the panel's: opened on first use)
         raise NotImplementedError
+
+    if TYPE_CHECKING:
+
+        def current_ranking(self) -> Retriever | None: ...
+        def vector_weight(self) -> float: ...
+        def _update_buttons(self) -> None: ...
+        def apply_best(self, vector_weight: float, fts_mode: str) -> None: ...
 
     def _look_up_default(self, select: bool) -> None:
         """Find the session's default ranking (chosen per session or file, else built in), mark it in the list,
@@ -119,8 +132,10 @@ class ResultActions:
         self._update_buttons()
 
     def compare_text(self) -> str:
-        """The shown results (B) against A: the pinned results, or else the query's default-settings ranking."""
-        return compare_text(self.state.pinned or self.state.baseline, self.state.result, self.state.pinned is not None)
+        """The shown results (B) against A: the pinned results, or else the query's default-settings ranking
+        (empty while there is nothing to compare)."""
+        a, b = self.state.pinned or self.state.baseline, self.state.result
+        return compare_text(a, b, self.state.pinned is not None) if a is not None and b is not None else ""
 
     def compare(self) -> None:
         if (self.state.pinned is None and self.state.baseline is None) or self.state.result is None:
@@ -160,13 +175,15 @@ class ResultActions:
         def find() -> dict[str, int]:
             for q in self.judgments.queries(store.path, name):
                 if (q.session_id, q.query) == (result.session_id, result.query):
-                    return q.grades
+                    return dict(q.grades)
             return {}
 
         self.ctx.run(lambda: asyncio.to_thread(find), on_done=self.model.set_grades)
 
     def _graded(self, chunk_id: str, grade: int | None) -> None:
         store, result, name = self.ctx.require(), self.state.result, self.set_name()
+        if result is None:  # (a grade is given in the hits of a result)
+            return
         self.ctx.run(
             lambda: asyncio.to_thread(
                 self.judgments.judge, store.path, name, result.session_id, result.query, chunk_id, grade
@@ -193,7 +210,7 @@ class ResultActions:
             if evaluation is None:
                 self.dialogs.info(f"The query set “{name}” has no judged queries yet: grade some hits (0–3) first.")
                 return
-            current = ranking.label if fixed else setting_text(w, mode)
+            current = ranking.label if fixed and ranking is not None else setting_text(w, mode)
             self.last_dialog = MetricsDialog(evaluation, name, current, self.dialogs, self)
             self.last_dialog.apply_best.connect(self.apply_best)
             self.last_dialog.show()
