@@ -18,6 +18,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
+from .embeddings.backends import EmbeddingBackend
 from .embeddings.example import Example
 from .embeddings.reindex import ReindexResult
 from .formats.base import Capabilities, EvictionPreview, Retriever
@@ -98,7 +99,9 @@ class MemoryReader(Protocol):
 
     format: str
     remote: RemoteSnapshot | None
-    #: what choosing the embedding backend said (the semantic model missing, …), for the commands that embed
+    #: the embedding backend the file's queries (and its writes) are embedded with, and what choosing it said
+    #: (the semantic model missing, …), for the commands that embed
+    backend: EmbeddingBackend
     backend_notice: str | None
 
     @property

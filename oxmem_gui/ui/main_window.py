@@ -181,7 +181,7 @@ class MainWindow(FileOperations, QMainWindow):
         edit = bar.addMenu("&Edit")
         self.enable_action = self._action(edit, "&Enable Editing", self.enable_editing, "Ctrl+E")
         edit.addSeparator()
-        self._action(edit, "&Find", self.find, QKeySequence.StandardKey.Find)
+        self._action(edit, "&Find", self.find_in_panel, QKeySequence.StandardKey.Find)
         self._action(edit, "&New Note", self.new_note, QKeySequence.StandardKey.New)
         self._action(edit, "&Save Note", self.notes.save, QKeySequence.StandardKey.Save)
         self._action(edit, "&Undo Last Note Edit", self.notes.undo, "Ctrl+Alt+Z")
@@ -289,7 +289,7 @@ class MainWindow(FileOperations, QMainWindow):
         self.pages.setCurrentWidget(self.start)
         self.setWindowTitle("oxmem")
 
-    def find(self) -> None:
+    def find_in_panel(self) -> None:
         panel = self.stack.currentWidget()
         if panel is self.notes:
             self.notes.list_pane.filter.setFocus()
