@@ -24,8 +24,7 @@ def rows(conn) -> list[tuple]:
     return conn.execute("SELECT rowid, chunk_id, embedding_model FROM chunks_vec ORDER BY rowid").fetchall()
 
 
-@pytest.fixture
-def conn():
+def four_rows():
     """Four orthogonal vectors (rowids 1–4, chunks c1–c4) in a ``FLOAT32(4)`` table with an ANN index."""
     c = libsql.connect(":memory:", isolation_level=None)
     c.execute(
@@ -38,6 +37,12 @@ def conn():
             f"INSERT INTO chunks_vec (rowid, chunk_id, embedding_blob, embedding_model) VALUES ({i}, ?, ?, 'm')",
             (f"c{i}", blob(values)),
         )
+    return c
+
+
+@pytest.fixture
+def conn():
+    c = four_rows()
     yield c
     c.close()
 
@@ -129,14 +134,7 @@ def test_a_row_the_agent_stranded_in_a_tiny_index_is_found_and_made_reachable_ev
 
     outcomes = []
     for _ in range(25):
-        c = libsql.connect(":memory:", isolation_level=None)
-        c.execute(
-            "CREATE TABLE chunks_vec (chunk_id TEXT PRIMARY KEY, embedding_blob FLOAT32(4) NOT NULL, "
-            "embedding_model TEXT NOT NULL)"
-        )
-        c.execute(f"CREATE INDEX {INDEX} ON chunks_vec(libsql_vector_idx(embedding_blob))")
-        for i, values in enumerate(UNIT, 1):
-            c.execute(INSERT, (f"c{i}", blob(values), "m"))
+        c = four_rows()
         c.execute(INSERT, ("twin", blob(UNIT[0]), "m"))  # rowid 5, c1's vector
         c.execute("DELETE FROM chunks_vec WHERE chunk_id = 'c1'")  # as the agent would: nobody watching
         lost = vector_index.unfound(c, INDEX)[2]

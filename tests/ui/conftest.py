@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 from datetime import datetime, timezone
+from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
@@ -125,6 +126,13 @@ def qloop(qapp):
 DEMO_NOW = datetime(2026, 11, 23, 12, 0, tzinfo=timezone.utc)
 
 
+async def write_demo(path: Path) -> None:
+    """The demo store at ``path``, filled as of :data:`DEMO_NOW`."""
+    store = await MemoryStore.open(path, embedding="deterministic")
+    await fill_demo(store, now=DEMO_NOW)
+    await store.aclose()
+
+
 @pytest.fixture
 def make_window(qtbot, qloop, tmp_path):
     """``make_window(read_only=False)``: a main window on a fresh demo store; returns ``(window, ctx, dialogs)``."""
@@ -135,9 +143,7 @@ def make_window(qtbot, qloop, tmp_path):
 
         async def setup():
             if not path.exists():
-                store = await MemoryStore.open(path, embedding="deterministic")
-                await fill_demo(store, now=DEMO_NOW)
-                await store.aclose()
+                await write_demo(path)
             ctx = StoreContext()
             dialogs = FakeDialogs()
             judgments = JudgmentStore(tmp_path / "inspector.db")
@@ -165,14 +171,8 @@ def alone(qtbot, qloop, tmp_path):
 
     def build(make_panel, read_only: bool = True):
         path = tmp_path / "demo.db"
-
-        async def setup():
-            store = await MemoryStore.open(path, embedding="deterministic")
-            await fill_demo(store, now=DEMO_NOW)
-            await store.aclose()
-
         if not path.exists():
-            qloop.run_until_complete(setup())
+            qloop.run_until_complete(write_demo(path))
         ctx, dialogs = StoreContext(), FakeDialogs()
         panel = make_panel(ctx, dialogs)
         qtbot.addWidget(panel)

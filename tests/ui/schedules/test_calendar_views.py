@@ -23,6 +23,12 @@ VIEWS = ("Month", "Week", "Agenda")
 ACTIONS = ("new_button", "edit_button", "pause_button", "resume_button", "delete_button", "undo_button")
 
 
+def details(panel):
+    """How many runs and next fires the details show, and the cadence's JSON."""
+    pane = panel.list_pane
+    return pane.runs.rowCount(), pane.next_fires.rowCount(), pane.cadence_view.toPlainText()
+
+
 def action(panel, name):
     """The panel's button ``name`` (Undo is the calendar's; the others the list's)."""
     return getattr(panel.calendar if name == "undo_button" else panel.list_pane, name)
@@ -366,11 +372,7 @@ def test_the_details_clear_when_their_schedule_is_filtered_away_or_deleted(make_
     settle(qloop, ctx)
     assert [s.name for s in panel.state.schedules] == ["Water the tomatoes"]
     assert panel.state.selected is None and panel.list_pane.detail_title.text() == empty
-    assert (
-        panel.list_pane.runs.rowCount(),
-        panel.list_pane.next_fires.rowCount(),
-        panel.list_pane.cadence_view.toPlainText(),
-    ) == (0, 0, "")
+    assert details(panel) == (0, 0, "")
     assert not panel.list_pane.edit_button.isEnabled() and not panel.list_pane.delete_button.isEnabled()
 
     on_screen(window, qloop, ctx)
@@ -388,11 +390,7 @@ def test_the_details_clear_when_their_schedule_is_filtered_away_or_deleted(make_
     assert dialogs.confirms[-1].endswith("Its 5 runs of history go with it.")
     assert all(s.schedule_id != lisbon.schedule_id for s in panel.state.schedules)
     assert panel.state.selected is None and panel.list_pane.detail_title.text() == empty
-    assert (
-        panel.list_pane.runs.rowCount(),
-        panel.list_pane.next_fires.rowCount(),
-        panel.list_pane.cadence_view.toPlainText(),
-    ) == (0, 0, "")
+    assert details(panel) == (0, 0, "")
     assert panel.list_pane.list_view.selectionModel().selectedRows() == []
 
 

@@ -6,15 +6,14 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-from datetime import datetime, timezone
 
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 
-from oxmem_gui.core.api import MemoryStore, SearchOptions, explain, open_memory
-from oxmem_gui.core.demo import fill_demo
+from oxmem_gui.core.api import SearchOptions, explain, open_memory
 from oxmem_gui.ui.search.explanation import ExplanationView, compare_text, where
+from tests.ui.conftest import write_demo
 
 LISBON = "telegram:alice:lisbon-trip"
 QUERY = "quiet hotel in Alfama"
@@ -28,9 +27,7 @@ def results(tmp_path_factory):
     path = tmp_path_factory.mktemp("demo") / "demo.db"
 
     async def make():
-        store = await MemoryStore.open(path, embedding="deterministic")
-        await fill_demo(store, now=datetime(2026, 11, 23, 12, 0, tzinfo=timezone.utc))
-        await store.aclose()
+        await write_demo(path)
         async with await open_memory(path, embedding="deterministic") as memory:
             fts_only = SearchOptions.of({"vector_weight": 0.0, "fts_weight": 1.0})
             return (

@@ -5,13 +5,12 @@ panel says about a result and a *Why not…?* story."""
 from __future__ import annotations
 
 import asyncio
-from datetime import datetime, timezone
 
 import pytest
 
-from oxmem_gui.core.api import SEARCH_DEFAULTS, AllSessions, MemoryStore, SearchOptions, open_memory
-from oxmem_gui.core.demo import fill_demo
+from oxmem_gui.core.api import SEARCH_DEFAULTS, AllSessions, SearchOptions, open_memory
 from oxmem_gui.ui.search.state import SearchState, legs_line, model_line, story_line
+from tests.ui.conftest import write_demo
 
 LISBON = "telegram:alice:lisbon-trip"
 QUERY = "which seat on the flight"
@@ -22,13 +21,7 @@ HYBRID = ("oxmem", LISBON, QUERY, 3)
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory):
     path = tmp_path_factory.mktemp("demo") / "demo.db"
-
-    async def make():
-        store = await MemoryStore.open(path, embedding="deterministic")
-        await fill_demo(store, now=datetime(2026, 11, 23, 12, 0, tzinfo=timezone.utc))
-        await store.aclose()
-
-    asyncio.run(make())
+    asyncio.run(write_demo(path))
     return path
 
 
