@@ -28,6 +28,7 @@ EXTERNAL = {
     "https://github.com/omgagi/omega": "the Omega agent, whose files oxmem reads and edits",
     "https://github.com/Johnsonbros/Zeke": "the ZEKE agent, whose files oxmem reads and edits",
     "https://github.com/davo20019/aidaemon": "the aidaemon agent, whose files oxmem reads and edits",
+    "https://github.com/openai/openai-agents-python": "the OpenAI Agents SDK, whose session files oxmem reads",
     "https://www.python-httpx.org/": "the HTTP library the remote memories' client is built on",
 }
 CONTRACT = ROOT / "docs" / "contract.md"

@@ -21,7 +21,7 @@ import apsw
 from . import vector_index
 from .database import BUSY_TIMEOUT_MS, Database, database_path, release_wal_files, table_damage
 from .errors import DamagedError, KeyRequiredError, OxmemError
-from .formats.detect import LABELS, detect_schema, sniff_file
+from .formats.detect import LABELS, detect_schema, quoted, session_tables, sniff_file
 from .formats.encrypted import decrypt_to_memory, need_key_message
 from .libsql_writer import LibsqlWriter, have_libsql
 from .schedules.store import has_schedule_tables, search_schedules
@@ -129,6 +129,8 @@ def run_checks(conn: apsw.Connection, path: str, quick: bool = False) -> CheckRe
         step("index sync", lambda: _zeke_fts(conn, report))
     if ours and has_schedule_tables(conn):
         step("schedules", lambda: _schedules(conn, report))
+    if fmt == "openai-agents":
+        step("items", lambda: _agent_items(conn, report))
     return report
 
 
@@ -238,6 +240,31 @@ def _payloads(conn: apsw.Connection) -> Finding:
     if bad:
         return Finding("payloads", WARNING, f"{bad:,} events hold text that is not JSON (shown flagged, not indexed)")
     return Finding("payloads", OK, "every event holds JSON")
+
+
+def _agent_items(conn: apsw.Connection, report: CheckReport) -> Finding:
+    """The OpenAI Agents SDK's ``get_items`` skips a message row whose JSON does not parse, without a word (the
+    history the model is given lacks it), and hands on one that is JSON but no object as an item: both are named."""
+    tables = session_tables(conn)
+    assert tables is not None  # (the format was detected by them)
+    messages = quoted(tables[1])
+    report.counts["messages"] = _one(conn, f"SELECT count(*) FROM {messages}")
+    bad = conn.execute(
+        f"SELECT session_id, id, json_valid(message_data) FROM {messages} WHERE CASE WHEN json_valid(message_data) "
+        "THEN json_type(message_data) != 'object' ELSE 1 END ORDER BY session_id, id"
+    ).fetchall()
+    if not bad:
+        return Finding("items", OK, "every message row holds a JSON object the SDK reads")
+
+    def rows(valid: int) -> str:
+        found = [f"{sid} #{mid}" for sid, mid, v in bad if v == valid]
+        return ", ".join(found[:5]) + (" …" if len(found) > 5 else "")
+
+    skipped, odd = sum(1 for *_, v in bad if not v), sum(1 for *_, v in bad if v)
+    said = ([f"{skipped:,} not JSON, which the SDK skips without a word: {rows(0)}"] if skipped else []) + (
+        [f"{odd:,} JSON but not an object, which it hands on as they are: {rows(1)}"] if odd else []
+    )
+    return Finding("items", WARNING, "message rows " + "; ".join(said))
 
 
 def _vectors(conn: apsw.Connection) -> Finding:

@@ -25,6 +25,7 @@ from .formats.detect import LABELS, article, detect_schema, sniff_file
 from .formats.encrypted import KEY_ENV, decrypt_to_memory, need_key_message
 from .formats.info import DatabaseInfo, file_info
 from .formats.omega import OmegaReader
+from .formats.openai_agents import OpenAIAgentsReader
 from .formats.zeke import ZekeReader
 from .memory_store import MemoryStore
 from .remote import HranaClient, PullReport
@@ -38,16 +39,22 @@ READERS: dict[str, type[ForeignReader]] = {
     "zeke": ZekeReader,
     "aidaemon": AidaemonReader,
     "aidaemon-legacy": AidaemonReader,
+    "openai-agents": OpenAIAgentsReader,
     "sqlite-unknown": ForeignReader,
 }
 
 
 def implementations(
-    store: MemoryStore, table_browser: ForeignReader, omega: OmegaReader, zeke: ZekeReader, aidaemon: AidaemonReader
+    store: MemoryStore,
+    table_browser: ForeignReader,
+    omega: OmegaReader,
+    zeke: ZekeReader,
+    aidaemon: AidaemonReader,
+    openai_agents: OpenAIAgentsReader,
 ) -> list[Memory]:
     """Every class :func:`open_memory` may return, one of each: the type checker holds each to
     :class:`~.contract.Memory` here (a new reader is added to these parameters)."""
-    return [store, table_browser, omega, zeke, aidaemon]
+    return [store, table_browser, omega, zeke, aidaemon, openai_agents]
 
 
 async def open_memory(

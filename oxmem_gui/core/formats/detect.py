@@ -3,7 +3,8 @@
 Formats (their names are what ``oxmem info`` prints): ``oxmem`` (this project's store), ``oxydra`` (the Oxydra
 agent's own file: the same tables plus its gateway tables or migrations this project does not know),
 ``oxydra-libsql`` (newer Oxydra, with libSQL's vector index), ``omega``, ``zeke``, ``aidaemon``,
-``aidaemon-legacy`` (before v0.9: ``messages`` and ``scheduled_tasks``, no ``events``), ``sqlite-unknown``
+``aidaemon-legacy`` (before v0.9: ``messages`` and ``scheduled_tasks``, no ``events``), ``openai-agents`` (the
+OpenAI Agents SDK's ``SQLiteSession`` tables, found by their columns and foreign key), ``sqlite-unknown``
 (readable SQLite of some other program), ``encrypted`` (not SQLite's header, bytes that look random: SQLCipher),
 ``not-sqlite``.
 """
@@ -30,6 +31,7 @@ LABELS = {
     "zeke": "ZEKE memory",
     "aidaemon": "aidaemon memory",
     "aidaemon-legacy": "aidaemon memory (before v0.9)",
+    "openai-agents": "OpenAI Agents session store",
     "sqlite-unknown": "SQLite database",
     "encrypted": "encrypted database",
     "not-sqlite": "not a SQLite database",
@@ -67,9 +69,33 @@ def _entropy(data: bytes) -> float:
     return -sum(c / n * math.log2(c / n) for c in counts.values())
 
 
+def quoted(name: str) -> str:
+    """A table's name as SQL takes it."""
+    return '"' + name.replace('"', '""') + '"'
+
+
 def _columns(conn: apsw.Connection, table: str) -> set[str]:
-    quoted = '"' + table.replace('"', '""') + '"'
-    return {r[1] for r in conn.execute(f"PRAGMA table_info({quoted})").fetchall()}
+    return {r[1] for r in conn.execute(f"PRAGMA table_info({quoted(table)})").fetchall()}
+
+
+#: the columns that tell the OpenAI Agents SDK's two session tables apart (their names are the program's choice)
+AGENT_MESSAGE_COLUMNS = {"id", "session_id", "message_data", "created_at"}
+AGENT_SESSION_COLUMNS = {"session_id", "created_at", "updated_at"}
+
+
+def session_tables(conn: apsw.Connection) -> tuple[str, str] | None:
+    """``(sessions, messages)``: the OpenAI Agents SDK's ``SQLiteSession`` tables in this file — a messages table
+    of :data:`AGENT_MESSAGE_COLUMNS` whose foreign key on ``session_id`` names a table of
+    :data:`AGENT_SESSION_COLUMNS` — or None."""
+    tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
+    for messages in tables:
+        if not _columns(conn, messages) >= AGENT_MESSAGE_COLUMNS:
+            continue
+        for row in conn.execute(f"PRAGMA foreign_key_list({quoted(messages)})").fetchall():
+            sessions, column = row[2], row[3]
+            if column == "session_id" and sessions in tables and _columns(conn, sessions) >= AGENT_SESSION_COLUMNS:
+                return sessions, messages
+    return None
 
 
 def detect_schema(conn: apsw.Connection) -> str:
@@ -93,6 +119,8 @@ def detect_schema(conn: apsw.Connection) -> str:
         return "aidaemon"
     if has("messages", "session_id", "role", "content") and ("scheduled_tasks" in tables or "facts" in tables):
         return "aidaemon-legacy"
+    if session_tables(conn) is not None:
+        return "openai-agents"
     return "sqlite-unknown"
 
 

@@ -1,0 +1,155 @@
+"""The OpenAI Agents SDK's session store (``openai-agents``, ``SQLiteSession``), read-only.
+
+What the SDK writes (openai-agents 0.24.0, ``agents/memory/sqlite_session.py``, ``_create_schema_for_connection``):
+a sessions table (``session_id TEXT PRIMARY KEY, created_at, updated_at``, both ``CURRENT_TIMESTAMP``: UTC as
+``YYYY-MM-DD HH:MM:SS``) and a messages table (``id INTEGER PRIMARY KEY AUTOINCREMENT, session_id,
+message_data TEXT, created_at``, its foreign key naming the sessions table), ``agent_sessions`` and
+``agent_messages`` unless the program named them otherwise — so they are found by their columns and that foreign
+key, never by name. Each message row is one Responses API input item as JSON: a message (``role`` user, system,
+developer or assistant; ``content`` a string or a list of parts), a ``function_call`` (``call_id``, ``name``,
+``arguments``) or its ``function_call_output`` (``call_id``, ``output``), or another item (reasoning, …). The SDK
+reads a session's items in ``id`` order and **skips a row whose JSON does not parse, without a word**
+(``get_items``), and hands on one that is JSON but no object as it is: oxmem shows either, flagged, in its place.
+
+A session is a conversation; each item an event (its sequence is its row ``id``, which is what the SDK orders by):
+a message as the message it is, a function call as an assistant's tool call, its output as the tool's answer (the
+item itself is kept in the event, under ``item``). The SDK has no search of its own: the file offers none here.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import apsw
+
+from ..errors import NotFoundError
+from ..store.browse import SessionRow
+from ..store.events import Event
+from .aidaemon_rows import json_or_reason
+from .base import Capabilities, ForeignReader
+from .detect import quoted, session_tables
+from .times import shown_time
+
+#: message roles as oxmem's payloads name them (the Responses API's ``developer`` is the system's voice)
+ROLES = {"user": "user", "system": "system", "developer": "system", "assistant": "assistant"}
+
+
+def _text(content: Any) -> str:
+    """A message's text: the string itself, or its parts' texts (``input_text``, ``output_text``, …) one a line;
+    a part without text (an image, a file) by its type."""
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        return "" if content is None else json.dumps(content, ensure_ascii=False)
+    parts = []
+    for part in content:
+        if isinstance(part, dict) and isinstance(part.get("text"), str):
+            parts.append(part["text"])
+        elif isinstance(part, dict) and isinstance(part.get("refusal"), str):
+            parts.append(f"[refusal] {part['refusal']}")
+        elif isinstance(part, dict):
+            parts.append(f"[{part.get('type', 'part')}]")
+    return "\n".join(parts)
+
+
+def item_payload(message_id: int, message_data: Any) -> dict[str, Any]:
+    """One message row as the message payload the views show (the item itself under ``item``); a row the SDK
+    would skip (not JSON, not an object) is a system line saying so, with its raw text."""
+    item, problem = json_or_reason(message_data)
+    if problem is not None:
+        said = f"{problem}; the SDK skips it without a word"
+    elif not isinstance(item, dict):
+        said = f"is JSON but not an object ({type(item).__name__}); the SDK hands it on as an item as it is"
+    if problem is not None or not isinstance(item, dict):
+        raw = message_data.decode("utf-8", "replace") if isinstance(message_data, bytes) else message_data
+        return {"role": "system", "content": f"⚠ unreadable row: message {message_id} {said}", "raw_data": raw}
+    kind, role = item.get("type"), item.get("role")
+    if kind == "function_call":
+        call = {"id": item.get("call_id"), "name": str(item.get("name")), "arguments": item.get("arguments")}
+        return {"role": "assistant", "content": "", "tool_calls": [call], "item": item}
+    if kind == "function_call_output":
+        output = item.get("output")
+        text = output if isinstance(output, str) else _text(output)
+        payload = {"role": "tool", "content": text, "item": item}
+        if isinstance(item.get("call_id"), str):
+            payload["tool_call_id"] = item["call_id"]
+        return payload
+    if role in ROLES and kind in (None, "message"):
+        return {"role": ROLES[role], "content": _text(item.get("content")), "item": item}
+    what = kind or role or "item"
+    return {"role": "system", "content": f"[{what}] {json.dumps(item, ensure_ascii=False)}", "item": item}
+
+
+class OpenAIAgentsReader(ForeignReader):
+    """A ``SQLiteSession`` file of the OpenAI Agents SDK (see the module's docstring)."""
+
+    FORMAT = "openai-agents"
+    LABEL = "OpenAI Agents session store"
+    REASON = "oxmem opens the OpenAI Agents SDK's session store read-only"
+
+    @property
+    def capabilities(self) -> Capabilities:
+        return Capabilities(
+            self.format,
+            self.LABEL,
+            has_notes=False,
+            has_schedules=False,
+            has_search=False,
+            refusals=self.refusals(),
+        )
+
+    def _tables(self, conn: apsw.Connection) -> tuple[str, str]:
+        found = session_tables(conn)
+        if found is None:  # (another program replaced the file meanwhile)
+            raise NotFoundError(f"{self.path.name} no longer has the OpenAI Agents SDK's session tables")
+        return found
+
+    def _markers(self, conn: apsw.Connection) -> list[str]:
+        sessions, messages = self._tables(conn)
+        return [f"sessions: {sessions}", f"messages: {messages}"]
+
+    def _sessions(self, conn: apsw.Connection, contains: str | None) -> list[SessionRow]:
+        sessions, _ = self._tables(conn)
+        needle = contains.casefold() if contains else None
+        rows = []
+        for sid, created, updated in conn.execute(f"SELECT session_id, created_at, updated_at FROM {quoted(sessions)}"):
+            shown_id = str(sid)
+            if needle and needle not in shown_id.casefold():
+                continue
+            rows.append(SessionRow(shown_id, None, shown_time(created), shown_time(updated)))
+        rows.sort(key=lambda r: r.session_id)
+        rows.sort(key=lambda r: r.updated_at, reverse=True)
+        return rows
+
+    def _session_exists(self, conn: apsw.Connection, session_id: str) -> bool:
+        sessions, messages = self._tables(conn)
+        return bool(
+            conn.execute(f"SELECT 1 FROM {quoted(sessions)} WHERE session_id = ?", (session_id,)).fetchall()
+            or conn.execute(f"SELECT 1 FROM {quoted(messages)} WHERE session_id = ? LIMIT 1", (session_id,)).fetchall()
+        )
+
+    def _events_after(
+        self, conn: apsw.Connection, session_id: str, after_sequence: int | None, limit: int
+    ) -> list[Event]:
+        if not self._session_exists(conn, session_id):
+            raise NotFoundError(f"no session {session_id!r}")
+        _, messages = self._tables(conn)
+        rows = conn.execute(
+            f"SELECT id, message_data, created_at FROM {quoted(messages)} WHERE session_id = ? AND id > ? "
+            "ORDER BY id LIMIT ?",
+            (session_id, -1 if after_sequence is None else after_sequence, limit),
+        ).fetchall()
+        return [Event(int(i), shown_time(created), item_payload(int(i), data)) for i, data, created in rows]
+
+    def _events(self, conn: apsw.Connection, session_id: str) -> list[Event]:
+        return self._events_after(conn, session_id, None, -1)
+
+    def _event_stats(self, conn: apsw.Connection, session_id: str) -> tuple[int, int | None]:
+        if not self._session_exists(conn, session_id):
+            raise NotFoundError(f"no session {session_id!r}")
+        _, messages = self._tables(conn)
+        count, last = conn.execute(
+            f"SELECT count(*), max(id) FROM {quoted(messages)} WHERE session_id = ?", (session_id,)
+        ).fetchall()[0]
+        return int(count), None if last is None else int(last)

@@ -1,0 +1,147 @@
+"""The OpenAI Agents SDK's session store (``core/formats/openai_agents.py``) on files written by the SDK's own
+``SQLiteSession`` (openai-agents, a test dependency; no model is called): found by its tables' columns whatever
+their names, every session and item shown as the SDK reads them back, a row the SDK would skip or hand on as it is
+shown flagged and named by ``check``, and the file left as it was."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import sqlite3
+
+import pytest
+
+from oxmem_gui.core.api import ReadOnlyError, check_store, open_memory
+
+agents = pytest.importorskip("agents", reason="the OpenAI Agents SDK writes these files (a test dependency)")
+
+WEATHER = [
+    {"role": "user", "content": "What is the weather in Lisbon?"},
+    {"type": "function_call", "call_id": "call_1", "name": "get_weather", "arguments": '{"city": "Lisbon"}'},
+    {"type": "function_call_output", "call_id": "call_1", "output": "Sunny, 21°C"},
+    {
+        "type": "message",
+        "id": "msg_1",
+        "role": "assistant",
+        "status": "completed",
+        "content": [{"type": "output_text", "text": "It is sunny in Lisbon.", "annotations": []}],
+    },
+]
+HELLO = [
+    {"role": "developer", "content": "Be brief."},
+    {"role": "user", "content": [{"type": "input_text", "text": "hi"}]},
+]
+
+
+def write(path, sessions: dict[str, list[dict]], **tables: str) -> None:
+    """Each session's items added by the SDK's own ``SQLiteSession`` (``tables``: its table names)."""
+
+    async def go():
+        for session_id, items in sessions.items():
+            session = agents.SQLiteSession(session_id, str(path), **tables)
+            await session.add_items(items)
+            session.close()
+
+    asyncio.run(go())
+
+
+def sdk_items(path, session_id: str, **tables: str) -> list:
+    async def go():
+        session = agents.SQLiteSession(session_id, str(path), **tables)
+        try:
+            return await session.get_items()
+        finally:
+            session.close()
+
+    return asyncio.run(go())
+
+
+def read(path, fn):
+    async def go():
+        async with await open_memory(path, embedding="deterministic") as memory:
+            return await fn(memory)
+
+    return asyncio.run(go())
+
+
+def digest(path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+@pytest.fixture
+def sdk_file(tmp_path):
+    path = tmp_path / "conversations.db"
+    write(path, {"weather": WEATHER, "hello": HELLO})
+    return path
+
+
+def test_every_session_and_item_is_shown_as_the_sdk_reads_it_back(sdk_file):
+    async def everything(m):
+        sessions = await m.sessions_page(limit=100)
+        return m.format, sessions, {s.session_id: await m.events_page(s.session_id, None, 100) for s in sessions}
+
+    fmt, sessions, events = read(sdk_file, everything)
+    assert fmt == "openai-agents" and sorted(s.session_id for s in sessions) == ["hello", "weather"]
+    assert {s: len(e) for s, e in events.items()} == {"hello": 2, "weather": 4}
+    for session_id in ("weather", "hello"):
+        assert [e.payload["item"] for e in events[session_id]] == sdk_items(sdk_file, session_id)
+    weather = [e.payload for e in events["weather"]]
+    assert [(p["role"], p["content"]) for p in weather] == [
+        ("user", "What is the weather in Lisbon?"),
+        ("assistant", ""),
+        ("tool", "Sunny, 21°C"),
+        ("assistant", "It is sunny in Lisbon."),
+    ]
+    assert weather[1]["tool_calls"] == [{"id": "call_1", "name": "get_weather", "arguments": '{"city": "Lisbon"}'}]
+    assert weather[2]["tool_call_id"] == "call_1"
+    assert [(e.payload["role"], e.payload["content"]) for e in events["hello"]] == [
+        ("system", "Be brief."),
+        ("user", "hi"),
+    ]
+    assert [e.sequence for e in events["weather"]] == sorted(e.sequence for e in events["weather"])
+
+
+def test_tables_the_program_named_otherwise_are_found_by_their_columns(tmp_path):
+    path = tmp_path / "app.sqlite"
+    names = {"sessions_table": "chat_threads", "messages_table": "chat_items"}
+    write(path, {"t1": WEATHER[:1]}, **names)
+    sessions = read(path, lambda m: m.sessions_page(limit=10))
+    assert [s.session_id for s in sessions] == ["t1"]
+    events = read(path, lambda m: m.events_page("t1", None, 10))
+    assert [e.payload["item"] for e in events] == sdk_items(path, "t1", **names)
+
+
+def test_a_row_the_sdk_would_skip_or_hand_on_is_shown_flagged_and_named_by_check(sdk_file):
+    with sqlite3.connect(sdk_file) as conn:  # another program's rows (the SDK itself writes only JSON objects)
+        conn.execute("INSERT INTO agent_messages (session_id, message_data) VALUES ('weather', '{broken')")
+        conn.execute("INSERT INTO agent_messages (session_id, message_data) VALUES ('weather', '[1, 2]')")
+    assert sdk_items(sdk_file, "weather") == [*WEATHER, [1, 2]]  # the broken row left out without a word
+    events = read(sdk_file, lambda m: m.events_page("weather", None, 100))
+    flagged = [e.payload["content"] for e in events if e.payload["role"] == "system"]
+    assert len(events) == 6 and len(flagged) == 2
+    assert flagged[0].startswith("⚠ unreadable row: message 7 is not JSON (")
+    assert flagged[0].endswith("; the SDK skips it without a word")
+    assert flagged[1] == (
+        "⚠ unreadable row: message 8 is JSON but not an object (list); the SDK hands it on as an item as it is"
+    )
+    report = asyncio.run(check_store(sdk_file))
+    (items,) = [f for f in report.findings if f.check == "items"]
+    assert (items.level, items.detail) == (
+        "warning",
+        "message rows 1 not JSON, which the SDK skips without a word: weather #7; "
+        "1 JSON but not an object, which it hands on as they are: weather #8",
+    )
+
+
+def test_reads_change_no_byte_and_edits_are_refused_with_the_reason(sdk_file):
+    before = digest(sdk_file)
+    read(sdk_file, lambda m: m.events_page("weather", None, 100))
+    asyncio.run(check_store(sdk_file))
+
+    async def edit():
+        async with await open_memory(sdk_file, read_only=False, embedding="deterministic") as m:
+            await m.forget("weather")
+
+    with pytest.raises(ReadOnlyError, match="OpenAI Agents SDK's session store read-only; nothing was changed"):
+        asyncio.run(edit())
+    assert digest(sdk_file) == before and sdk_items(sdk_file, "weather") == WEATHER
