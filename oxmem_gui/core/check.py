@@ -179,7 +179,8 @@ def _foreign_keys(conn: apsw.Connection) -> Finding:
     if not rows:
         return Finding("foreign keys", OK, "no row points at a missing parent")
     tables = sorted({r[0] for r in rows})
-    return Finding("foreign keys", PROBLEM, f"{len(rows)} rows point at missing parents (in {', '.join(tables)})")
+    said = "1 row points at a missing parent" if len(rows) == 1 else f"{len(rows):,} rows point at missing parents"
+    return Finding("foreign keys", PROBLEM, f"{said} (in {', '.join(tables)})")
 
 
 def _index_sync(conn: apsw.Connection, report: CheckReport) -> list[Finding]:

@@ -145,3 +145,37 @@ def test_reads_change_no_byte_and_edits_are_refused_with_the_reason(sdk_file):
     with pytest.raises(ReadOnlyError, match="OpenAI Agents SDK's session store read-only; nothing was changed"):
         asyncio.run(edit())
     assert digest(sdk_file) == before and sdk_items(sdk_file, "weather") == WEATHER
+
+
+def test_an_advanced_sessions_message_deleted_by_another_program_is_read_and_its_orphans_flagged(tmp_path):
+    """``AdvancedSQLiteSession`` keeps each item's place in ``message_structure`` (turns, branches): a message row
+    deleted without the foreign keys on (as SQLite connects by default) leaves its structure row behind, and the
+    SDK's ``list_branches`` then counts a message that is gone. The items read as the SDK reads them; check names
+    the orphan."""
+    from agents.extensions.memory import AdvancedSQLiteSession
+
+    path = tmp_path / "advanced.db"
+
+    async def sdk(then):
+        session = AdvancedSQLiteSession(session_id="s1", db_path=str(path), create_tables=True)
+        try:
+            return await then(session)
+        finally:
+            session.close()
+
+    asyncio.run(
+        sdk(lambda s: s.add_items([{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]))
+    )
+    with sqlite3.connect(path) as conn:
+        conn.execute("DELETE FROM agent_messages WHERE id = 2")
+    branches = asyncio.run(sdk(lambda s: s.list_branches()))
+    assert [(b["branch_id"], b["message_count"]) for b in branches] == [("main", 2)]  # the SDK still counts it
+    events = read(path, lambda m: m.events_page("s1", None, 10))
+    assert (
+        [e.payload["item"] for e in events]
+        == asyncio.run(sdk(lambda s: s.get_items()))
+        == [{"role": "user", "content": "hi"}]
+    )
+    report = asyncio.run(check_store(path))
+    (fk,) = [f for f in report.findings if f.check == "foreign keys"]
+    assert (fk.level, fk.detail) == ("problem", "1 row points at a missing parent (in message_structure)")
