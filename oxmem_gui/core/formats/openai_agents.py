@@ -11,6 +11,11 @@ developer or assistant; ``content`` a string or a list of parts), a ``function_c
 reads a session's items in ``id`` order and **skips a row whose JSON does not parse, without a word**
 (``get_items``), and hands on one that is JSON but no object as it is: oxmem shows either, flagged, in its place.
 
+Deleting a session (after *Enable editing*, a backup first) is the SDK's own ``clear_session``: its messages, then
+its session row, in one transaction. A file of ``AdvancedSQLiteSession`` (its ``message_structure`` table: turns,
+branches, reserved branch ids, clear generations) is not edited: its ``clear_session`` keeps more than these two
+tables in step.
+
 A session is a conversation; each item an event (its sequence is its row ``id``, which is what the SDK orders by):
 a message as the message it is, a function call as an assistant's tool call, its output as the tool's answer (the
 item itself is kept in the event, under ``item``). The SDK has no search of its own: the file offers none here.
@@ -23,7 +28,8 @@ from typing import Any
 
 import apsw
 
-from ..errors import NotFoundError
+from ..database import write_transaction
+from ..errors import NotFoundError, ReadOnlyError
 from ..store.browse import SessionRow
 from ..store.events import Event
 from .aidaemon_rows import json_or_reason
@@ -81,12 +87,47 @@ def item_payload(message_id: int, message_data: Any) -> dict[str, Any]:
     return {"role": "system", "content": f"[{what}] {json.dumps(item, ensure_ascii=False)}", "item": item}
 
 
+def clear_session(conn: apsw.Connection, session_id: str) -> None:
+    """``SQLiteSession.clear_session`` (openai-agents 0.24.0, ``sqlite_session.py`` 521–535): ``DELETE`` the
+    session's messages, then its session row, in one write transaction; :class:`NotFoundError` when it has
+    neither; a file of ``AdvancedSQLiteSession`` is refused (see the module's docstring)."""
+    with write_transaction(conn):
+        sessions, messages = _tables_of(conn)
+        refuse_advanced(conn)
+        found = conn.execute(f"SELECT 1 FROM {quoted(sessions)} WHERE session_id = ?", (session_id,)).fetchall()
+        found = (
+            found
+            or conn.execute(f"SELECT 1 FROM {quoted(messages)} WHERE session_id = ? LIMIT 1", (session_id,)).fetchall()
+        )
+        if not found:
+            raise NotFoundError(f"no session {session_id!r}")
+        conn.execute(f"DELETE FROM {quoted(messages)} WHERE session_id = ?", (session_id,))
+        conn.execute(f"DELETE FROM {quoted(sessions)} WHERE session_id = ?", (session_id,))
+
+
+def refuse_advanced(conn: apsw.Connection) -> None:
+    """:class:`ReadOnlyError` for a file of ``AdvancedSQLiteSession`` (see the module's docstring)."""
+    if conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'message_structure'").fetchall():
+        raise ReadOnlyError(
+            "this is an AdvancedSQLiteSession file (turns, branches): its clear_session keeps more tables in step "
+            "than oxmem writes; nothing was changed"
+        )
+
+
+def _tables_of(conn: apsw.Connection) -> tuple[str, str]:
+    found = session_tables(conn)
+    if found is None:  # (another program replaced the file meanwhile)
+        raise NotFoundError("the file no longer has the OpenAI Agents SDK's session tables")
+    return found
+
+
 class OpenAIAgentsReader(ForeignReader):
     """A ``SQLiteSession`` file of the OpenAI Agents SDK (see the module's docstring)."""
 
     FORMAT = "openai-agents"
     LABEL = "OpenAI Agents session store"
-    REASON = "oxmem opens the OpenAI Agents SDK's session store read-only"
+    REASON = "oxmem deletes the OpenAI Agents SDK's sessions and changes nothing else in its file"
+    EDITS = frozenset({"sessions"})
 
     @property
     def capabilities(self) -> Capabilities:
@@ -100,10 +141,7 @@ class OpenAIAgentsReader(ForeignReader):
         )
 
     def _tables(self, conn: apsw.Connection) -> tuple[str, str]:
-        found = session_tables(conn)
-        if found is None:  # (another program replaced the file meanwhile)
-            raise NotFoundError(f"{self.path.name} no longer has the OpenAI Agents SDK's session tables")
-        return found
+        return _tables_of(conn)
 
     def _markers(self, conn: apsw.Connection) -> list[str]:
         sessions, messages = self._tables(conn)
@@ -121,6 +159,12 @@ class OpenAIAgentsReader(ForeignReader):
         rows.sort(key=lambda r: r.session_id)
         rows.sort(key=lambda r: r.updated_at, reverse=True)
         return rows
+
+    async def forget(self, session_id: str) -> None:
+        """The SDK's ``clear_session``: the session's messages, then its row (:func:`clear_session`)."""
+        self._writable("sessions")
+        await self._db.read(refuse_advanced)  # (refused before any write begins)
+        await self._write(clear_session, session_id)
 
     def _session_exists(self, conn: apsw.Connection, session_id: str) -> bool:
         sessions, messages = self._tables(conn)

@@ -6,12 +6,13 @@ shown flagged and named by ``check``, and the file left as it was."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import sqlite3
 
 import pytest
 
-from oxmem_gui.core.api import ReadOnlyError, check_store, open_memory
+from oxmem_gui.core.api import NotFoundError, ReadOnlyError, check_store, open_memory
 
 agents = pytest.importorskip("agents", reason="the OpenAI Agents SDK writes these files (a test dependency)")
 
@@ -64,6 +65,13 @@ def read(path, fn):
     return asyncio.run(go())
 
 
+def another_program(path, *statements: str) -> None:
+    """``statements`` run and committed by another program (sqlite3, foreign keys off as it connects by default)."""
+    with contextlib.closing(sqlite3.connect(path)) as conn, conn:
+        for sql in statements:
+            conn.execute(sql)
+
+
 def digest(path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
@@ -112,9 +120,11 @@ def test_tables_the_program_named_otherwise_are_found_by_their_columns(tmp_path)
 
 
 def test_a_row_the_sdk_would_skip_or_hand_on_is_shown_flagged_and_named_by_check(sdk_file):
-    with sqlite3.connect(sdk_file) as conn:  # another program's rows (the SDK itself writes only JSON objects)
-        conn.execute("INSERT INTO agent_messages (session_id, message_data) VALUES ('weather', '{broken')")
-        conn.execute("INSERT INTO agent_messages (session_id, message_data) VALUES ('weather', '[1, 2]')")
+    another_program(  # (the SDK itself writes only JSON objects)
+        sdk_file,
+        "INSERT INTO agent_messages (session_id, message_data) VALUES ('weather', '{broken')",
+        "INSERT INTO agent_messages (session_id, message_data) VALUES ('weather', '[1, 2]')",
+    )
     assert sdk_items(sdk_file, "weather") == [*WEATHER, [1, 2]]  # the broken row left out without a word
     events = read(sdk_file, lambda m: m.events_page("weather", None, 100))
     flagged = [e.payload["content"] for e in events if e.payload["role"] == "system"]
@@ -133,18 +143,29 @@ def test_a_row_the_sdk_would_skip_or_hand_on_is_shown_flagged_and_named_by_check
     )
 
 
-def test_reads_change_no_byte_and_edits_are_refused_with_the_reason(sdk_file):
+def test_reads_change_no_byte_and_a_session_is_deleted_only_with_editing_on_as_the_sdk_clears_it(sdk_file):
     before = digest(sdk_file)
     read(sdk_file, lambda m: m.events_page("weather", None, 100))
     asyncio.run(check_store(sdk_file))
+    assert digest(sdk_file) == before
 
-    async def edit():
-        async with await open_memory(sdk_file, read_only=False, embedding="deterministic") as m:
-            await m.forget("weather")
+    def forget(session_id, read_only):
+        async def go():
+            async with await open_memory(sdk_file, read_only=read_only, embedding="deterministic") as m:
+                await m.forget(session_id)
 
-    with pytest.raises(ReadOnlyError, match="OpenAI Agents SDK's session store read-only; nothing was changed"):
-        asyncio.run(edit())
-    assert digest(sdk_file) == before and sdk_items(sdk_file, "weather") == WEATHER
+        asyncio.run(go())
+
+    with pytest.raises(ReadOnlyError, match="open read-only; enable editing to change it"):
+        forget("weather", read_only=True)
+    with pytest.raises(NotFoundError, match="no session 'nobody'"):
+        forget("nobody", read_only=False)
+    assert digest(sdk_file) == before
+    forget("weather", read_only=False)
+    assert sdk_items(sdk_file, "weather") == [] and sdk_items(sdk_file, "hello") == HELLO  # read back by the SDK
+    with contextlib.closing(sqlite3.connect(sdk_file)) as conn:
+        assert conn.execute("SELECT session_id FROM agent_sessions").fetchall() == [("hello",)]
+        assert conn.execute("PRAGMA foreign_key_check").fetchall() == []
 
 
 def test_an_advanced_sessions_message_deleted_by_another_program_is_read_and_its_orphans_flagged(tmp_path):
@@ -166,8 +187,7 @@ def test_an_advanced_sessions_message_deleted_by_another_program_is_read_and_its
     asyncio.run(
         sdk(lambda s: s.add_items([{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]))
     )
-    with sqlite3.connect(path) as conn:
-        conn.execute("DELETE FROM agent_messages WHERE id = 2")
+    another_program(path, "DELETE FROM agent_messages WHERE id = 2")
     branches = asyncio.run(sdk(lambda s: s.list_branches()))
     assert [(b["branch_id"], b["message_count"]) for b in branches] == [("main", 2)]  # the SDK still counts it
     events = read(path, lambda m: m.events_page("s1", None, 10))
@@ -179,3 +199,12 @@ def test_an_advanced_sessions_message_deleted_by_another_program_is_read_and_its
     report = asyncio.run(check_store(path))
     (fk,) = [f for f in report.findings if f.check == "foreign keys"]
     assert (fk.level, fk.detail) == ("problem", "1 row points at a missing parent (in message_structure)")
+
+    async def forget():
+        async with await open_memory(path, read_only=False, embedding="deterministic") as m:
+            await m.forget("s1")
+
+    before = digest(path)
+    with pytest.raises(ReadOnlyError, match="AdvancedSQLiteSession file .* nothing was changed"):
+        asyncio.run(forget())
+    assert digest(path) == before
