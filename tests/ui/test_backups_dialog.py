@@ -19,9 +19,9 @@ REFUSAL = "Read-only: choose Edit ▸ Enable Editing"
 def backups(tmp_path) -> list[Backup]:
     folder = tmp_path / "backups"
     return [
-        Backup(folder / "memory-20261123-093005.db", "memory.db", datetime(2026, 11, 23, 9, 30, 5), 3 << 20),
-        Backup(folder / "memory-20261120-180000.db", "memory.db", datetime(2026, 11, 20, 18, 0, 0), 840 * 1024),
-        Backup(folder / "agent-20261101-070707.db", "agent.db", datetime(2026, 11, 1, 7, 7, 7), 100),
+        Backup(folder / "memory-20371123-093005.db", "memory.db", datetime(2037, 11, 23, 9, 30, 5), 3 << 20),
+        Backup(folder / "memory-20371120-180000.db", "memory.db", datetime(2037, 11, 20, 18, 0, 0), 840 * 1024),
+        Backup(folder / "agent-20371101-070707.db", "agent.db", datetime(2037, 11, 1, 7, 7, 7), 100),
     ]
 
 
@@ -58,9 +58,9 @@ def test_each_row_shows_a_backup_with_its_path_as_tooltip(make, backups, tmp_pat
     table = dialog.table
     assert dialog.findChild(QLabel).text() == f"Taken before editing, in {tmp_path / 'backups'}"
     assert [[table.item(r, c).text() for c in range(3)] for r in range(3)] == [
-        ["2026-11-23 09:30:05", "memory.db", "3.0 MiB"],
-        ["2026-11-20 18:00:00", "memory.db", "840 KiB"],
-        ["2026-11-01 07:07:07", "agent.db", "1 KiB"],
+        ["2037-11-23 09:30:05", "memory.db", "3.0 MiB"],
+        ["2037-11-20 18:00:00", "memory.db", "840 KiB"],
+        ["2037-11-01 07:07:07", "agent.db", "1 KiB"],
     ]
     assert [[table.item(r, c).toolTip() for c in range(3)] for r in range(3)] == [[str(b.path)] * 3 for b in backups]
     assert table.item(0, 2).textAlignment() == int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)

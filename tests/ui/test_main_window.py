@@ -100,7 +100,7 @@ def test_a_long_status_message_is_cut_short_of_the_file_label_and_whole_in_the_t
     window.show()
     settle(qloop, ctx)
     bar = window.statusBar()
-    message = "Imported 1,234 events from conversation-export-2026-11-24-final.jsonl — 3 lines skipped (not JSON)"
+    message = "Imported 1,234 events from conversation-export-2037-11-24-final.jsonl — 3 lines skipped (not JSON)"
     bar.showMessage(message)
     bar.grab()
     shown, rect = bar.painted

@@ -9,7 +9,7 @@ from PySide6.QtWidgets import QApplication, QLabel
 
 from oxmem_gui.ui.status_bar import GAP, StatusBar
 
-LONG = "Imported 1,234 events from conversation-export-2026-11-24-final.jsonl — 3 lines skipped (not JSON)"
+LONG = "Imported 1,234 events from conversation-export-2037-11-24-final.jsonl — 3 lines skipped (not JSON)"
 
 
 @pytest.fixture

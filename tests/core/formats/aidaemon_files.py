@@ -21,7 +21,7 @@ INSERT = (
     "embedding) VALUES (?, ?, ?, ?, ?, ?, 0, ?, ?, ?)"
 )
 RECALL = "UPDATE facts SET recall_count = recall_count + 1, last_recalled_at = ? WHERE id IN (?)"
-NOW = "2026-11-24T09:00:00.000000001+00:00"
+NOW = "2037-11-24T09:00:00.000000001+00:00"
 #: what aidaemon reads: get_facts (facts.rs line 757) and backfill_fact_embeddings (mod.rs line 462)
 ACTIVE = "SELECT id, value FROM facts WHERE category = 'user' AND key = ? AND superseded_at IS NULL"
 BACKFILL = "SELECT id, category, key, value FROM facts WHERE embedding IS NULL AND superseded_at IS NULL"

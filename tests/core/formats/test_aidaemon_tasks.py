@@ -52,7 +52,7 @@ def test_legacy_tasks_are_paused_resumed_and_deleted_as_aidaemons_tool_does(lega
         (lambda m: m.schedules.update("task-ci", {"goal": "another prompt"}), InvalidInputError, "only pause"),
         (lambda m: m.schedules.update("task-ci", {"cadence": {"type": "cron", "expression": "0 7 * * *"}}),
          InvalidInputError, "only pause"),
-        (lambda m: m.schedules.create("u", "g", {"type": "once", "at": "2027-01-01T00:00:00Z"}), ReadOnlyError,
+        (lambda m: m.schedules.create("u", "g", {"type": "once", "at": "2038-01-01T00:00:00Z"}), ReadOnlyError,
          "creates its scheduled tasks"),
         (lambda m: m.schedules.delete("no-such-task"), NotFoundError, "no scheduled task"),
     ],
@@ -68,13 +68,13 @@ def test_a_task_the_agent_ran_meanwhile_is_a_conflict_and_is_kept(legacy):
     async def scenario(m):
         loaded = await m.schedules.get("task-briefing")
         the_agent(legacy, ("UPDATE scheduled_tasks SET last_run_at = ?, next_run_at = ?, updated_at = ? WHERE id = ?",
-                           (NOW, "2026-11-25T08:00:00+00:00", NOW, "task-briefing")))  # fmt: skip
+                           (NOW, "2037-11-25T08:00:00+00:00", NOW, "task-briefing")))  # fmt: skip
         with pytest.raises(ConflictError) as info:
             await m.schedules.delete("task-briefing", expected=loaded)
         return info.value.current
 
     theirs = run(legacy, scenario)
-    assert theirs.next_run_at == "2026-11-25T08:00:00.000000+00:00"
+    assert theirs.next_run_at == "2037-11-25T08:00:00.000000+00:00"
     assert rows(legacy, "SELECT count(*) FROM scheduled_tasks WHERE id = 'task-briefing'") == [(1,)]
 
 
@@ -132,7 +132,7 @@ def test_a_goal_schedule_the_agent_fired_meanwhile_is_a_conflict(goals):
     async def scenario(m):
         loaded = await m.schedules.get("sched-morning")
         the_agent(goals, ("UPDATE goal_schedules SET last_run_at = ?, next_run_at = ?, updated_at = ? WHERE id = ?",
-                          (NOW, "2026-11-25T08:00:00+01:00", NOW, "sched-morning")))  # fmt: skip
+                          (NOW, "2037-11-25T08:00:00+01:00", NOW, "sched-morning")))  # fmt: skip
         with pytest.raises(ConflictError):
             await m.schedules.pause("sched-morning", expected=loaded)
 

@@ -12,7 +12,7 @@ from oxmem_gui.core.errors import ReadOnlyError
 from oxmem_gui.core.schedules.api import ScheduleStore
 from oxmem_gui.core.schedules.weekdays import NUMERIC_WEEKDAY_WARNING
 
-NOW = datetime(2026, 11, 22, 2, 30, tzinfo=timezone.utc)
+NOW = datetime(2037, 11, 22, 2, 30, tzinfo=timezone.utc)
 MONDAY = {"type": "cron", "expression": "0 8 * * 1", "timezone": "UTC"}  # its Sunday to newer Oxydra
 
 
@@ -137,7 +137,7 @@ def test_runs_are_read_back_by_id_by_schedule_and_by_time(setup):
     assert [r.status for r in run(schedules.runs(made.schedule_id))] == ["success", "failed", "success"]
     assert run(schedules.runs(made.schedule_id, limit=1, offset=1)) == [recorded[1]]
     window = run(schedules.runs_between(NOW + timedelta(minutes=30), NOW + timedelta(hours=2)))
-    assert [(r.started_at, r.status) for r in window] == [("2026-11-22T03:30:00.000000+00:00", "failed")]
+    assert [(r.started_at, r.status) for r in window] == [("2037-11-22T03:30:00.000000+00:00", "failed")]
     assert run(schedules.run_count(made.schedule_id)) == 3
     assert run(schedules.delete(made.schedule_id)) == 3
     assert run(schedules.run_count(made.schedule_id)) == 0

@@ -21,7 +21,7 @@ from oxmem_gui.ui.notes.model import (
 )
 from oxmem_gui.ui.widgets.tags import TAGS_ROLE
 
-NOW = datetime(2026, 11, 23, 12, 0, tzinfo=timezone.utc)
+NOW = datetime(2037, 11, 23, 12, 0, tzinfo=timezone.utc)
 TIP = Qt.ItemDataRole.ToolTipRole
 
 
@@ -34,8 +34,8 @@ def model(qtbot):
     model = NotesModel()
     model.set_notes(
         [
-            note("n1", "\n  Aisle seat, always\nsecond line  ", ["travel", "seats"], "2026-11-01T08:00:00Z", None),
-            note("n2", "Tomatoes need water", [], "2026-10-02T09:30:00+00:00", "yesterday"),
+            note("n1", "\n  Aisle seat, always\nsecond line  ", ["travel", "seats"], "2037-11-01T08:00:00Z", None),
+            note("n2", "Tomatoes need water", [], "2037-10-02T09:30:00+00:00", "yesterday"),
         ]
     )
     return model
@@ -46,9 +46,9 @@ def test_columns_and_the_cells_short_text(model):
     titles = [model.headerData(c, Qt.Orientation.Horizontal) for c in range(5)]
     assert titles == ["Note", "Tags", "Created", "Updated", "Age"]
     first = [model.index(0, c).data() for c in range(5)]
-    assert first == ["Aisle seat, always", "travel, seats", "2026-11-01", "", "—"]  # no update time: no age
+    assert first == ["Aisle seat, always", "travel, seats", "2037-11-01", "", "—"]  # no update time: no age
     second = [model.index(1, c).data() for c in range(5)]
-    assert second == ["Tomatoes need water", "", "2026-10-02", "yesterday", "?"]  # an unreadable time: "?"
+    assert second == ["Tomatoes need water", "", "2037-10-02", "yesterday", "?"]  # an unreadable time: "?"
     assert model.index(2, 0).data() is None
 
 
@@ -60,10 +60,10 @@ def test_the_tags_column_gives_its_chips_and_every_cell_its_note(model):
 
 def test_tooltips_cut_a_very_long_note_and_say_when_there_are_no_tags(model):
     long = "x" * (TOOLTIP_CHARS + 1234)
-    model.set_notes([note("n3", long, [], "2026-02-27T18:03:30+02:00", "2026-02-28T00:00:00Z")])
+    model.set_notes([note("n3", long, [], "2037-02-27T18:03:30+02:00", "2037-02-28T00:00:00Z")])
     assert model.index(0, 0).data(TIP) == "x" * TOOLTIP_CHARS + "… (1,234 more characters)"
     assert model.index(0, 1).data(TIP) == "no tags"
-    dates = "created 2026-02-27 16:03:30 UTC\nupdated 2026-02-28 00:00:00 UTC"
+    dates = "created 2037-02-27 16:03:30 UTC\nupdated 2037-02-28 00:00:00 UTC"
     assert model.index(0, 2).data(TIP) == model.index(0, 4).data(TIP) == dates
 
 
@@ -85,10 +85,10 @@ def test_an_age_is_said_in_its_largest_unit_that_fits(ago, shown):
 
 
 def test_ages_read_offsets_and_naive_times_as_utc_and_never_go_negative():
-    assert age("2026-11-23T14:00:00+02:00", NOW) == ("0 min", 0.0)  # 12:00 UTC
-    assert age("2026-11-23T09:00:00", NOW)[0] == "3 h"  # no offset: UTC
-    assert age("2026-11-24T12:00:00Z", NOW) == ("0 min", 0.0)  # in the future
-    assert readable("2026-02-27T18:03:30.5+02:00") == "2026-02-27 16:03:30 UTC"
+    assert age("2037-11-23T14:00:00+02:00", NOW) == ("0 min", 0.0)  # 12:00 UTC
+    assert age("2037-11-23T09:00:00", NOW)[0] == "3 h"  # no offset: UTC
+    assert age("2037-11-24T12:00:00Z", NOW) == ("0 min", 0.0)  # in the future
+    assert readable("2037-02-27T18:03:30.5+02:00") == "2037-02-27 16:03:30 UTC"
     assert (readable("soon"), readable(None)) == ("soon", "—")
 
 
@@ -101,13 +101,13 @@ def test_another_formats_details_are_a_line_each_and_earlier_versions_listed():
     details = {
         "fact_key": "seat",
         "expires_at": None,
-        "history": [{"value": "window", "superseded_at": "2026-01-01T00:00:00Z"}, "middle"],
+        "history": [{"value": "window", "superseded_at": "2037-01-01T00:00:00Z"}, "middle"],
     }
     assert detail_lines(details) == [
         "fact key: seat",
         "expires at: —",
         "2 earlier versions:",
-        "  • window  (superseded 2026-01-01T00:00:00Z)",
+        "  • window  (superseded 2037-01-01T00:00:00Z)",
         "  • middle",
     ]
     assert detail_lines({"history": []}) == []
@@ -129,7 +129,7 @@ def test_the_next_page_is_asked_once_and_notes_already_listed_are_not_repeated(m
 def test_the_age_column_and_the_fading_read_the_models_clock(qtbot):
     clock = [NOW]
     model = NotesModel(now=lambda: clock[0])
-    model.set_notes([note("n1", "Aisle seat", updated="2026-11-20T12:00:00Z")])
+    model.set_notes([note("n1", "Aisle seat", updated="2037-11-20T12:00:00Z")])
     assert model.index(0, 4).data() == "3 d"
     young = model.index(0, 0).data(Qt.ItemDataRole.ForegroundRole).color()
     clock[0] = NOW + timedelta(days=400)

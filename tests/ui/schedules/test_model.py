@@ -14,7 +14,7 @@ from oxmem_gui.core.api import Schedule
 from oxmem_gui.ui.schedules.calendar_views import schedule_color
 from oxmem_gui.ui.schedules.model import ScheduleListModel, schedule_text
 
-NOW = datetime(2026, 11, 23, 12, 0, tzinfo=timezone.utc)
+NOW = datetime(2037, 11, 23, 12, 0, tzinfo=timezone.utc)
 TIP = Qt.ItemDataRole.ToolTipRole
 PEN = Qt.ItemDataRole.ForegroundRole
 RED = QColor("#c0392b")  # a problem, failures in a row, and a failed last run
@@ -38,8 +38,8 @@ def schedule(schedule_id: str, name: str | None, cadence_json: str, **given) -> 
         goal="Check the fares",
         cadence_json=cadence_json,
         notification_policy="always",
-        created_at="2026-11-01T08:00:00Z",
-        updated_at="2026-11-20T08:00:00Z",
+        created_at="2037-11-01T08:00:00Z",
+        updated_at="2037-11-20T08:00:00Z",
         channel_id=None,
         channel_context_id=None,
         **fields,
@@ -50,12 +50,12 @@ FARES = schedule(
     "s1",
     "Fares",
     EVERY_2H,
-    next_run_at="2026-11-23T15:20:00Z",
-    last_run_at="2026-11-23T07:30:12Z",
+    next_run_at="2037-11-23T15:20:00Z",
+    last_run_at="2037-11-23T07:30:12Z",
     last_run_status="failed",
     consecutive_failures=2,
 )
-ONCE = schedule("s2", None, '{"type":"once","at":"2026-12-01T09:30:00Z"}', status="paused", note="Sunday is 7 here")
+ONCE = schedule("s2", None, '{"type":"once","at":"2037-12-01T09:30:00Z"}', status="paused", note="Sunday is 7 here")
 BROKEN = schedule("s3", "Broken", '{"type":"weekly"}', next_run_at="next tuesday")
 
 
@@ -92,13 +92,13 @@ def test_each_column_says_its_part_of_the_schedule(model):
         "every 2 hours",
         "active",
         "15:20 (in 3 h 20 min)",
-        "2026-11-23 07:30 failed",
+        "2037-11-23 07:30 failed",
         "2",
     ]
     assert texts(model, 1) == [
         "(unnamed)",
         "Check the fares",
-        "once on 2026-12-01 09:30 UTC ⓘ",
+        "once on 2037-12-01 09:30 UTC ⓘ",
         "paused",
         "—",
         "—",
@@ -128,11 +128,11 @@ def test_colours_name_each_schedule_and_mark_failures(model):
 
 
 def test_tooltips_hold_the_full_times_and_the_schedules_identity(model):
-    assert model.index(0, 4).data(TIP) == "next run 2026-11-23 15:20 UTC (in 3 h 20 min)"
-    assert model.index(0, 5).data(TIP) == "last run 2026-11-23T07:30:12Z failed"
+    assert model.index(0, 4).data(TIP) == "next run 2037-11-23 15:20 UTC (in 3 h 20 min)"
+    assert model.index(0, 5).data(TIP) == "last run 2037-11-23T07:30:12Z failed"
     assert model.index(0, 3).data(TIP) == "active" and model.index(0, 6).data(TIP) == "2"
     assert model.index(1, 2).data(TIP) == (
-        'once on 2026-12-01 09:30 UTC ⓘ\n\ns2\nCheck the fares\n{"type":"once","at":"2026-12-01T09:30:00Z"}\n'
+        'once on 2037-12-01 09:30 UTC ⓘ\n\ns2\nCheck the fares\n{"type":"once","at":"2037-12-01T09:30:00Z"}\n'
         "ⓘ Sunday is 7 here"
     )
 
@@ -156,13 +156,13 @@ def test_a_tick_repaints_only_the_countdowns_which_follow_the_clock(model, clock
 def test_a_schedule_in_words_for_the_conflict_dialog():
     assert schedule_text(FARES) == (
         "name: Fares\ngoal: Check the fares\ncadence: every 2 hours\nstatus: active\n"
-        "next run: 2026-11-23T15:20:00Z\nlast run: 2026-11-23T07:30:12Z failed\nfailures in a row: 2\n"
-        "updated 2026-11-20T08:00:00Z"
+        "next run: 2037-11-23T15:20:00Z\nlast run: 2037-11-23T07:30:12Z failed\nfailures in a row: 2\n"
+        "updated 2037-11-20T08:00:00Z"
     )
     assert schedule_text(ONCE).splitlines()[:6] == [
         "name: (unnamed)",
         "goal: Check the fares",
-        "cadence: once on 2026-12-01 09:30 UTC",
+        "cadence: once on 2037-12-01 09:30 UTC",
         "status: paused",
         "next run: —",
         "last run: —",

@@ -12,7 +12,7 @@ from oxmem_gui.core.api import MemoryStore
 from oxmem_gui.core.demo import fill_demo
 from oxmem_gui.ui.schedules.state import ACTIONS, MoveRecord, SchedulesState, search_filters, time_window
 
-NOW = datetime(2026, 11, 23, 12, 0, tzinfo=timezone.utc)
+NOW = datetime(2037, 11, 23, 12, 0, tzinfo=timezone.utc)
 
 
 @pytest.fixture(scope="module")
@@ -43,7 +43,7 @@ def test_the_calendar_starts_on_the_clocks_day_not_the_machines():
 def test_the_due_line_counts_what_fires_within_the_hour_by_the_states_clock(listed):
     state = SchedulesState(now=lambda: NOW, schedules=list(listed))
     assert state.due_line() == "7 schedules · 1 due within the hour"  # Inbox watch, at 12:47
-    state.now = lambda: datetime(2026, 11, 24, 7, 0, tzinfo=timezone.utc)
+    state.now = lambda: datetime(2037, 11, 24, 7, 0, tzinfo=timezone.utc)
     assert state.due_line() == "7 schedules · 2 due within the hour"  # and the briefing at 07:30
 
 
@@ -85,6 +85,6 @@ def test_the_filters_and_the_calendars_window():
     assert search_filters("paused", "cron", " fare ") == {
         "status": "paused", "cadence_type": "cron", "name_contains": "fare", "limit": 1000,
     }  # fmt: skip
-    start, end = time_window(date(2026, 11, 1), date(2026, 12, 6), timezone(timedelta(hours=1)))
-    assert start == datetime(2026, 10, 31, 0, 0, tzinfo=timezone(timedelta(hours=1)))
-    assert end == datetime(2026, 12, 7, 0, 0, tzinfo=timezone(timedelta(hours=1)))
+    start, end = time_window(date(2037, 11, 1), date(2037, 12, 6), timezone(timedelta(hours=1)))
+    assert start == datetime(2037, 10, 31, 0, 0, tzinfo=timezone(timedelta(hours=1)))
+    assert end == datetime(2037, 12, 7, 0, 0, tzinfo=timezone(timedelta(hours=1)))
