@@ -92,15 +92,8 @@ def clear_session(conn: apsw.Connection, session_id: str) -> None:
     session's messages, then its session row, in one write transaction; :class:`NotFoundError` when it has
     neither; a file of ``AdvancedSQLiteSession`` is refused (see the module's docstring)."""
     with write_transaction(conn):
-        sessions, messages = _tables_of(conn)
         refuse_advanced(conn)
-        found = conn.execute(f"SELECT 1 FROM {quoted(sessions)} WHERE session_id = ?", (session_id,)).fetchall()
-        found = (
-            found
-            or conn.execute(f"SELECT 1 FROM {quoted(messages)} WHERE session_id = ? LIMIT 1", (session_id,)).fetchall()
-        )
-        if not found:
-            raise NotFoundError(f"no session {session_id!r}")
+        sessions, messages = _session_tables(conn, session_id)
         conn.execute(f"DELETE FROM {quoted(messages)} WHERE session_id = ?", (session_id,))
         conn.execute(f"DELETE FROM {quoted(sessions)} WHERE session_id = ?", (session_id,))
 
@@ -119,6 +112,17 @@ def _tables_of(conn: apsw.Connection) -> tuple[str, str]:
     if found is None:  # (another program replaced the file meanwhile)
         raise NotFoundError("the file no longer has the OpenAI Agents SDK's session tables")
     return found
+
+
+def _session_tables(conn: apsw.Connection, session_id: str) -> tuple[str, str]:
+    """The SDK's two tables, once ``session_id`` is found in either: else :class:`NotFoundError`."""
+    sessions, messages = _tables_of(conn)
+    if not (
+        conn.execute(f"SELECT 1 FROM {quoted(sessions)} WHERE session_id = ?", (session_id,)).fetchall()
+        or conn.execute(f"SELECT 1 FROM {quoted(messages)} WHERE session_id = ? LIMIT 1", (session_id,)).fetchall()
+    ):
+        raise NotFoundError(f"no session {session_id!r}")
+    return sessions, messages
 
 
 class OpenAIAgentsReader(ForeignReader):
@@ -140,15 +144,12 @@ class OpenAIAgentsReader(ForeignReader):
             refusals=self.refusals(),
         )
 
-    def _tables(self, conn: apsw.Connection) -> tuple[str, str]:
-        return _tables_of(conn)
-
     def _markers(self, conn: apsw.Connection) -> list[str]:
-        sessions, messages = self._tables(conn)
+        sessions, messages = _tables_of(conn)
         return [f"sessions: {sessions}", f"messages: {messages}"]
 
     def _sessions(self, conn: apsw.Connection, contains: str | None) -> list[SessionRow]:
-        sessions, _ = self._tables(conn)
+        sessions, _ = _tables_of(conn)
         needle = contains.casefold() if contains else None
         rows = []
         for sid, created, updated in conn.execute(f"SELECT session_id, created_at, updated_at FROM {quoted(sessions)}"):
@@ -166,19 +167,10 @@ class OpenAIAgentsReader(ForeignReader):
         await self._db.read(refuse_advanced)  # (refused before any write begins)
         await self._write(clear_session, session_id)
 
-    def _session_exists(self, conn: apsw.Connection, session_id: str) -> bool:
-        sessions, messages = self._tables(conn)
-        return bool(
-            conn.execute(f"SELECT 1 FROM {quoted(sessions)} WHERE session_id = ?", (session_id,)).fetchall()
-            or conn.execute(f"SELECT 1 FROM {quoted(messages)} WHERE session_id = ? LIMIT 1", (session_id,)).fetchall()
-        )
-
     def _events_after(
         self, conn: apsw.Connection, session_id: str, after_sequence: int | None, limit: int
     ) -> list[Event]:
-        if not self._session_exists(conn, session_id):
-            raise NotFoundError(f"no session {session_id!r}")
-        _, messages = self._tables(conn)
+        _, messages = _session_tables(conn, session_id)
         rows = conn.execute(
             f"SELECT id, message_data, created_at FROM {quoted(messages)} WHERE session_id = ? AND id > ? "
             "ORDER BY id LIMIT ?",
@@ -190,9 +182,7 @@ class OpenAIAgentsReader(ForeignReader):
         return self._events_after(conn, session_id, None, -1)
 
     def _event_stats(self, conn: apsw.Connection, session_id: str) -> tuple[int, int | None]:
-        if not self._session_exists(conn, session_id):
-            raise NotFoundError(f"no session {session_id!r}")
-        _, messages = self._tables(conn)
+        _, messages = _session_tables(conn, session_id)
         count, last = conn.execute(
             f"SELECT count(*), max(id) FROM {quoted(messages)} WHERE session_id = ?", (session_id,)
         ).fetchall()[0]
