@@ -151,7 +151,7 @@ def keep_reachable(conn: Any, index: str) -> dict[int, int]:
     # the rowids taken again
     conn.execute(f"DELETE FROM {_GONE} WHERE id IN (SELECT rowid FROM main.{TABLE})")
     moves = {}
-    tries = _tries(_count(conn)) if near else 0
+    tries = _tries(_count(conn, at_most=1000)) if near else 0  # (a bigger index needs no more: counted no further)
     for rowid, blob in near:
         twins = free.get(bytes(blob))
         if twins:
@@ -195,5 +195,8 @@ def repair(conn: Any) -> tuple[int, list[int], bool]:
     return total, present, rebuilt
 
 
-def _count(conn: Any) -> int:
-    return int(conn.execute(f"SELECT count(*) FROM {TABLE}").fetchall()[0][0])
+def _count(conn: Any, at_most: int | None = None) -> int:
+    """How many vectors there are (counted no further than ``at_most``)."""
+    if at_most is None:
+        return int(conn.execute(f"SELECT count(*) FROM {TABLE}").fetchall()[0][0])
+    return int(conn.execute(f"SELECT count(*) FROM (SELECT 1 FROM {TABLE} LIMIT ?)", (at_most,)).fetchall()[0][0])
