@@ -89,6 +89,9 @@ COMMANDS: tuple[Command, ...] = (
             alone=files.model),
     Command("forget", "delete a session and everything indexed from it", sessions.session_argument,
             sessions.forget, writes=True, needs="sessions", edits="sessions"),
+    Command("forget-turn", "delete one turn of a session as the agent would: the user's message, what answered it "
+            "and each tool call with its output (the OpenAI Agents SDK's files)", sessions.turn_arguments,
+            sessions.forget_turn, writes=True, needs="sessions", edits="turns"),
     Command("close", "close a session as the agent does (Omega: its /forget); for agents whose sessions open and "
             "close", sessions.session_argument, sessions.close_or_reopen, writes=True, needs="sessions",
             edits="sessions"),

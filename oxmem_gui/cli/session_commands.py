@@ -1,6 +1,6 @@
 """The commands on a store's sessions and what is in them: ``init``, ``demo``, ``import-jsonl``, ``sessions``,
-``events``, ``reindex``, ``forget``, ``close``/``reopen``, ``summary``, ``context``, ``evictions``. Each is its
-arguments and its handler (the table in :mod:`.commands` says how it opens the file)."""
+``events``, ``reindex``, ``forget``, ``forget-turn``, ``close``/``reopen``, ``summary``, ``context``,
+``evictions``. Each is its arguments and its handler (the table in :mod:`.commands` says how it opens the file)."""
 
 from __future__ import annotations
 
@@ -163,6 +163,21 @@ async def reindex(store: Memory, args: argparse.Namespace) -> int:
 async def forget(store: Memory, args: argparse.Namespace) -> int:
     await store.forget(args.session)
     print_json({"forgotten": args.session}) if args.json else print(safe(f"forgot session {args.session}"))
+    return 0
+
+
+def turn_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("session", type=text_arg)
+    p.add_argument("sequence", type=int_in(0, INT64_MAX), help="any event of the turn (its seq in `events`)")
+
+
+async def forget_turn(store: Memory, args: argparse.Namespace) -> int:
+    turn = await store.turn(args.session, args.sequence)
+    deleted = await store.delete_turn(args.session, args.sequence, expected=turn)
+    if args.json:
+        print_json({"session": args.session, "deleted": deleted})
+    else:
+        print(safe(f"deleted {len(deleted)} events of session {args.session}: {', '.join(map(str, deleted))}"))
     return 0
 
 

@@ -21,7 +21,7 @@ import apsw
 from . import vector_index
 from .database import BUSY_TIMEOUT_MS, Database, database_path, release_wal_files, table_damage
 from .errors import DamagedError, KeyRequiredError, OxmemError
-from .formats.detect import LABELS, detect_schema, quoted, session_tables, sniff_file
+from .formats.detect import LABELS, agno_tables, detect_schema, quoted, session_tables, sniff_file
 from .formats.encrypted import decrypt_to_memory, need_key_message
 from .libsql_writer import LibsqlWriter, have_libsql
 from .schedules.store import has_schedule_tables, search_schedules
@@ -131,6 +131,8 @@ def run_checks(conn: apsw.Connection, path: str, quick: bool = False) -> CheckRe
         step("schedules", lambda: _schedules(conn, report))
     if fmt == "openai-agents":
         step("items", lambda: _agent_items(conn, report))
+    if fmt == "agno":
+        step("rows", lambda: _agno_rows(conn, report))
     return report
 
 
@@ -266,6 +268,28 @@ def _agent_items(conn: apsw.Connection, report: CheckReport) -> Finding:
         [f"{odd:,} JSON but not an object, which it hands on as they are: {rows(1)}"] if odd else []
     )
     return Finding("items", WARNING, "message rows " + "; ".join(said))
+
+
+def _agno_rows(conn: apsw.Connection, report: CheckReport) -> Finding:
+    """Agno's JSON columns it cannot load: a memory that is not JSON makes ``get_user_memories`` raise (the listing
+    of every user's memories fails), a run whose ``run_data`` is not JSON its session's."""
+    tables = agno_tables(conn)
+    assert tables is not None  # (the format was detected by them)
+    said = []
+    for kind, one, table, key, column, harm in (
+        ("memories", "memory", tables.memories, "memory_id", "memory", "Agno's listing of every user's memories fails"),
+        ("runs", "run", tables.runs, "run_id", "run_data", "Agno cannot load its session"),
+    ):
+        if table is None:
+            continue
+        report.counts[kind] = _one(conn, f"SELECT count(*) FROM {quoted(table)}")
+        bad = [str(r[0]) for r in conn.execute(f"SELECT {key} FROM {quoted(table)} WHERE NOT json_valid({column})")]
+        if bad:
+            shown = ", ".join(bad[:5]) + (" …" if len(bad) > 5 else "")
+            said.append(f"{len(bad):,} {one if len(bad) == 1 else kind} whose {column} is not JSON ({harm}): {shown}")
+    if not said:
+        return Finding("rows", OK, "every memory and run holds JSON Agno loads")
+    return Finding("rows", WARNING, "; ".join(said))
 
 
 def _vectors(conn: apsw.Connection) -> Finding:

@@ -266,6 +266,19 @@ class SessionsEditor(Protocol):
 
     async def forget(self, session_id: str, /) -> None: ...
 
+    async def turn(self, session_id: str, sequence: int, /) -> list[Event]:
+        """The events that go with ``sequence`` when it is deleted: its turn (the user's message and what answered
+        it) with every tool call and output paired with them; :class:`~.errors.NotFoundError` when it is gone."""
+        ...
+
+    async def delete_turn(
+        self, session_id: str, sequence: int, /, *, expected: Sequence[Event] | None = None
+    ) -> list[int]:
+        """Delete :meth:`turn` the way the agent deletes items, in one transaction; ``expected`` is the turn as
+        loaded (changed since: :class:`~.errors.ConflictError`, nothing written). Returns the deleted sequences.
+        Formats whose agent deletes no single turn refuse it (capability ``turns``)."""
+        ...
+
     async def set_session_open(self, session_id: str, open_: bool, /) -> str: ...
 
     async def apply_eviction(self, confirmed: Sequence[str], now: datetime | str, **limits: Any) -> list[Note]: ...

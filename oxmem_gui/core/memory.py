@@ -19,11 +19,14 @@ from . import remote
 from .contract import Memory
 from .database import BUSY_TIMEOUT_MS, Database, database_path
 from .errors import InvalidInputError, KeyRequiredError, ReadOnlyError, StoreOpenError
+from .formats.agno import AgnoReader
 from .formats.aidaemon import AidaemonReader
 from .formats.base import Capabilities, ForeignReader, Retriever
 from .formats.detect import LABELS, article, detect_schema, sniff_file
 from .formats.encrypted import KEY_ENV, decrypt_to_memory, need_key_message
 from .formats.info import DatabaseInfo, file_info
+from .formats.langgraph_store import LangGraphStoreReader
+from .formats.mem0_history import Mem0HistoryReader
 from .formats.omega import OmegaReader
 from .formats.openai_agents import OpenAIAgentsReader
 from .formats.zeke import ZekeReader
@@ -40,6 +43,9 @@ READERS: dict[str, type[ForeignReader]] = {
     "aidaemon": AidaemonReader,
     "aidaemon-legacy": AidaemonReader,
     "openai-agents": OpenAIAgentsReader,
+    "agno": AgnoReader,
+    "mem0-history": Mem0HistoryReader,
+    "langgraph-store": LangGraphStoreReader,
     "sqlite-unknown": ForeignReader,
 }
 
@@ -51,10 +57,13 @@ def implementations(
     zeke: ZekeReader,
     aidaemon: AidaemonReader,
     openai_agents: OpenAIAgentsReader,
+    agno: AgnoReader,
+    mem0_history: Mem0HistoryReader,
+    langgraph_store: LangGraphStoreReader,
 ) -> list[Memory]:
     """Every class :func:`open_memory` may return, one of each: the type checker holds each to
     :class:`~.contract.Memory` here (a new reader is added to these parameters)."""
-    return [store, table_browser, omega, zeke, aidaemon, openai_agents]
+    return [store, table_browser, omega, zeke, aidaemon, openai_agents, agno, mem0_history, langgraph_store]
 
 
 async def open_memory(

@@ -77,6 +77,9 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 
+#: why the store deletes no single turn (its events' chunks, vectors and summary range are kept per session)
+TURNS_REASON = "oxmem's store deletes whole sessions, not single turns (Delete session…)"
+
 
 class MemoryStore(sql_console.SqlConsole):
     """An open memory store. Create it with ``await MemoryStore.open(path)``; close it with ``aclose``.
@@ -171,9 +174,9 @@ class MemoryStore(sql_console.SqlConsole):
     @property
     def capabilities(self) -> Capabilities:
         libsql = self.format == "oxydra-libsql"
-        refusals = {}
+        refusals = {"turns": TURNS_REASON}
         if libsql and not have_libsql():
-            refusals = {"events": LIBSQL_REASON, "sessions": LIBSQL_REASON, "notes": LIBSQL_REASON}
+            refusals |= {"events": LIBSQL_REASON, "sessions": LIBSQL_REASON, "notes": LIBSQL_REASON}
         if self.weekday_numbering != "standard":
             refusals["schedules"] = "schedules are shown in the agent's weekday numbering; switch back to edit them"
         if self._db.locked:
@@ -195,7 +198,8 @@ class MemoryStore(sql_console.SqlConsole):
         self.weekday_numbering = numbering
 
     async def info(self) -> DatabaseInfo:
-        editing = "; ".join(sorted(set(self.capabilities.refusals.values())))
+        refused = self.capabilities.refusals
+        editing = "; ".join(sorted({why for kind, why in refused.items() if kind != "turns"}))  # (no store's news)
         return await self._db.read(native_info, self.path, self.format, editing)
 
     async def migrate(self) -> MigrationReport:
@@ -357,6 +361,13 @@ class MemoryStore(sql_console.SqlConsole):
         self._writable("sessions")
         await self._write(events.forget, session_id)
         self._caches.touched(session_id)
+
+    async def turn(self, session_id: str, sequence: int) -> list[events.Event]:
+        """The one event ``sequence``: the store deletes no single turn (:data:`TURNS_REASON`)."""
+        return events.only(await self.events_page(session_id, sequence - 1, 1), session_id, sequence)
+
+    async def delete_turn(self, *args: Any, **kwargs: Any) -> list[int]:
+        raise ReadOnlyError(f"{TURNS_REASON}; nothing was changed")
 
     async def list_sessions(self, with_counts: bool = True) -> list[events.SessionInfo]:
         return await self._db.read(events.list_sessions, with_counts)

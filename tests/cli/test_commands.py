@@ -66,7 +66,7 @@ def test_every_command_is_one_entry_of_the_table_and_the_parser_has_each():
     from oxmem_gui.cli import build_parser
     from oxmem_gui.cli.commands import BY_NAME, COMMANDS, GROUPS
 
-    assert len(BY_NAME) == len(COMMANDS) == 34
+    assert len(BY_NAME) == len(COMMANDS) == 35
     for command in COMMANDS:
         ways = [w for w in (command.run, command.alone) if w is not None]
         assert len(ways) == 1 or (command.on_file is not None and not ways), command.name

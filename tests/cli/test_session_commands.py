@@ -104,3 +104,26 @@ def test_model_status_and_reindex(capsys, db):
     assert again["reembedded"] == 0
     code, _, err = run(capsys, "--db", db, "reindex", "--model", "nope")
     assert code == 2 and err.startswith("oxmem: error: no embedding backend for model 'nope' here (available: ")
+
+
+def test_forget_turn_deletes_an_sdk_turn_and_every_other_format_says_why_not(capsys, tmp_path):
+    import pytest
+
+    pytest.importorskip("agents", reason="the OpenAI Agents SDK writes these files (a test dependency)")
+    from tests.cli._support import assert_one_error_line
+    from tests.core.formats.test_openai_agents import TWO_TURNS, sdk_items, write
+
+    sdk = tmp_path / "conversations.db"
+    write(sdk, {"weather": TWO_TURNS})
+    assert run_json(capsys, "--db", str(sdk), "--no-backup", "forget-turn", "weather", "7") == {
+        "session": "weather",
+        "deleted": [5, 6, 7, 8],
+    }
+    assert sdk_items(sdk, "weather") == TWO_TURNS[:4]
+    assert_one_error_line(*run(capsys, "--db", str(sdk), "forget-turn", "weather", "7"), "no item 7")
+    store = tmp_path / "memory.db"
+    assert run(capsys, "--db", str(store), "demo")[0] == 0
+    assert_one_error_line(
+        *run(capsys, "--db", str(store), "forget-turn", "telegram:alice:lisbon-trip", "1"),
+        "oxmem's store deletes whole sessions, not single turns",
+    )

@@ -111,3 +111,20 @@ def test_the_type_checker_holds_every_memory_to_the_contract(tmp_path):
         text=True,
     )
     assert bad.returncode == 1 and 'got "Drifted", expected "Memory"' in bad.stdout, bad.stdout
+
+
+@pytest.mark.parametrize("name", ["oxydra.db", "omega.db"])
+def test_a_format_that_deletes_no_turn_gives_the_one_event_and_refuses(files, name):
+    async def go():
+        async with await api.open_memory(files / name, embedding="deterministic", read_only=False) as memory:
+            session = (await memory.sessions_page(limit=1))[0].session_id
+            event = (await memory.events_page(session, None, 1))[0]
+            turn = await memory.turn(session, event.sequence)
+            with pytest.raises(api.ReadOnlyError, match="nothing was changed"):
+                await memory.delete_turn(session, event.sequence, expected=turn)
+            with pytest.raises(api.NotFoundError):
+                await memory.turn(session, 10**9)
+            return turn == [event], memory.capabilities.refusal("turns")
+
+    same, refusal = asyncio.run(go())
+    assert same and refusal

@@ -253,7 +253,7 @@ def test_without_the_libsql_package_vector_writes_are_refused_saying_what_to_ins
     before = through_libsql(libsql_file)
 
     async def attempt(m):
-        assert set(m.capabilities.refusals) == {"events", "sessions", "notes"}
+        assert set(m.capabilities.refusals) == {"events", "sessions", "turns", "notes"}
         with pytest.raises(ReadOnlyError, match=r"needs the libSQL engine \(pip install 'oxmem-gui\[libsql\]'\)"):
             await m.save_note("alice", "not written")
         return await m.schedules.pause(MONDAY_PLAN)  # schedules touch no vector: still written here

@@ -44,7 +44,7 @@ from ..retrieval.why_not import CHOICES, WhyNot, event_choices
 from ..retrieval.why_not import Change as WhyChange
 from ..schedules.store import Schedule, ScheduleRun
 from ..store import backups, browse, sql_console, summary
-from ..store.events import Event, SessionInfo
+from ..store.events import Event, SessionInfo, only
 from ..store.inputs import check_positive, check_text
 from ..store.migrations import MigrationReport
 from ..store.notes import Note, page_after
@@ -61,8 +61,9 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 RankMethod = TypeVar("RankMethod", bound=Callable[..., "QueryResult"])
 
-#: kinds of edits a capability may refuse (``sessions``: deleting one, with everything in it)
-EDIT_KINDS = ("events", "sessions", "notes", "schedules", "summary")
+#: kinds of edits a capability may refuse (``sessions``: deleting one, with everything in it; ``turns``: deleting
+#: one turn of a session, :meth:`ForeignReader.delete_turn`)
+EDIT_KINDS = ("events", "sessions", "turns", "notes", "schedules", "summary")
 
 
 def ranking(name: str) -> Callable[[RankMethod], RankMethod]:
@@ -120,6 +121,8 @@ class Capabilities:
     has_eviction: bool = False
     #: notes carry tags (an agent's facts may not: their editor then offers none)
     note_tags: bool = True
+    #: tags are compared as written (Agno's topics): the editor keeps their case
+    tags_keep_case: bool = False
     #: what else an edit of one of the format's notes may change: ``"scope"`` (move it to another group),
     #: ``"ttl"`` (its time to live in seconds) — ``update_note(…, scope=…, ttl_seconds=…)``
     note_fields: tuple[str, ...] = ()
@@ -536,7 +539,7 @@ class ForeignReader(sql_console.SqlConsole):
         wanted = [t.lower() for t in tags]
         if wanted:
             test = all if tag_mode == "all" else any
-            notes = [n for n in notes if test(t in n.tags for t in wanted)]
+            notes = [n for n in notes if test(t in _lower(n.tags) for t in wanted)]
         if contains:
             needle = contains.casefold()
             notes = [n for n in notes if needle in n.content.casefold()]
@@ -579,7 +582,7 @@ class ForeignReader(sql_console.SqlConsole):
         needle = contains.casefold() if contains else None
 
         def kept(n: Note) -> bool:
-            return (not wanted or test(t in n.tags for t in wanted)) and (
+            return (not wanted or test(t in _lower(n.tags) for t in wanted)) and (
                 needle is None or needle in n.content.casefold()
             )
 
@@ -791,10 +794,35 @@ class ForeignReader(sql_console.SqlConsole):
     async def forget(self, *args: Any, **kwargs: Any) -> Any:
         raise self.refuse("sessions")
 
+    async def turn(self, session_id: str, sequence: int) -> list[Event]:
+        """The one event ``sequence`` (a format that deletes turns overrides this and :meth:`delete_turn`)."""
+        return only(await self.events_page(session_id, sequence - 1, 1), session_id, sequence)
+
+    async def delete_turn(self, *args: Any, **kwargs: Any) -> Any:
+        raise self.refuse("turns")
+
     async def save_note(self, *args: Any, **kwargs: Any) -> Any:
         raise self.refuse("notes")
 
     update_note = delete_note = set_note_tags = delete_notes = restore_notes = save_note
+
+    async def _retag(
+        self,
+        user: str,
+        note_ids: Sequence[str],
+        add: Sequence[str],
+        remove: Sequence[str],
+        expected: Sequence[Note] | None,
+    ) -> list[Note]:
+        """``set_note_tags`` of a format whose tags change only with the note: each note an ``update_note`` of its
+        text with its tags less ``remove`` plus ``add`` (each as loaded in ``expected``, where given)."""
+        loaded = {n.note_id: n for n in expected} if expected is not None else {}
+        out = []
+        for note_id in note_ids:
+            note = loaded.get(note_id) or await self.get_note(user, note_id)
+            tags = [t for t in note.tags if t not in remove] + [t for t in add if t not in note.tags]
+            out.append(await self.update_note(user, note_id, note.content, tags, expected=loaded.get(note_id)))
+        return out
 
     async def write_summary_state(self, *args: Any, **kwargs: Any) -> Any:
         raise self.refuse("summary")
@@ -830,6 +858,11 @@ class ForeignReader(sql_console.SqlConsole):
 
     def _runs(self, conn: apsw.Connection, schedule_id: str) -> list[ScheduleRun]:
         return []
+
+
+def _lower(tags: Sequence[str]) -> set[str]:
+    """A note's tags as the tag filter compares them (an agent's topics may be written in capitals: Agno's)."""
+    return {t.lower() for t in tags}
 
 
 def skipped_legs(result: QueryResult) -> str:

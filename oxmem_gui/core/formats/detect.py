@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 import os
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 
 import apsw
@@ -32,6 +33,9 @@ LABELS = {
     "aidaemon": "aidaemon memory",
     "aidaemon-legacy": "aidaemon memory (before v0.9)",
     "openai-agents": "OpenAI Agents session store",
+    "agno": "Agno memory",
+    "mem0-history": "mem0 history",
+    "langgraph-store": "LangGraph store",
     "sqlite-unknown": "SQLite database",
     "encrypted": "encrypted database",
     "not-sqlite": "not a SQLite database",
@@ -74,8 +78,9 @@ def quoted(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
-def _columns(conn: apsw.Connection, table: str) -> set[str]:
-    return {r[1] for r in conn.execute(f"PRAGMA table_info({quoted(table)})").fetchall()}
+def column_set(conn: apsw.Connection, table: str) -> set[str]:
+    """The names of a table's columns (none for a table the file lacks)."""
+    return {str(r[1]) for r in conn.execute(f"PRAGMA table_info({quoted(table)})").fetchall()}
 
 
 #: the columns that tell the OpenAI Agents SDK's two session tables apart (their names are the program's choice)
@@ -89,25 +94,79 @@ def session_tables(conn: apsw.Connection) -> tuple[str, str] | None:
     :data:`AGENT_SESSION_COLUMNS` — or None."""
     tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
     for messages in tables:
-        if not _columns(conn, messages) >= AGENT_MESSAGE_COLUMNS:
+        if not column_set(conn, messages) >= AGENT_MESSAGE_COLUMNS:
             continue
         for row in conn.execute(f"PRAGMA foreign_key_list({quoted(messages)})").fetchall():
-            sessions, column = row[2], row[3]
-            if column == "session_id" and sessions in tables and _columns(conn, sessions) >= AGENT_SESSION_COLUMNS:
+            sessions, column = str(row[2]), str(row[3])
+            if column == "session_id" and sessions in tables and column_set(conn, sessions) >= AGENT_SESSION_COLUMNS:
                 return sessions, messages
     return None
+
+
+#: the columns of Agno's ``SqliteDb`` tables (``agno/db/sqlite/schemas.py``); their names are the program's choice
+AGNO_COLUMNS = {
+    "sessions": {"session_id", "session_type", "session_data", "agent_data", "created_at", "updated_at"},
+    "runs": {"run_id", "session_id", "run_type", "run_index", "run_data", "created_at"},
+    "memories": {"memory_id", "memory", "user_id", "topics", "created_at", "updated_at"},
+}
+
+
+@dataclass(frozen=True)
+class AgnoTables:
+    """Agno's tables in a file, each None where the file has none (Agno creates a table when first used)."""
+
+    sessions: str | None
+    runs: str | None
+    memories: str | None
+
+
+def agno_tables(conn: apsw.Connection) -> AgnoTables | None:
+    """Agno's ``SqliteDb`` tables, found by :data:`AGNO_COLUMNS` (the first of each kind by name), or None when
+    there are neither sessions nor memories."""
+    tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
+    found: dict[str, str | None] = dict.fromkeys(AGNO_COLUMNS)
+    for table in tables:
+        columns = column_set(conn, table)
+        for kind, wanted in AGNO_COLUMNS.items():
+            if found[kind] is None and columns >= wanted:
+                found[kind] = table
+    if found["sessions"] is None and found["memories"] is None:
+        return None
+    return AgnoTables(found["sessions"], found["runs"], found["memories"])
+
+
+#: the columns that tell mem0's change log apart (its table's name, ``history``, is fixed in mem0)
+MEM0_HISTORY_COLUMNS = frozenset({"memory_id", "old_memory", "new_memory", "event", "is_deleted"})
+#: the columns of LangGraph's ``store`` table and of its ``store_vectors`` (langgraph-checkpoint-sqlite 3.1.2,
+#: ``store/sqlite/base.py`` 44–52, 77–86; their names are fixed in its SQL)
+LANGGRAPH_STORE_COLUMNS = frozenset({"prefix", "key", "value", "created_at", "updated_at"})
+LANGGRAPH_VECTOR_COLUMNS = frozenset({"prefix", "key", "field_name", "embedding"})
+
+
+def mem0_history_tables(conn: apsw.Connection) -> bool:
+    """Whether the file has mem0's change log: a ``history`` table with :data:`MEM0_HISTORY_COLUMNS`."""
+    return column_set(conn, "history") >= MEM0_HISTORY_COLUMNS
+
+
+def langgraph_store_tables(conn: apsw.Connection) -> bool:
+    """Whether the file holds LangGraph's ``store`` table: :data:`LANGGRAPH_STORE_COLUMNS` — and, where
+    ``store_vectors`` exists, :data:`LANGGRAPH_VECTOR_COLUMNS` (the columns tell its table from another ``store``)."""
+    if not column_set(conn, "store") >= LANGGRAPH_STORE_COLUMNS:
+        return False
+    vectors = column_set(conn, "store_vectors")
+    return not vectors or vectors >= LANGGRAPH_VECTOR_COLUMNS
 
 
 def detect_schema(conn: apsw.Connection) -> str:
     """The format of an open SQLite database, from its tables and their columns."""
     rows = conn.execute("SELECT type, name, coalesce(sql, '') FROM sqlite_master").fetchall()
-    tables = {name for kind, name, _ in rows if kind == "table"}
+    tables = {str(name) for kind, name, _ in rows if kind == "table"}
 
     def has(table: str, *columns: str) -> bool:
-        return table in tables and set(columns) <= _columns(conn, table)
+        return table in tables and set(columns) <= column_set(conn, table)
 
     if set(NATIVE_TABLES) <= tables or "memory_migrations" in tables:  # a store missing a table is damaged
-        libsql = "libsql_vector_meta_shadow" in tables or any("libsql_vector_idx" in sql for _, _, sql in rows)
+        libsql = "libsql_vector_meta_shadow" in tables or any("libsql_vector_idx" in str(sql) for _, _, sql in rows)
         if libsql:
             return "oxydra-libsql"
         return "oxydra" if _oxydra_marks(conn, tables) else "oxmem"
@@ -121,6 +180,12 @@ def detect_schema(conn: apsw.Connection) -> str:
         return "aidaemon-legacy"
     if session_tables(conn) is not None:
         return "openai-agents"
+    if agno_tables(conn) is not None:
+        return "agno"
+    if mem0_history_tables(conn):
+        return "mem0-history"
+    if langgraph_store_tables(conn):
+        return "langgraph-store"
     return "sqlite-unknown"
 
 

@@ -12,29 +12,36 @@ reads a session's items in ``id`` order and **skips a row whose JSON does not pa
 (``get_items``), and hands on one that is JSON but no object as it is: oxmem shows either, flagged, in its place.
 
 Deleting a session (after *Enable editing*, a backup first) is the SDK's own ``clear_session``: its messages, then
-its session row, in one transaction. A file of ``AdvancedSQLiteSession`` (its ``message_structure`` table: turns,
-branches, reserved branch ids, clear generations) is not edited: its ``clear_session`` keeps more than these two
-tables in step.
+its session row, in one transaction. Deleting a **turn** (:func:`turn_rows`: the user's message and the items
+after it up to the next one — what answered it — and every tool call or output whose ``call_id`` pairs with one of
+them, wherever it is, so no call is left without its output nor an output without its call, which the Responses
+API rejects as input) deletes those rows by ``id`` as the SDK's ``pop_item`` deletes one, in one transaction;
+``updated_at`` is left as ``pop_item`` leaves it. A file of ``AdvancedSQLiteSession`` (its ``message_structure``
+table: turns, branches, reserved branch ids, clear generations) is not edited: its ``clear_session`` keeps more than
+these two tables in step.
 
 A session is a conversation; each item an event (its sequence is its row ``id``, which is what the SDK orders by):
 a message as the message it is, a function call as an assistant's tool call, its output as the tool's answer (the
-item itself is kept in the event, under ``item``). The SDK has no search of its own: the file offers none here.
+item itself is kept in the event, under ``item``). The SDK has no search of its own: oxmem's keyword search
+(:mod:`.keywords`), labelled as oxmem's, finds items by their words.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
 import apsw
 
 from ..database import write_transaction
-from ..errors import NotFoundError, ReadOnlyError
+from ..errors import ConflictError, NotFoundError, ReadOnlyError
 from ..store.browse import SessionRow
 from ..store.events import Event
 from .aidaemon_rows import json_or_reason
-from .base import Capabilities, ForeignReader
-from .detect import quoted, session_tables
+from .base import Capabilities
+from .detect import column_set, quoted, session_tables
+from .keywords import KeywordSearch
 from .times import shown_time
 
 #: message roles as oxmem's payloads name them (the Responses API's ``developer`` is the system's voice)
@@ -87,6 +94,71 @@ def item_payload(message_id: int, message_data: Any) -> dict[str, Any]:
     return {"role": "system", "content": f"[{what}] {json.dumps(item, ensure_ascii=False)}", "item": item}
 
 
+def _starts_turn(item: Any) -> bool:
+    """A user's message: where a turn begins (as ``AdvancedSQLiteSession`` counts user turns)."""
+    return isinstance(item, dict) and item.get("role") == "user" and item.get("type") in (None, "message")
+
+
+def _call_id(item: Any) -> str | None:
+    call = item.get("call_id") if isinstance(item, dict) else None
+    return call if isinstance(call, str) else None
+
+
+def turn_rows(conn: apsw.Connection, session_id: str, message_id: int) -> list[tuple[int, Any]]:
+    """``(id, message_data)`` of the turn of item ``message_id``, in ``id`` order (the module's docstring);
+    :class:`NotFoundError` when the item is not in the session."""
+    _, messages = _session_tables(conn, session_id)
+    rows: list[Any] = conn.execute(
+        f"SELECT id, message_data FROM {quoted(messages)} WHERE session_id = ? ORDER BY id", (session_id,)
+    ).fetchall()
+    at = next((i for i, (row_id, _) in enumerate(rows) if row_id == message_id), None)
+    if at is None:
+        raise NotFoundError(f"no item {message_id} in session {session_id!r}")
+    items = [json_or_reason(data)[0] for _, data in rows]
+    start, end = at, at + 1
+    while start > 0 and not _starts_turn(items[start]):
+        start -= 1
+    while end < len(items) and not _starts_turn(items[end]):
+        end += 1
+    calls = {c for c in map(_call_id, items[start:end]) if c is not None}
+    chosen = set(range(start, end)) | {i for i, item in enumerate(items) if _call_id(item) in calls}
+    return [(int(rows[i][0]), rows[i][1]) for i in sorted(chosen)]
+
+
+def delete_turn(
+    conn: apsw.Connection, session_id: str, message_id: int, expected: list[tuple[int, Any]] | None = None
+) -> list[int]:
+    """The rows of :func:`turn_rows` deleted by ``id`` (``pop_item``'s ``DELETE``), one write transaction; with
+    ``expected`` (the rows as loaded), only if the turn is still exactly those rows."""
+    with write_transaction(conn):
+        refuse_advanced(conn)
+        rows = turn_rows(conn, session_id, message_id)
+        if expected is not None and [(i, item_payload(i, d)) for i, d in rows] != expected:
+            raise ConflictError(
+                f"the turn of item {message_id} in session {session_id} was changed by another program since it "
+                "was loaded; nothing was deleted"
+            )
+        _, messages = _tables_of(conn)
+        for row_id, _ in rows:
+            conn.execute(f"DELETE FROM {quoted(messages)} WHERE id = ?", (row_id,))
+    return [row_id for row_id, _ in rows]
+
+
+def turn_usage(conn: apsw.Connection) -> dict[str, dict[str, str]]:
+    """Per session, the token usage ``AdvancedSQLiteSession`` records per user turn (``turn_usage``), summed over
+    every branch as its ``get_session_usage()`` sums it: ``{"turns": …, "tokens": "N in · M out"}``; none in a
+    file of ``SQLiteSession``."""
+    if not {"session_id", "input_tokens", "output_tokens"} <= column_set(conn, "turn_usage"):
+        return {}
+    rows = conn.execute(
+        "SELECT session_id, count(*), total(input_tokens), total(output_tokens) FROM turn_usage GROUP BY session_id"
+    )
+    return {
+        str(sid): {"turns": f"{int(turns):,}", "tokens": f"{int(tin):,} in · {int(tout):,} out"}
+        for sid, turns, tin, tout in rows
+    }
+
+
 def clear_session(conn: apsw.Connection, session_id: str) -> None:
     """``SQLiteSession.clear_session`` (openai-agents 0.24.0, ``sqlite_session.py`` 521–535): ``DELETE`` the
     session's messages, then its session row, in one write transaction; :class:`NotFoundError` when it has
@@ -125,13 +197,13 @@ def _session_tables(conn: apsw.Connection, session_id: str) -> tuple[str, str]:
     return sessions, messages
 
 
-class OpenAIAgentsReader(ForeignReader):
+class OpenAIAgentsReader(KeywordSearch):
     """A ``SQLiteSession`` file of the OpenAI Agents SDK (see the module's docstring)."""
 
     FORMAT = "openai-agents"
     LABEL = "OpenAI Agents session store"
-    REASON = "oxmem deletes the OpenAI Agents SDK's sessions and changes nothing else in its file"
-    EDITS = frozenset({"sessions"})
+    REASON = "oxmem deletes the OpenAI Agents SDK's sessions and turns and changes nothing else in its file"
+    EDITS = frozenset({"sessions", "turns"})
 
     @property
     def capabilities(self) -> Capabilities:
@@ -140,7 +212,6 @@ class OpenAIAgentsReader(ForeignReader):
             self.LABEL,
             has_notes=False,
             has_schedules=False,
-            has_search=False,
             refusals=self.refusals(),
         )
 
@@ -151,12 +222,13 @@ class OpenAIAgentsReader(ForeignReader):
     def _sessions(self, conn: apsw.Connection, contains: str | None) -> list[SessionRow]:
         sessions, _ = _tables_of(conn)
         needle = contains.casefold() if contains else None
+        usage = turn_usage(conn)
         rows = []
         for sid, created, updated in conn.execute(f"SELECT session_id, created_at, updated_at FROM {quoted(sessions)}"):
             shown_id = str(sid)
             if needle and needle not in shown_id.casefold():
                 continue
-            rows.append(SessionRow(shown_id, None, shown_time(created), shown_time(updated)))
+            rows.append(SessionRow(shown_id, None, shown_time(created), shown_time(updated), usage.get(shown_id, {})))
         rows.sort(key=lambda r: r.session_id)
         rows.sort(key=lambda r: r.updated_at, reverse=True)
         return rows
@@ -167,11 +239,29 @@ class OpenAIAgentsReader(ForeignReader):
         await self._db.read(refuse_advanced)  # (refused before any write begins)
         await self._write(clear_session, session_id)
 
+    async def turn(self, session_id: str, sequence: int) -> list[Event]:
+        """The items :func:`turn_rows` deletes with item ``sequence``, as events."""
+
+        def read(conn: apsw.Connection) -> list[Event]:
+            ids = {i for i, _ in turn_rows(conn, session_id, sequence)}
+            return [e for e in self._events(conn, session_id) if e.sequence in ids]
+
+        return await self._db.read(read)
+
+    async def delete_turn(
+        self, session_id: str, sequence: int, *, expected: Sequence[Event] | None = None
+    ) -> list[int]:
+        """:func:`delete_turn` (refused before any write for an ``AdvancedSQLiteSession`` file)."""
+        self._writable("turns")
+        await self._db.read(refuse_advanced)
+        loaded = None if expected is None else [(e.sequence, e.payload) for e in expected]
+        return await self._write(delete_turn, session_id, sequence, loaded)
+
     def _events_after(
         self, conn: apsw.Connection, session_id: str, after_sequence: int | None, limit: int
     ) -> list[Event]:
         _, messages = _session_tables(conn, session_id)
-        rows = conn.execute(
+        rows: list[Any] = conn.execute(
             f"SELECT id, message_data, created_at FROM {quoted(messages)} WHERE session_id = ? AND id > ? "
             "ORDER BY id LIMIT ?",
             (session_id, -1 if after_sequence is None else after_sequence, limit),
@@ -183,7 +273,8 @@ class OpenAIAgentsReader(ForeignReader):
 
     def _event_stats(self, conn: apsw.Connection, session_id: str) -> tuple[int, int | None]:
         _, messages = _session_tables(conn, session_id)
-        count, last = conn.execute(
+        found: list[Any] = conn.execute(
             f"SELECT count(*), max(id) FROM {quoted(messages)} WHERE session_id = ?", (session_id,)
-        ).fetchall()[0]
+        ).fetchall()
+        count, last = found[0]
         return int(count), None if last is None else int(last)

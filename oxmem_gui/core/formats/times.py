@@ -43,6 +43,18 @@ def shown_time(text: object) -> str:
     return rfc3339(when)
 
 
+def epoch_time(value: object) -> str:
+    """A time kept as seconds since 1970 (Agno's ``BIGINT`` columns; a value past the year 5138 is read as
+    milliseconds) as :func:`shown_time` shows one; a value that is no number as :func:`shown_time` reads it."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return shown_time(value)
+    seconds = value / 1000 if abs(value) >= 1e11 else value
+    try:
+        return rfc3339(datetime.fromtimestamp(seconds, timezone.utc))
+    except (OverflowError, OSError, ValueError):
+        return str(value)
+
+
 def sql_place(expr: str) -> str:
     """SQL for a time's place in a list newest first: its Julian day where SQLite reads ``expr`` as a time (the
     forms above; a date first), else -1 — last. A C expression, so a page of 100k rows sorts in milliseconds."""

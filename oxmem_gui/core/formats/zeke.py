@@ -445,13 +445,7 @@ class ZekeReader(ForeignReader):
     ) -> list[Note]:
         """Tags added to or removed from several memories, each an edit as :meth:`update_note` makes it."""
         self._writable("notes")
-        loaded = {n.note_id: n for n in expected} if expected is not None else {}
-        out = []
-        for note_id in note_ids:
-            note = loaded.get(note_id) or await self.get_note(user, note_id)
-            tags = [t for t in note.tags if t not in remove] + [t for t in add if t not in note.tags]
-            out.append(await self.update_note(user, note_id, note.content, tags, expected=loaded.get(note_id)))
-        return out
+        return await self._retag(user, note_ids, add, remove, expected)
 
     async def restore_notes(
         self, items: Sequence[Note], *, expected: Mapping[str, Note | None] | None = None

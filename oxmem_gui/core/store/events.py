@@ -83,6 +83,15 @@ class Event:
     payload: Any
 
 
+def only(page: list[Event], session_id: str, sequence: int) -> list[Event]:
+    """``[event]`` of ``page`` whose sequence is ``sequence`` (the turn of a format that deletes no turn), else
+    :class:`NotFoundError`."""
+    found = [e for e in page if e.sequence == sequence]
+    if not found:
+        raise NotFoundError(f"no event {sequence} in session {session_id!r}")
+    return found
+
+
 @dataclass
 class SessionInfo:
     session_id: str

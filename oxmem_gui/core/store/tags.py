@@ -16,8 +16,9 @@ MAX_TAGS = 16
 TAG_SEPARATOR = ","
 
 
-def normalize_tags(tags: Iterable[str] | None) -> list[str]:
-    """Strip, drop empties, lowercase, cut to 64 characters, drop duplicates keeping first order, keep 16."""
+def normalize_tags(tags: Iterable[str] | None, keep_case: bool = False) -> list[str]:
+    """Strip, drop empties, lowercase (unless ``keep_case``: an agent's tags compared as written), cut to 64
+    characters, drop duplicates keeping first order, keep 16."""
     if tags is None:
         return []
     if isinstance(tags, str):
@@ -27,7 +28,7 @@ def normalize_tags(tags: Iterable[str] | None) -> list[str]:
         if not isinstance(tag, str):
             raise InvalidInputError(f"tag {shown(tag)} is not a string")
         check_text(tag, "tag")
-        t = tag.strip().lower()[:MAX_TAG_CHARS]
+        t = (tag.strip() if keep_case else tag.strip().lower())[:MAX_TAG_CHARS]
         if t and t not in out:
             out.append(t)
     return out[:MAX_TAGS]

@@ -34,7 +34,8 @@ def readable(stamp: str | None) -> str:
 
 
 def age(stamp: str | None, now: datetime) -> tuple[str, float]:
-    """``("3 d", days)``: how long before ``now`` an RFC 3339 time was (a time after it: ``0 min``)."""
+    """``("3 d", days)``: how long before ``now`` an RFC 3339 time was; a time over a minute after it is
+    ``("ahead", 0.0)`` (the agent's clock, or this one, is off: no clock is trusted), up to a minute ``0 min``."""
     if not stamp:
         return "—", 0.0
     try:
@@ -43,7 +44,10 @@ def age(stamp: str | None, now: datetime) -> tuple[str, float]:
         return "?", 0.0
     if then.tzinfo is None:
         then = then.replace(tzinfo=timezone.utc)
-    seconds = max(0.0, (now - then).total_seconds())
+    seconds = (now - then).total_seconds()
+    if seconds < -60:
+        return "ahead", 0.0
+    seconds = max(0.0, seconds)
     days = seconds / 86400
     for limit, size, unit in (
         (3600, 60, "min"),

@@ -128,6 +128,8 @@ class NotesPanel(NoteEdits, QWidget):
         """Editors read-only and writing controls disabled (with the reason as tooltip) while notes cannot be
         edited; editable again once they can. A file whose notes have no tags offers no tag editing or filter."""
         refusal = self.refusal()
+        store = self.ctx.store
+        self.editor.tags.keep_case = store is not None and store.capabilities.tags_keep_case
         self.editor.set_read_only(refusal)
         self.editor.set_hint(self.state.vector_notice if refusal is None else None)
         no_tags = self.no_tags()

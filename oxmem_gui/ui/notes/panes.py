@@ -213,7 +213,8 @@ class NoteEditor(QWidget):
         self.tags.set_tags(note.tags if note else [])
         if note:
             ago = age(note.updated_at, self.now())[0]
-            self.dates.setText(f"created {readable(note.created_at)}\nupdated {readable(note.updated_at)} ({ago} ago)")
+            when = "ahead of this computer's clock" if ago == "ahead" else f"{ago} ago"
+            self.dates.setText(f"created {readable(note.created_at)}\nupdated {readable(note.updated_at)} ({when})")
         else:
             self.dates.setText("")
         self.details.setText("\n".join(detail_lines(note.details)) if note else "")

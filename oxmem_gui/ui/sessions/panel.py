@@ -30,8 +30,8 @@ from ..dialogs import Dialogs
 from ..widgets import ElidedLabel, escape_clears, fit_columns, show_editable, tab_leaves
 from ..widgets.json_view import JsonView
 from .context_preview import ContextPreview
-from .models import ID_ROLE, ChunksModel, EventsModel, SessionsModel, describe_event
-from .state import NO_SESSION, SessionsState, delete_question, summary_fields
+from .models import ID_ROLE, ChunksModel, EventsModel, SessionsModel, describe_event, preview
+from .state import NO_SESSION, SessionsState, delete_question, summary_fields, turn_question
 
 #: the tabs of the session browser, by index
 EVENTS_TAB, SUMMARY_TAB, CHUNKS_TAB, CONTEXT_TAB = range(4)
@@ -115,6 +115,8 @@ class SessionsPanel(QWidget):
         self.events_view.selectionModel().currentRowChanged.connect(self._event_changed)
         self.events_view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.events_view.customContextMenuRequested.connect(self._event_menu)
+        #: the event's context menu last opened
+        self.event_menu: QMenu | None = None
         self.events.modelReset.connect(lambda: self._show_event(None))
         self.event_label = ElidedLabel("")
         self.json_view = JsonView()
@@ -255,14 +257,24 @@ class SessionsPanel(QWidget):
         self.sessions.reload(reloaded)
 
     def _event_menu(self, point: Any) -> None:
-        """The event's context menu (the menu key opens it too): *Why wasn't this recalled?*."""
+        """The event's context menu (the menu key opens it too): *Why wasn't this recalled?*, and *Delete This
+        Turn…* where the format deletes turns (disabled, with why, until editing is enabled)."""
         sequence, session = self.selected_event(), self.selected_session()
         if sequence is None or session is None:
             return
         menu = QMenu(self.events_view)
+        menu.setToolTipsVisible(True)
         action = menu.addAction("Why wasn't this recalled?")
         action.setToolTip("Explain in the search panel why a search did not recall this event")
         action.triggered.connect(lambda: self.why_not.emit(session, sequence))
+        store = self.ctx.store
+        if store is not None and "turns" not in store.capabilities.refusals:
+            refusal = self.ctx.edit_refusal("turns")
+            delete = menu.addAction("Delete This Turn…")
+            delete.setEnabled(refusal is None)
+            delete.setToolTip(refusal or "Delete the user's message, what answered it and its tool calls with outputs")
+            delete.triggered.connect(lambda: self.delete_turn(session, sequence))
+        self.event_menu = menu
         menu.popup(self.events_view.viewport().mapToGlobal(point))
 
     def selected_event(self) -> int | None:
@@ -454,6 +466,28 @@ class SessionsPanel(QWidget):
             on_done=lambda state: self._show_state(session_id, state),
             changes="sessions",
         )
+
+    def delete_turn(self, session_id: str, sequence: int) -> None:
+        """Ask, listing each item that goes (the format's :meth:`turn`), then delete them as the agent would; what
+        the file holds by then must still be that turn (else the conflict is shown and nothing is deleted)."""
+        store = self.ctx.writable("turns")
+        if store is None:
+            return
+        noun = store.capabilities.session_noun
+
+        def ask(turn: list[Event]) -> None:
+            lines = [f"{e.sequence}  {describe_event(e)[0]}: {preview(describe_event(e)[2], 80)}" for e in turn]
+            backup = self.ctx.backup_path
+            if self.dialogs.confirm(
+                "Delete turn", turn_question(noun, session_id, lines, str(backup) if backup else None)
+            ):
+                self.ctx.run(
+                    lambda: store.delete_turn(session_id, sequence, expected=turn),
+                    label=f"Deleting a turn of {session_id}",
+                    changes="sessions",
+                )
+
+        self.ctx.run(lambda: store.turn(session_id, sequence), on_done=ask)
 
     def delete_selected(self) -> None:
         session_id = self.selected_session()

@@ -83,9 +83,29 @@ def delete_question(caps: Capabilities, session_id: str, stats: SessionStats, ba
             f"{plural(stats.chunk_count, 'chunk')} with their vectors and full-text rows, and its summary state."
         )
     else:  # another agent's: its own words, and what its schema keeps
-        text = (
-            f"Delete {caps.session_noun} “{session_id}”?\n\nThis removes it with its "
-            f"{plural(stats.event_count, 'message')}; what else the agent keeps that cites them stays, "
-            "without the citation."
+        messages = plural(stats.event_count, "message")
+        text = f"Delete {caps.session_noun} “{session_id}”?\n\nThis removes it with its {messages}"
+        text += (
+            "; what else the agent keeps that cites them stays, without the citation."
+            if caps.format in CITING_FORMATS
+            else "."
         )
-    return text + (f"\n\nA backup was taken when editing was enabled: {backup}" if backup else "")
+    return text + _backup_line(backup)
+
+
+#: formats whose other rows may cite a message of a deleted session (Omega's facts, aidaemon's facts and episodes)
+CITING_FORMATS = ("omega", "aidaemon", "aidaemon-legacy")
+
+
+def _backup_line(backup: str | None) -> str:
+    return f"\n\nA backup was taken when editing was enabled: {backup}" if backup else ""
+
+
+def turn_question(session_noun: str, session_id: str, lines: list[str], backup: str | None) -> str:
+    """What deleting a turn asks: each item that goes (``lines``: seq, role and text, already cut), and the
+    backup."""
+    shown = lines[:12] + ([f"… and {len(lines) - 12} more"] if len(lines) > 12 else [])
+    return (
+        f"Delete {plural(len(lines), 'item')} of {session_noun} “{session_id}”?\n\nThe user's message, what answered "
+        "it, and each tool call with its output:\n" + "\n".join(shown) + _backup_line(backup)
+    )

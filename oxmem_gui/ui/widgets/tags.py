@@ -138,9 +138,9 @@ class TagEditor(QWidget):
     wrap onto lines, so many or long tags never widen the window (a long tag's chip is cut, its tooltip says it
     all).
 
-    Typing is normalized as contract §7 says: lowercase, at most 64 characters; a duplicate is not added; at most
-    16 tags. A comma always ends a tag; pasted text (several characters at once) is taken whole, so pasting
-    ``"a, b,c"`` adds three tags. ``tags_changed`` fires after every change.
+    Typing is normalized as contract §7 says: lowercase (unless :attr:`keep_case`), at most 64 characters; a
+    duplicate is not added; at most 16 tags. A comma always ends a tag; pasted text (several characters at once)
+    is taken whole, so pasting ``"a, b,c"`` adds three tags. ``tags_changed`` fires after every change.
     """
 
     tags_changed = Signal(list)
@@ -152,6 +152,8 @@ class TagEditor(QWidget):
         self._placeholder = placeholder
         self._chips: list[QWidget] = []
         self._typed = ""
+        #: tags kept as written (a format whose tags are case-sensitive: Agno's topics)
+        self.keep_case = False
         self._layout = FlowLayout(self)
         self.input = QLineEdit(self)
         self.input.setPlaceholderText(placeholder)
@@ -178,10 +180,13 @@ class TagEditor(QWidget):
 
     def pending(self) -> str:
         """Text typed in the entry and not yet made a tag (normalized; empty when there is none)."""
-        return self.input.text().strip().lower() if self.input.isEnabled() else ""
+        return self._case(self.input.text().strip()) if self.input.isEnabled() else ""
+
+    def _case(self, text: str) -> str:
+        return text if self.keep_case else text.lower()
 
     def set_tags(self, tags: list[str]) -> None:
-        self._tags = normalize_tags(tags)
+        self._tags = normalize_tags(tags, self.keep_case)
         self.input.clear()
         self._typed = ""
         self._rebuild()
@@ -220,7 +225,7 @@ class TagEditor(QWidget):
         elif len(parts) > 1:  # a comma typed: what comes before it is a tag, what follows is still being typed
             self._add_all(parts[:-1])
             text = parts[-1]
-        normalized = text.lstrip().lower()[:MAX_TAG_CHARS]
+        normalized = self._case(text.lstrip())[:MAX_TAG_CHARS]
         if not self.input.isEnabled():  # full: what did not fit is dropped
             normalized = ""
         if normalized != self.input.text():
@@ -228,7 +233,7 @@ class TagEditor(QWidget):
         self._typed = normalized
 
     def _add_all(self, parts: list[str]) -> None:
-        tags = normalize_tags([*self._tags, *(p[:MAX_TAG_CHARS] for p in parts)])[:MAX_TAGS]
+        tags = normalize_tags([*self._tags, *(p[:MAX_TAG_CHARS] for p in parts)], self.keep_case)[:MAX_TAGS]
         if tags != self._tags:
             self._tags = tags
             self._rebuild()

@@ -96,7 +96,7 @@ def test_detects_current_and_legacy(current, legacy):
     assert (kind, fmt, label) == (AidaemonReader, "aidaemon", "aidaemon memory")
     assert (c.has_sessions, c.has_notes, c.has_schedules, c.has_search) == (True, True, True, True)  # goal_schedules
     assert (c.notes_label, c.group_label) == ("Facts", "Category")
-    assert set(c.refusals) == {"events", "summary"} and c.editable and not c.note_tags
+    assert set(c.refusals) == {"events", "turns", "summary"} and c.editable and not c.note_tags
     assert c.refusal("events").startswith("aidaemon appends its events and derives episodes")
     kind, fmt, c, label = read(legacy, caps)
     assert (kind, fmt, label) == (AidaemonReader, "aidaemon-legacy", "aidaemon memory (before v0.9)")

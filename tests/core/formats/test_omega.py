@@ -71,7 +71,7 @@ def test_both_variants_open_as_omega(omega, variant):
         assert (caps.sessions_label, caps.notes_label, caps.group_label) == ("Conversations", "Facts", "Sender")
         assert caps.has_sessions and caps.has_notes and caps.has_schedules and caps.has_search
         assert caps.editable and not caps.note_tags  # its facts, once editing is enabled; facts have no tags
-        assert set(caps.refusals) == {"events", "summary"}
+        assert set(caps.refusals) == {"events", "turns", "summary"}
         assert all(r == OmegaReader.REASON for r in caps.refusals.values())
         assert [(r.name, r.scope, r.tunable) for r in m.retrievers()] == [("omega-recall", "session", False)]
         return await m.info()
@@ -105,7 +105,7 @@ def test_open_read_write_edits_facts_only(current):
         async with await open_memory(current, read_only=False) as m:
             return m.read_only, sorted(m.capabilities.refusals)
 
-    assert run(check()) == (False, ["events", "summary"])
+    assert run(check()) == (False, ["events", "summary", "turns"])
 
 
 def test_writes_are_refused_with_the_reason(current):

@@ -12,7 +12,7 @@ import sqlite3
 
 import pytest
 
-from oxmem_gui.core.api import NotFoundError, ReadOnlyError, check_store, open_memory
+from oxmem_gui.core.api import ConflictError, NotFoundError, ReadOnlyError, check_store, open_memory
 
 agents = pytest.importorskip("agents", reason="the OpenAI Agents SDK writes these files (a test dependency)")
 
@@ -208,3 +208,121 @@ def test_an_advanced_sessions_message_deleted_by_another_program_is_read_and_its
     with pytest.raises(ReadOnlyError, match="AdvancedSQLiteSession file .* nothing was changed"):
         asyncio.run(forget())
     assert digest(path) == before
+
+    async def delete_turn():
+        async with await open_memory(path, read_only=False, embedding="deterministic") as m:
+            await m.delete_turn("s1", 1)
+
+    with pytest.raises(ReadOnlyError, match="AdvancedSQLiteSession file .* nothing was changed"):
+        asyncio.run(delete_turn())
+    assert digest(path) == before
+
+
+TWO_TURNS = [
+    *WEATHER,
+    {"role": "user", "content": "And tomorrow?"},
+    {"type": "function_call", "call_id": "call_2", "name": "get_forecast", "arguments": '{"city": "Lisbon"}'},
+    {"type": "function_call_output", "call_id": "call_2", "output": "Rain"},
+    {"role": "assistant", "content": "Rain tomorrow."},
+]
+
+
+def edit(path, fn):
+    async def go():
+        async with await open_memory(path, read_only=False, embedding="deterministic") as m:
+            return await fn(m)
+
+    return asyncio.run(go())
+
+
+def test_a_turn_is_deleted_with_its_tool_calls_and_outputs_and_the_sdk_reads_the_rest(tmp_path):
+    path = tmp_path / "turns.db"
+    write(path, {"weather": TWO_TURNS, "hello": HELLO})
+    # item 3 is the first turn's tool output (items 1-4 the first turn, 5-8 the second)
+    turn = read(path, lambda m: m.turn("weather", 3))
+    assert [e.sequence for e in turn] == [1, 2, 3, 4]
+    deleted = edit(path, lambda m: m.delete_turn("weather", 3, expected=turn))
+    assert deleted == [1, 2, 3, 4]
+    assert sdk_items(path, "weather") == TWO_TURNS[4:] and sdk_items(path, "hello") == HELLO
+
+
+def test_a_call_whose_output_landed_in_another_turn_takes_it_along(tmp_path):
+    """Items another program appended out of order: the first turn's call answered after the next user message.
+    Deleting either turn leaves no call without its output nor an output without its call."""
+    path = tmp_path / "paired.db"
+    items = [WEATHER[0], WEATHER[1], {"role": "user", "content": "hurry"}, WEATHER[2], WEATHER[3]]
+    write(path, {"weather": items})
+    assert [e.sequence for e in read(path, lambda m: m.turn("weather", 1))] == [1, 2, 4]
+    assert [e.sequence for e in read(path, lambda m: m.turn("weather", 3))] == [2, 3, 4, 5]
+    assert edit(path, lambda m: m.delete_turn("weather", 1)) == [1, 2, 4]
+    assert sdk_items(path, "weather") == [{"role": "user", "content": "hurry"}, WEATHER[3]]
+
+
+def test_a_turn_changed_since_it_was_loaded_is_not_deleted(tmp_path):
+    path = tmp_path / "turns.db"
+    write(path, {"weather": TWO_TURNS})
+    turn = read(path, lambda m: m.turn("weather", 5))
+    another_program(path, "INSERT INTO agent_messages (session_id, message_data) VALUES ('weather', "
+                    "'{\"role\": \"assistant\", \"content\": \"Bring an umbrella.\"}')")  # fmt: skip
+    before = digest(path)
+    with pytest.raises(ConflictError, match="changed by another program since it was loaded; nothing was deleted"):
+        edit(path, lambda m: m.delete_turn("weather", 5, expected=turn))
+    assert digest(path) == before
+    with pytest.raises(ReadOnlyError, match="open read-only"):
+        asyncio.run(open_and_delete_read_only(path))
+    with pytest.raises(NotFoundError, match="no item 99 in session 'weather'"):
+        edit(path, lambda m: m.delete_turn("weather", 99))
+    assert digest(path) == before
+
+
+async def open_and_delete_read_only(path):
+    async with await open_memory(path, embedding="deterministic") as m:
+        await m.delete_turn("weather", 5)
+
+
+def test_an_advanced_sessions_token_usage_is_summed_as_the_sdk_sums_it(tmp_path):
+    from agents.extensions.memory import AdvancedSQLiteSession
+
+    path = tmp_path / "advanced.db"
+
+    async def sdk(then):
+        session = AdvancedSQLiteSession(session_id="s1", db_path=str(path), create_tables=True)
+        try:
+            return await then(session)
+        finally:
+            session.close()
+
+    asyncio.run(
+        sdk(lambda s: s.add_items([{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hey"}]))
+    )
+    another_program(  # the rows store_run_usage writes after each user turn (a model would be called to get them)
+        path,
+        "INSERT INTO turn_usage (session_id, branch_id, user_turn_number, requests, input_tokens, output_tokens, "
+        "total_tokens) VALUES ('s1', 'main', 1, 1, 1200, 30, 1230), ('s1', 'alt', 1, 2, 800, 45, 845)",
+    )
+    usage = asyncio.run(sdk(lambda s: s.get_session_usage()))
+    (session,) = read(path, lambda m: m.sessions_page())
+    assert (usage["input_tokens"], usage["output_tokens"], usage["total_turns"]) == (2000, 75, 2)
+    assert session.details == {"turns": "2", "tokens": "2,000 in · 75 out"}
+
+
+def test_oxmems_own_keyword_search_finds_items_and_says_it_is_not_the_sdks(tmp_path):
+    from oxmem_gui.core.retrieval.scope import ALL_SESSIONS
+
+    path = tmp_path / "turns.db"
+    write(path, {"weather": TWO_TURNS, "hello": HELLO})
+
+    async def search(m):
+        return (
+            [r.name for r in m.retrievers()],
+            await m.search("oxmem-keywords", "weather", "lisbon SUNNY", 3),
+            await m.search("oxmem-keywords", ALL_SESSIONS, "hi brief", 5),
+        )
+
+    names, one, every = read(path, search)
+    assert names == ["oxmem-keywords"]
+    assert one.steps[0].startswith("oxmem's own keyword search — the agent keeps no search of its own")
+    # the forecast call's arguments name Lisbon: the newest of the half matches
+    assert [(h.chunk_id, h.score) for h in one.hits] == [("weather#4", 1.0), ("weather#6", 0.5), ("weather#3", 0.5)]
+    assert (one.hits[1].notes, one.hits[2].notes) == (["holds lisbon; not sunny"], ["holds sunny; not lisbon"])
+    assert [(h.chunk_id, h.score) for h in every.hits] == [("hello#10", 0.5), ("hello#9", 0.5)]

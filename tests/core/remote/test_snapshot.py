@@ -228,7 +228,7 @@ def test_the_copy_is_read_only_with_the_reason_and_removed_on_close(oxydra_serve
         copy = memory.remote.path
         assert copy.parent == cache and copy.is_file()
         assert oct(cache.stat().st_mode & 0o777) == "0o700"
-        assert set(memory.capabilities.refusals) == {"events", "sessions", "notes", "schedules", "summary"}
+        assert set(memory.capabilities.refusals) == {"events", "sessions", "turns", "notes", "schedules", "summary"}
         assert not memory.capabilities.editable
         with pytest.raises(ReadOnlyError, match="snapshot of a remote database is read-only"):
             await memory.store(session, 99, {"role": "user", "content": "x"})

@@ -1,0 +1,384 @@
+"""LangGraph's ``SqliteStore`` (``core/formats/langgraph_store.py``) on files written by LangGraph's own code
+(``langgraph-checkpoint-sqlite`` with ``sqlite-vec``; oxmem's deterministic model is LangGraph's ``embed`` function
+and oxmem's query model, so both sides embed alike): every item shown as ``store.get`` reads it back, LangGraph's
+vector search reproduced — the same items in the same order with the same scores, for each ``distance_type`` —,
+the hazards flagged, and the file left as it was."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import json
+import sqlite3
+import time
+from datetime import datetime, timezone
+
+import pytest
+
+from oxmem_gui.core.api import ReadOnlyError, check_store, open_memory
+from oxmem_gui.core.embeddings.backends import DeterministicEmbedding
+from oxmem_gui.core.formats.times import parse_when
+from oxmem_gui.core.retrieval.scope import ALL_SESSIONS
+
+lg_sqlite = pytest.importorskip("langgraph.store.sqlite", reason="LangGraph's own SqliteStore writes these files")
+pytest.importorskip("sqlite_vec", reason="LangGraph's vector search runs in sqlite-vec")
+
+DIMS = 64
+ITEMS = {
+    ("users", "alice"): {
+        "tea": {"text": "likes green tea in the morning", "tags": ["drinks", "morning"]},
+        "city": {"text": "lives in Lisbon near the river", "tags": ["home"]},
+        "job": {"text": "works as a nurse on night shifts", "tags": ["work", "night", "hospital", "shifts"]},
+        "pet": {"text": "has a cat called Miso", "tags": ["cat"]},
+    },
+    ("users", "alice", "work"): {
+        "desk": {"text": "prefers a standing desk", "tags": ["office"]},
+    },
+    ("users", "bob"): {
+        "coffee": {"text": "drinks black coffee", "tags": ["drinks", "bitter"]},
+        "sport": {"text": "plays tennis on Sundays", "tags": ["tennis"]},
+    },
+    ("userset",): {
+        "other": {"text": "a namespace that only starts like users", "tags": []},
+    },
+    ("docs",): {
+        "py": {"text": "Python tutorial for beginners", "n": 3, "tags": ["python", "tutorial"]},
+        "ts": {"text": "TypeScript guide", "n": 1, "tags": ["typescript"]},
+    },
+}
+QUERIES = ["green tea", "where does she live", "night work at the hospital", "drinks", "cat"]
+
+
+def embed(texts):
+    return DeterministicEmbedding().embed(list(texts)).tolist()
+
+
+def connect(path):
+    """A connection LangGraph can load sqlite-vec into (this Python's sqlite3 may be built without extension
+    loading: pysqlite3 then)."""
+    try:
+        import pysqlite3.dbapi2 as driver  # type: ignore[import-not-found]
+    except ImportError:
+        driver = sqlite3
+    conn = driver.connect(str(path), check_same_thread=False, isolation_level=None)
+    if not hasattr(conn, "enable_load_extension"):
+        conn.close()
+        pytest.skip("this Python's sqlite3 cannot load extensions (sqlite-vec): install pysqlite3-binary")
+    return conn
+
+
+@contextlib.contextmanager
+def langgraph(path, **index):
+    conn = connect(path)
+    config = {"dims": DIMS, "embed": embed, **index}
+    try:
+        store = lg_sqlite.SqliteStore(conn, index=config)
+        store.setup()
+        yield store
+    finally:
+        conn.close()
+
+
+def write(path, items=ITEMS, **index):
+    with langgraph(path, **index) as store:
+        for namespace, values in items.items():
+            for key, value in values.items():
+                store.put(namespace, key, value)
+
+
+def read(path, fn):
+    async def go():
+        async with await open_memory(path, embedding="deterministic") as memory:
+            return await fn(memory)
+
+    return asyncio.run(go())
+
+
+def another_program(path, *statements: str) -> None:
+    with contextlib.closing(sqlite3.connect(path)) as conn, conn:
+        for sql in statements:
+            conn.execute(sql)
+
+
+def digest(path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def ranked(items) -> list[tuple[str, str, float | None]]:
+    return [(".".join(i.namespace), i.key, i.score) for i in items]
+
+
+def oxmem_ranked(result) -> list[tuple[str, str, float | None]]:
+    return [(h.session_id, h.chunk_id, h.metadata["score"]) for h in result.hits]
+
+
+def assert_same_ranking(ours, theirs):
+    assert [(ns, key) for ns, key, _ in ours] == [(ns, key) for ns, key, _ in theirs]
+    for (_, _, mine), (_, _, lg) in zip(ours, theirs, strict=True):
+        assert (mine is None) == (lg is None)
+        if mine is not None:
+            assert mine == pytest.approx(lg, abs=1e-6)
+
+
+@pytest.fixture
+def lg_file(tmp_path):
+    path = tmp_path / "store.sqlite"
+    write(path, text_fields=["text", "tags[*]"])
+    return path
+
+
+def test_every_item_is_shown_as_langgraph_reads_it_back(lg_file):
+    async def everything(m):
+        groups = await m.note_users()
+        return m.format, m.capabilities, groups, {g: await m.list_notes(g) for g in groups}
+
+    fmt, caps, groups, notes = read(lg_file, everything)
+    assert fmt == "langgraph-store" and caps.label == "LangGraph store"
+    assert (caps.has_sessions, caps.has_schedules, caps.note_tags, caps.has_notes) == (False, False, False, True)
+    assert groups == sorted(".".join(ns) for ns in ITEMS)
+    with langgraph(lg_file, text_fields=["text", "tags[*]"]) as store:
+        for namespace, values in ITEMS.items():
+            shown = {n.note_id: n for n in notes[".".join(namespace)]}
+            assert set(shown) == set(values)
+            listed = {i.key for i in store.search(namespace, limit=100) if i.namespace == namespace}
+            assert listed == set(values)
+            for key in values:
+                item = store.get(namespace, key)
+                note = shown[key]
+                assert json.loads(note.content) == item.value == values[key]
+                assert note.content == json.dumps(values[key], ensure_ascii=False, indent=2)
+                assert parse_when(note.created_at) == item.created_at.replace(tzinfo=timezone.utc)
+                assert parse_when(note.updated_at) == item.updated_at.replace(tzinfo=timezone.utc)
+                assert note.details["namespace"] == list(namespace)
+                assert note.tags == [] and "problems" not in note.details
+                fields = sorted(v["field"] for v in note.details["vectors"])
+                tags = values[key]["tags"]
+                expected = ["text"] + (["tags[*]"] if len(tags) == 1 else [f"tags[*].{i}" for i in range(len(tags))])
+                assert fields == sorted(expected)
+
+
+@pytest.mark.parametrize("distance_type", ["cosine", "l2", "inner_product"])
+def test_the_vector_search_is_langgraphs_own_same_order_and_scores(tmp_path, distance_type):
+    path = tmp_path / f"{distance_type}.sqlite"
+    write(path, text_fields=["text", "tags[*]"], distance_type=distance_type)
+    name = {"cosine": "langgraph", "l2": "langgraph-l2", "inner_product": "langgraph-inner-product"}[distance_type]
+    cases = [(scope, q, k) for scope in ("users", "users.alice", "docs", "") for q in QUERIES for k in (1, 3, 5, 20)]
+
+    async def ours(m):
+        out = []
+        for scope, q, k in cases:
+            out.append(await m.search(name, scope or ALL_SESSIONS, q, k))
+        return out
+
+    results = read(path, ours)
+    with langgraph(path, text_fields=["text", "tags[*]"], distance_type=distance_type) as store:
+        for (scope, q, k), result in zip(cases, results, strict=True):
+            prefix = tuple(scope.split(".")) if scope else ()
+            theirs = ranked(store.search(prefix, query=q, limit=k))
+            assert_same_ranking(oxmem_ranked(result), theirs)
+            assert result.retriever == name and result.models == ["deterministic-hash-v1"]
+    steps = " ".join(results[0].steps)
+    assert "tags[*].0" in steps and "text" in steps and "LIMIT 2×k = 2 vector rows" in steps
+    if distance_type == "l2":
+        assert "FARTHEST vectors come first" in steps
+        scores = [h.score for h in results[-1].hits]
+        assert scores == sorted(scores, reverse=True)  # largest distance first, as LangGraph orders them
+    if distance_type == "inner_product":
+        assert "negated Manhattan distance, not an inner product" in steps
+
+
+def test_rows_are_limited_before_one_per_item_is_kept_so_fewer_items_come_back(lg_file):
+    with langgraph(lg_file, text_fields=["text", "tags[*]"]) as store:
+        store.put(("echoes",), "many", {"text": "echo", "tags": ["echo", "echo", "echo"]})
+        store.put(("echoes",), "alpha", {"text": "alpha", "tags": ["first"]})
+        store.put(("echoes",), "beta", {"text": "beta", "tags": ["second"]})
+    result = read(lg_file, lambda m: m.search("langgraph", "echoes", "echo", 2))
+    with langgraph(lg_file, text_fields=["text", "tags[*]"]) as store:
+        theirs = ranked(store.search(("echoes",), query="echo", limit=2))
+        every = ranked(store.search(("echoes",), query="echo", limit=100))
+    assert_same_ranking(oxmem_ranked(result), theirs)
+    # 'many' has four vector rows of the query's own text: they are the best 2×2 rows, and one item comes back
+    assert [key for _, key, _ in theirs] == ["many"] and len(every) == 3
+    assert theirs[0][2] == pytest.approx(1.0)
+    assert any("fewer than k = 2: the 4 vector rows held only 1 item" in s for s in result.steps)
+    (many,) = result.hits
+    assert any("4 of the 4 vector rows taken are this item's (LIMIT before de-duplication)" in n for n in many.notes)
+    assert many.notes[0].startswith("best field ")
+    assert "vec_distance_cosine = 0 → score 1 − d = 1" in many.notes[0]
+
+
+def test_the_documented_fields_key_is_ignored_the_whole_value_is_embedded(tmp_path):
+    path = tmp_path / "fields.sqlite"
+    write(path, fields=["text"])  # as SqliteStore's own docstring configures it
+    notes = read(path, lambda m: m.list_notes("docs"))
+    assert {v["field"] for n in notes for v in n.details["vectors"]} == {"$"}
+    result = read(path, lambda m: m.search("langgraph", "users", "tea", 4))
+    with langgraph(path, fields=["text"]) as store:
+        assert_same_ranking(oxmem_ranked(result), ranked(store.search(("users",), query="tea", limit=4)))
+    assert any("fields embedded here (store_vectors.field_name): $ — SqliteStore embeds index['text_fields']" in s
+               for s in result.steps)  # fmt: skip
+
+
+def test_filters_are_langgraphs_even_where_they_match_nothing(lg_file):
+    filters = [
+        {"n": 3},
+        {"n": {"$gt": 1}},
+        {"text": "TypeScript guide"},
+        {"tags": ["typescript"]},
+        {"tags": {"$eq": ["typescript"]}},  # bound as bytes by LangGraph: matches nothing
+        {"n": {"$ne": 3}},
+    ]
+
+    async def ours(m):
+        method = m.RANKINGS["langgraph"]
+        return [await m.read(lambda conn, f=f: method(m, conn, "docs", "guide", 5, filter=f)) for f in filters]
+
+    results = read(lg_file, ours)
+    with langgraph(lg_file, text_fields=["text", "tags[*]"]) as store:
+        for f, result in zip(filters, results, strict=True):
+            assert_same_ranking(oxmem_ranked(result), ranked(store.search(("docs",), query="guide", limit=5, filter=f)))
+    assert [len(r.hits) for r in results] == [1, 1, 1, 1, 0, 1]
+
+
+def test_hazards_are_flagged_and_the_search_still_matches_langgraph(lg_file):
+    with langgraph(lg_file, text_fields=["text", "tags[*]"]) as store:
+        store.put(("users", "bob"), "secret", {"text": "never indexed"}, index=False)
+        store.put(("docs",), "old", {"text": "to be deleted", "tags": []})
+        store.delete(("docs",), "old")
+        time.sleep(1.1)  # the next put's CURRENT_TIMESTAMP is a later second than the vector rows it leaves behind
+        store.put(("users", "alice"), "job", {"text": "retired", "tags": ["garden"]})
+
+    async def everything(m):
+        return (await m.list_notes("users.alice"), await m.list_notes("users.bob"), await m.info(),
+                await m.search("langgraph", "users", "hospital shifts", 10))  # fmt: skip
+
+    alice, bob, info, result = read(lg_file, everything)
+    job = next(n for n in alice if n.note_id == "job")
+    (stale,) = job.details["problems"]
+    assert stale.startswith("vector rows older than the value (written before its last put): tags[*].0, tags[*].1")
+    assert [v["field"] for v in job.details["vectors"] if v["stale"]] == [f"tags[*].{i}" for i in range(4)]
+    secret = next(n for n in bob if n.note_id == "secret")
+    assert secret.details["problems"] == [
+        "no vector row (put with index=False, or written without an index): LangGraph's vector search never "
+        "returns this item"
+    ]
+    assert any(m.startswith("1 vector row of deleted items") for m in info.markers)
+    assert any("1 item without a vector row" in m for m in info.markers)
+    with langgraph(lg_file, text_fields=["text", "tags[*]"]) as store:
+        theirs = ranked(store.search(("users",), query="hospital shifts", limit=10))
+    assert_same_ranking(oxmem_ranked(result), theirs)
+    assert any(
+        s.startswith("left out: 1 item of the scope with no vector row (users.bob/secret)") for s in result.steps
+    )
+    assert any("older than their item's value" in s for s in result.steps)
+    hit = next(h for h in result.hits if h.chunk_id == "job")  # still found by the tags it no longer has
+    assert json.loads(hit.text) == {"text": "retired", "tags": ["garden"]}
+    if hit.metadata["field"].startswith("tags[*]."):
+        assert any("before the value was last written" in n for n in hit.notes)
+    report = asyncio.run(check_store(lg_file))
+    (fk,) = [f for f in report.findings if f.check == "foreign keys"]
+    assert fk.level == "problem" and "store_vectors" in fk.detail  # the deleted item's vector row
+
+
+def test_a_value_that_is_not_json_is_flagged_and_a_search_returning_it_fails_as_in_langgraph(lg_file):
+    another_program(lg_file, "UPDATE store SET value = '{broken' WHERE prefix = 'docs' AND key = 'ts'")
+    notes = read(lg_file, lambda m: m.list_notes("docs"))
+    ts = next(n for n in notes if n.note_id == "ts")
+    assert ts.content == "⚠ unreadable row: {broken"
+    assert "LangGraph's get of it, and any search returning it, raise" in ts.details["problems"][0]
+    result = read(lg_file, lambda m: m.search("langgraph", "docs", "TypeScript guide", 5))
+    with langgraph(lg_file, text_fields=["text", "tags[*]"]) as store:
+        with pytest.raises(ValueError):  # orjson.JSONDecodeError
+            store.get(("docs",), "ts")
+        with pytest.raises(ValueError):
+            store.search(("docs",), query="TypeScript guide", limit=5)
+    assert result.hits == [] and any("LangGraph's search raises on it" in s for s in result.steps)
+
+
+def test_a_vector_of_other_dimensions_makes_langgraphs_search_fail_and_oxmems_say_so(lg_file):
+    another_program(
+        lg_file, "UPDATE store_vectors SET embedding = zeroblob(12) WHERE key = 'py' AND field_name = 'text'"
+    )
+    result = read(lg_file, lambda m: m.search("langgraph", "docs", "guide", 5))
+    with langgraph(lg_file, text_fields=["text", "tags[*]"]) as store:
+        with pytest.raises(Exception, match="dimension mistmatch"):
+            store.search(("docs",), query="guide", limit=5)
+        fine = ranked(store.search(("users",), query="guide", limit=5))
+    assert result.hits == []
+    assert any(
+        s.startswith("LangGraph's search raises here (sqlite-vec: Vector dimension mistmatch") for s in result.steps
+    )
+    assert_same_ranking(oxmem_ranked(read(lg_file, lambda m: m.search("langgraph", "users", "guide", 5))), fine)
+    notes = read(lg_file, lambda m: m.list_notes("docs"))
+    py = next(n for n in notes if n.note_id == "py")
+    assert any("vectors of other dimensions than most (64): text (3)" in p for p in py.details["problems"])
+
+
+def test_ttl_is_shown_and_expiry_judged_at_the_readers_clock(tmp_path):
+    path = tmp_path / "ttl.sqlite"
+    with langgraph(path) as store:
+        store.put(("users", "carol"), "note", {"text": "temporary"}, ttl=30)
+
+    def at(when):
+        async def go(m):
+            m._now = lambda: when
+            return (await m.list_notes("users.carol"))[0]
+
+        return go
+
+    early = read(path, at(datetime(2000, 1, 1, tzinfo=timezone.utc)))
+    late = read(path, at(datetime(9000, 1, 1, tzinfo=timezone.utc)))
+    assert early.details["ttl_minutes"] == 30 and early.details["expires_at"]
+    assert (early.details["expired"], late.details["expired"]) == (False, True)
+    assert "still return it until its TTL sweeper deletes it" in late.details["expired_note"]
+
+
+def test_reads_change_no_byte_and_edits_are_refused(lg_file):
+    before = digest(lg_file)
+
+    async def everything(m):
+        await m.info()
+        for g in await m.note_users():
+            await m.list_notes(g)
+        await m.search("langgraph", "users", "tea", 5)
+        await m.search_notes("users.alice", "tea", 3)
+        with pytest.raises(ReadOnlyError):
+            await m.save_note("users.alice", "new")
+        with pytest.raises(ReadOnlyError):
+            await m.delete_note("users.alice", "tea")
+        return m.capabilities.refusals
+
+    refusals = read(lg_file, everything)
+    assert set(refusals) >= {"notes", "sessions", "events"}
+    asyncio.run(check_store(lg_file))
+    with pytest.raises(ReadOnlyError):
+        asyncio.run(open_memory(lg_file, read_only=False))
+    assert digest(lg_file) == before
+
+
+def test_a_plain_store_without_an_index_is_found_and_listed(tmp_path):
+    path = tmp_path / "plain.sqlite"
+    conn = connect(path)
+    try:
+        store = lg_sqlite.SqliteStore(conn)
+        store.setup()
+        store.put(("a", "b"), "k", {"x": 1})
+    finally:
+        conn.close()
+    notes = read(path, lambda m: m.list_notes("a.b"))
+    assert [(n.note_id, json.loads(n.content)) for n in notes] == [("k", {"x": 1})]
+    result = read(path, lambda m: m.search("langgraph", "a", "x", 3))
+    conn = connect(path)
+    try:
+        theirs = ranked(lg_sqlite.SqliteStore(conn).search(("a",), query="x", limit=3))
+    finally:
+        conn.close()
+    assert_same_ranking(oxmem_ranked(result), theirs)
+    assert theirs == [("a.b", "k", None)] and any("ignores the query" in s for s in result.steps)
+
+
+def test_another_programs_table_named_store_is_not_taken_for_langgraphs(tmp_path):
+    path = tmp_path / "store.sqlite"
+    another_program(path, "CREATE TABLE store (id INTEGER PRIMARY KEY, name TEXT, value TEXT)")
+    assert read(path, lambda m: asyncio.sleep(0, m.format)) == "sqlite-unknown"
