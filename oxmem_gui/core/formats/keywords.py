@@ -52,7 +52,7 @@ def rank_keywords(sessions: Iterable[tuple[str, list[Event]]], query: str, scope
             if held:
                 found.append((len(held), event.sequence, session_id, event, text, held))
     found.sort(key=lambda f: (-f[0], -f[1], f[2]))
-    result.legs["fts"] = LegStats(len(found), 1 / len(words) if found else None, 1.0 if found else None)
+    result.legs["fts"] = LegStats(len(found))  # (no normalization: the score is the share of words found)
     result.steps.append(f"{len(found):,} events hold at least one word; the first {min(len(found), top_k)} are hits")
     for rank, (count, sequence, session_id, event, text, held) in enumerate(found[:top_k], 1):
         score = count / len(words)
@@ -67,11 +67,11 @@ def rank_keywords(sessions: Iterable[tuple[str, list[Event]]], query: str, scope
                 session_id,
                 text,
                 score,
-                fts=(score, float(count), rank),
+                fts=(score, None, rank),
                 sequence=sequence,
                 metadata=metadata,
                 notes=notes,
-            )  # fmt: skip
+            )
         )
     result.hits = list(result.pool)
     return result

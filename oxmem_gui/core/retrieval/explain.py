@@ -28,7 +28,7 @@ def leg_flags(name: str, stats: LegStats) -> list[str]:
 def hit_flags(result: QueryResult, hit: Hit) -> list[str]:
     """Short warnings for the results table."""
     flags = []
-    if hit.vector_raw is None:
+    if hit.vector_raw is None and "vector" in result.legs:  # (a ranking without vectors: nothing to say)
         flags.append("not in vector candidates")
     if hit.fts_raw is None and result.fts_expression is not None:
         flags.append("not in FTS candidates")

@@ -51,3 +51,12 @@ def test_moves_between_settings(filled):
         )
         assert got[h.chunk_id] == expected
     assert all(got[c] == "dropped" for c in old if c not in {h.chunk_id for h in b.hits})
+
+
+def test_a_ranking_without_vectors_flags_no_missing_vector():
+    from oxmem_gui.core.formats.keywords import rank_keywords
+    from oxmem_gui.core.store.events import Event
+
+    events = [Event(1, "2037-01-01T00:00:00+00:00", {"role": "user", "content": "green tea"})]
+    result = rank_keywords([("s", events)], "tea", "s", 3)
+    assert hit_flags(result, result.hits[0]) == []
