@@ -101,11 +101,13 @@ class FileDiff:
     notes: list[NoteChange] = field(default_factory=list)
     schedules: list[ScheduleChange] = field(default_factory=list)
     note_noun: str = "note"
+    #: many of them, as the format says it (``notes``, ``facts``, ``memories``)
+    notes_word: str = "notes"
 
     def counts(self) -> dict[str, int]:
         """How many of each change, by ``"what kind"`` (only kinds that occur), in a fixed order."""
         out: dict[str, int] = {}
-        for what, changes in (("sessions", self.sessions), (f"{self.note_noun}s", self.notes),
+        for what, changes in (("sessions", self.sessions), (self.notes_word, self.notes),
                               ("schedules", self.schedules)):  # fmt: skip
             for c in changes:
                 key = f"{what} {c.kind}"
@@ -235,7 +237,9 @@ async def diff_memories(old: Memory, new: Memory) -> FileDiff:
             "compare a file with a backup of it, or another file of the same format"
         )
     caps = new.capabilities
-    result = FileDiff(str(old.path), str(new.path), caps.format, note_noun=caps.note_noun)
+    result = FileDiff(
+        str(old.path), str(new.path), caps.format, note_noun=caps.note_noun, notes_word=caps.notes_label.lower()
+    )
     if caps.has_sessions:
         before = _conversations(old, await old.list_sessions(True))
         after = _conversations(new, await new.list_sessions(True))

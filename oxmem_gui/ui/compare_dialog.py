@@ -108,7 +108,7 @@ class CompareDialog(QDialog):
         groups = (
             ("Sessions", diff.sessions),
             ("Summaries", diff.summaries),
-            (f"{diff.note_noun.capitalize()}s", diff.notes),
+            (diff.notes_word.capitalize(), diff.notes),
             ("Schedules", diff.schedules),
         )
         for title, changes in groups:

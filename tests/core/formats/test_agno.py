@@ -374,3 +374,21 @@ def test_memories_are_paged_from_one_order_and_a_deleted_cursor_continues_from_i
 def test_oxmems_keyword_search_finds_messages_of_agno_sessions(agno_file):
     found = run(agno_file, lambda m: m.search("oxmem-keywords", "s-ana", "sunny berlin", 2))
     assert [(h.chunk_id, h.score) for h in found.hits] == [("s-ana#8", 0.5), ("s-ana#7", 0.5)]
+
+
+def test_a_backup_compared_names_memories_in_agnos_words(agno_file, tmp_path):
+    import shutil
+
+    from oxmem_gui.core.api import diff_files
+
+    old = tmp_path / "old.db"
+    shutil.copy(agno_file, old)
+
+    async def edit(memory):
+        tea = next(n for n in await memory.list_notes("ana") if n.content == "Likes green tea")
+        await memory.update_note("ana", tea.note_id, "Likes black tea", ["food"], expected=tea)
+
+    run(agno_file, edit, read_only=False)
+    diff = asyncio.run(diff_files(old, agno_file))
+    assert diff.counts() == {"memories changed": 1}
+    assert [c.kind for c in diff.notes] == ["changed"]
