@@ -23,6 +23,7 @@ from .database import BUSY_TIMEOUT_MS, Database, database_path, release_wal_file
 from .errors import DamagedError, KeyRequiredError, OxmemError
 from .formats.detect import LABELS, agno_tables, detect_schema, quoted, session_tables, sniff_file
 from .formats.encrypted import decrypt_to_memory, need_key_message
+from .formats.langgraph_checkpoints import problems as checkpoint_problems
 from .libsql_writer import LibsqlWriter, have_libsql
 from .schedules.store import has_schedule_tables, search_schedules
 from .store.migrations import REQUIRED_TABLES, available_migrations, missing_schema, recorded_versions
@@ -133,6 +134,8 @@ def run_checks(conn: apsw.Connection, path: str, quick: bool = False) -> CheckRe
         step("items", lambda: _agent_items(conn, report))
     if fmt == "agno":
         step("rows", lambda: _agno_rows(conn, report))
+    if fmt == "langgraph-checkpoints":
+        step("checkpoints", lambda: _checkpoints(conn))
     return report
 
 
@@ -290,6 +293,15 @@ def _agno_rows(conn: apsw.Connection, report: CheckReport) -> Finding:
     if not said:
         return Finding("rows", OK, "every memory and run holds JSON Agno loads")
     return Finding("rows", WARNING, "; ".join(said))
+
+
+def _checkpoints(conn: apsw.Connection) -> Finding:
+    """LangGraph's checkpoints it cannot load, or that point at what is gone (:func:`.langgraph_checkpoints.problems`:
+    every blob is decoded, so this reads the whole file)."""
+    found = checkpoint_problems(conn)
+    if not found:
+        return Finding("checkpoints", OK, "every checkpoint decodes and its parent and writes are in place")
+    return Finding("checkpoints", WARNING, "; ".join(found))
 
 
 def _vectors(conn: apsw.Connection) -> Finding:

@@ -25,6 +25,7 @@ from .formats.base import Capabilities, ForeignReader, Retriever
 from .formats.detect import LABELS, article, detect_schema, sniff_file
 from .formats.encrypted import KEY_ENV, decrypt_to_memory, need_key_message
 from .formats.info import DatabaseInfo, file_info
+from .formats.langgraph_checkpoints import LangGraphCheckpointsReader
 from .formats.langgraph_store import LangGraphStoreReader
 from .formats.mem0_history import Mem0HistoryReader
 from .formats.omega import OmegaReader
@@ -46,6 +47,7 @@ READERS: dict[str, type[ForeignReader]] = {
     "agno": AgnoReader,
     "mem0-history": Mem0HistoryReader,
     "langgraph-store": LangGraphStoreReader,
+    "langgraph-checkpoints": LangGraphCheckpointsReader,
     "sqlite-unknown": ForeignReader,
 }
 
@@ -60,10 +62,22 @@ def implementations(
     agno: AgnoReader,
     mem0_history: Mem0HistoryReader,
     langgraph_store: LangGraphStoreReader,
+    langgraph_checkpoints: LangGraphCheckpointsReader,
 ) -> list[Memory]:
     """Every class :func:`open_memory` may return, one of each: the type checker holds each to
     :class:`~.contract.Memory` here (a new reader is added to these parameters)."""
-    return [store, table_browser, omega, zeke, aidaemon, openai_agents, agno, mem0_history, langgraph_store]
+    return [
+        store,
+        table_browser,
+        omega,
+        zeke,
+        aidaemon,
+        openai_agents,
+        agno,
+        mem0_history,
+        langgraph_store,
+        langgraph_checkpoints,
+    ]
 
 
 async def open_memory(

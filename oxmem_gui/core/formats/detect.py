@@ -36,6 +36,7 @@ LABELS = {
     "agno": "Agno memory",
     "mem0-history": "mem0 history",
     "langgraph-store": "LangGraph store",
+    "langgraph-checkpoints": "LangGraph checkpoints",
     "sqlite-unknown": "SQLite database",
     "encrypted": "encrypted database",
     "not-sqlite": "not a SQLite database",
@@ -157,6 +158,26 @@ def langgraph_store_tables(conn: apsw.Connection) -> bool:
     return not vectors or vectors >= LANGGRAPH_VECTOR_COLUMNS
 
 
+#: the columns of ``SqliteSaver``'s ``checkpoints`` and ``writes`` tables (langgraph-checkpoint-sqlite 3.1.2,
+#: ``checkpoint/sqlite/__init__.py`` 147–168; their names are fixed in its SQL). ``writes.task_path`` came later
+#: (the ``ALTER TABLE`` of line 175): an older file lacks it, so it is not required.
+LANGGRAPH_CHECKPOINT_COLUMNS = frozenset(
+    {"thread_id", "checkpoint_ns", "checkpoint_id", "parent_checkpoint_id", "type", "checkpoint", "metadata"}
+)
+LANGGRAPH_WRITES_COLUMNS = frozenset(
+    {"thread_id", "checkpoint_ns", "checkpoint_id", "task_id", "idx", "channel", "type", "value"}
+)
+
+
+def langgraph_checkpoint_tables(conn: apsw.Connection) -> bool:
+    """Whether the file holds LangGraph's ``SqliteSaver`` tables: ``checkpoints`` with
+    :data:`LANGGRAPH_CHECKPOINT_COLUMNS` and, where ``writes`` exists, :data:`LANGGRAPH_WRITES_COLUMNS`."""
+    if not column_set(conn, "checkpoints") >= LANGGRAPH_CHECKPOINT_COLUMNS:
+        return False
+    writes = column_set(conn, "writes")
+    return not writes or writes >= LANGGRAPH_WRITES_COLUMNS
+
+
 def detect_schema(conn: apsw.Connection) -> str:
     """The format of an open SQLite database, from its tables and their columns."""
     rows = conn.execute("SELECT type, name, coalesce(sql, '') FROM sqlite_master").fetchall()
@@ -184,6 +205,8 @@ def detect_schema(conn: apsw.Connection) -> str:
         return "agno"
     if mem0_history_tables(conn):
         return "mem0-history"
+    if langgraph_checkpoint_tables(conn):  # before the store: one file may hold both (the threads win)
+        return "langgraph-checkpoints"
     if langgraph_store_tables(conn):
         return "langgraph-store"
     return "sqlite-unknown"
