@@ -36,7 +36,14 @@ What oxmem shows
 Items are notes (*Items*, one *item*; a notes group is a *Namespace*, as LangGraph writes it, with dots); the note
 id is the key, its text the value pretty-printed as JSON (two-space indent, key order as stored — a value is a dict
 of any shape, so no field is singled out as "the" text). ``created_at`` / ``updated_at`` are shown in RFC 3339 UTC,
-the list newest first (``updated_at``, as LangGraph's search without a query orders them, then the row). ``details``:
+the list newest first: ``updated_at`` as SQLite reads a time (:func:`.times.sql_place`: any of its forms, with a
+zone or not, to the millisecond; a value that is no time last), then the newer row — LangGraph's own times, all
+``YYYY-MM-DD HH:MM:SS``, order as its search without a query orders them. A page reads only its own items: the
+namespace's order (each item's place and rowid, computed once per distinct ``updated_at``) is kept per state of the
+file, a page after the last item shown starts at that item's place — or, deleted or put again since (a put replaces
+the row), at its shown time — and only that page's rows and vector rows (by ``store_vectors``' primary key) are
+read; the hazards' facts about the whole file (the dimensions most vectors have, whether there is any) are counted
+once per state of the file. ``details``:
 ``namespace`` (its labels), ``expires_at``, ``ttl_minutes``, ``expired`` (at the reader's clock; LangGraph's reads
 do not look at ``expires_at``: an expired item is returned until its sweeper deletes it), ``vectors`` (each field's
 name, dimensions, time and whether it is stale) and ``problems``, the hazards:
@@ -69,29 +76,52 @@ may come back. The distance type is in the program, not the file: one retriever 
   LangGraph 3.1.2 does this; oxmem reproduces it as it is and says so in every result;
 * ``inner_product``: ``−vec_distance_L1`` — the negated Manhattan distance, not an inner product (as it is).
 
-oxmem runs LangGraph's SQL on the file (so ties keep SQLite's order, as in LangGraph) with one change: sqlite-vec's
-distance, which oxmem does not load, is a function looking up distances computed beforehand with numpy in
-sqlite-vec's own arithmetic — its portable C loops: float32 products summed one after another in float32 (cosine,
-L2) or float64 (L1), the square roots in float64, the cosine and L2 distances rounded to float32. That is bit-exact
-with sqlite-vec 0.1.9 on x86-64; its NEON code on ARM sums in another order (the last float32 bit may differ). A
-zero vector's cosine is NaN, which SQLite makes NULL: LangGraph's score is then None (the hit's ``score`` 0.0, its
-metadata's ``score`` None). A vector sqlite-vec cannot read, or of other dimensions than the query, makes
-LangGraph's search raise: reproduced as a result with no hits that says why; so does an item among the results whose
-value is not JSON. The query is embedded as typed (``embed_documents([query])``, line 1381, not ``embed_query``) by
-the model guessed from the vectors' dimensions (64: oxmem's deterministic test model, 384: all-MiniLM-L6-v2,
-1536/3072: OpenAI's ``text-embedding-3-small`` / ``-large``, through an embeddings endpoint) or named with the
-query's own vector. A hit is the item's key (its namespace as the hit's session); *why not* a key finds it in the
-scope's first namespace holding it. Called directly, a ranking also takes ``filter`` (LangGraph's filter dict) and
-``offset`` (the search options have no place for them). A file without ``store_vectors`` (a store set up without
-an index) gets LangGraph's search without one: the query ignored, the newest items, no score (lines 571–592).
-oxmem's search never refreshes TTLs (LangGraph's does, with ``refresh_ttl`` and ``ttl={"refresh_on_read": True}``).
+oxmem runs LangGraph's SQL on the file with one change: sqlite-vec's distance, which oxmem does not load, is a
+function looking up distances computed beforehand with numpy in sqlite-vec's own arithmetic — its portable C loops:
+float32 products summed one after another in float32 (cosine, L2) or float64 (L1), the square roots in float64, the
+cosine and L2 distances rounded to float32. That is bit-exact with sqlite-vec 0.1.9 on x86-64; its NEON code on ARM
+sums in another order (the last float32 bit may differ). The SQL runs on the rows LangGraph's query takes, chosen as
+SQLite chooses them, ties included (below). A zero vector's cosine is NaN, which SQLite makes NULL: LangGraph's
+score is then None (the hit's ``score`` 0.0, its metadata's ``score`` None). A vector sqlite-vec cannot read, or of
+other dimensions than the query, makes LangGraph's search raise (at the first such row its query scores): reproduced
+as a result with no hits that says why; so does an item among the results whose value is not JSON. The query is
+embedded as typed (``embed_documents([query])``, line 1381, not ``embed_query``) by the model guessed from the
+vectors' dimensions (64: oxmem's deterministic test model, 384: all-MiniLM-L6-v2, 1536/3072: OpenAI's
+``text-embedding-3-small`` / ``-large``, through an embeddings endpoint) or named with the query's own vector. A hit
+is the item's key (its namespace as the hit's session); *why not* a key finds it in the scope's first namespace
+holding it. Called directly, a ranking also takes ``filter`` (LangGraph's filter dict) and ``offset`` (the search
+options have no place for them). A file without ``store_vectors`` (a store set up without an index) gets LangGraph's
+search without one: the query ignored, the newest items, no score (lines 571–592). oxmem's search never refreshes
+TTLs (LangGraph's does, with ``refresh_ttl`` and ``ttl={"refresh_on_read": True}``).
+
+How a query stays fast, ties included
+-------------------------------------
+LangGraph's query scores every vector row of the scope; oxmem keeps what does not depend on the query once per state
+of the file and scope (:class:`_Scope`: the vectors as a float32 matrix, one row per dimension, with their norms; the
+fields, the items left out and the stale rows the steps name), so a query is numpy's distances over that matrix and
+LangGraph's SQL over the 2k rows it takes. Which rows those are, for equal scores too, is SQLite's: a query with
+``ORDER BY … LIMIT`` sorts in a temporary index whose key ends with a sequence number (``pushOntoSorter``, select.c:
+``bSeq`` when no ``SORTFLAG_UseSorter``, which a LIMIT rules out; a row that compares equal to the last one kept is
+skipped), so rows of equal score stay in the order they were scored in — the order the query's join reads them. That
+order is read once per scope, metric and state of the file, by running LangGraph's very query with a distance
+function that notes the rows it is asked for (:meth:`LangGraphStoreReader._scan`). numpy then takes the best 2k rows
+by (score, that order), NULL scores last, and LangGraph's query runs on them alone (``sv.rowid IN …``) with equal
+scores ordered by that order (``search_sql(…, tie_order=True)``): its ``ROW_NUMBER()`` and final ``ORDER BY`` see
+the same rows in the same order as over the whole scope, so the items, their order, their best field and the rows
+taken are LangGraph's. The tests check this against LangGraph's own SQL run by sqlite-vec on its connection, on files
+full of equal vectors and of zero vectors, for each metric. What it rests on, as the search did before: that SQLite
+plans the query here (through apsw) as it does on LangGraph's connection — the same SQL on the same file; another
+SQLite version, or statistics from ``ANALYZE``, could read the join in another order, and LangGraph itself would then
+order ties otherwise. If the rows noted are not the scope's rows, LangGraph's query runs over every row as it is (its
+rows taken then read by a query of their own, which SQLite may read in another order: for equal scores, the notes
+naming an item's other rows taken could then differ from LangGraph's; its items and scores do not).
 """
 
 from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
@@ -109,7 +139,7 @@ from .aidaemon_rows import json_or_reason
 from .base import Capabilities, ForeignReader, Retriever, hit, ranking
 from .detect import column_set
 from .info import EmbeddingInfo
-from .times import parse_when, shown_time
+from .times import parse_when, shown_time, sql_place
 
 #: the metrics of ``index["distance_type"]`` (base.py 508–520), by retriever
 METRICS = {"langgraph": "cosine", "langgraph-l2": "l2", "langgraph-inner-product": "inner_product"}
@@ -346,15 +376,191 @@ def search_sql(metric: str, where: str, optional: Mapping[str, str], tie_order: 
 # -- items ----------------------------------------------------------------------------------------------------
 
 
-@dataclass
-class _Vectors:
-    """The vector rows of the file, read once per state of the file: by item, ``(field, dims or None, type,
-    updated_at)``; the dimensions most of them have; the vector rows whose item is gone."""
+#: an item's place in the list, newest first: its ``updated_at`` as SQLite reads a time (its Julian day, to the
+#: millisecond); a value that is no time comes last. The newer row (rowid) first among equal places.
+_PLACE = sql_place("updated_at")
+#: how many items are read in one query when a list is read on (their values, then their vector rows)
+_CHUNK = 500
+#: a vector row sqlite-vec reads as float32 values (the hazards' dimensions)
+_READABLE = "typeof(embedding) = 'blob' AND length(embedding) > 0 AND length(embedding) % 4 = 0"
 
-    by_item: dict[tuple[str, str], list[tuple[str, int | None, str, Any]]] = field(default_factory=dict)
-    common: int | None = None
-    rows: int = 0
-    orphans: int = 0
+
+@dataclass
+class _Order:
+    """A namespace's items in the list's order, newest first, kept per state of the file: their rowids and each
+    one's place (:data:`_PLACE`), (place, rowid) descending — the keys alone, so a page reads only its own rows."""
+
+    places: np.ndarray
+    rowids: np.ndarray
+
+    def start_after(self, place: float, rowid: int) -> int:
+        """Where the items after the cursor ``(place, rowid)`` begin: the first whose (place, rowid) is less, as
+        SQL's row values compare."""
+        places, rowids = self.places[::-1], self.rowids[::-1]  # ascending
+        low = int(np.searchsorted(places, place, "left"))
+        high = int(np.searchsorted(places, place, "right"))
+        below = low + int(np.searchsorted(rowids[low:high], rowid, "left"))
+        return len(self.rowids) - below
+
+
+def _read_order(conn: apsw.Connection, group: str) -> _Order:
+    """:class:`_Order` of ``group``: each distinct ``updated_at`` placed once, its rows' rowids gathered with it."""
+    by_place: dict[float, list[np.ndarray]] = {}
+    for place, gathered in conn.execute(
+        f"SELECT {_PLACE}, json_group_array(rowid) FROM store WHERE prefix = ? GROUP BY updated_at", (group,)
+    ):
+        by_place.setdefault(_real(place), []).append(np.array(json.loads(gathered), dtype=np.int64))
+    places: list[np.ndarray] = []
+    rowids: list[np.ndarray] = []
+    for place in sorted(by_place, reverse=True):
+        found = np.sort(np.concatenate(by_place[place]))[::-1]
+        rowids.append(found)
+        places.append(np.full(found.size, place))
+    if not rowids:
+        return _Order(np.zeros(0), np.zeros(0, dtype=np.int64))
+    return _Order(np.concatenate(places), np.concatenate(rowids))
+
+
+@dataclass
+class _Scope:
+    """What a vector search over one scope (its ``WHERE`` and arguments) reads, kept per state of the file: the
+    fields embedded there; the items it leaves out (no vector row) and the vector rows older than their item's
+    value, as the steps name them; and its vector rows in the order read — rowids, dimensions (-1: sqlite-vec cannot
+    read it, ``unreadable`` says why, by position) and, when all have the same dimensions, the vectors
+    (:func:`columns_of`) with their squared norms. ``scan``: by metric, each row's place in the order LangGraph's
+    query scores them (None when that order could not be read)."""
+
+    fields: list[str]
+    bare: list[str]
+    stale: list[str]
+    rowids: np.ndarray
+    sizes: np.ndarray
+    unreadable: dict[int, str]
+    columns: np.ndarray | None
+    mags: np.ndarray | None
+    scan: dict[str, np.ndarray | None] = field(default_factory=dict)
+
+    def errors(self, dims: int) -> dict[int, str]:
+        """sqlite-vec's error for each row a query of ``dims`` dimensions cannot be scored with, by position."""
+        out = {}
+        for pos in np.flatnonzero(self.sizes != dims).tolist():
+            size = int(self.sizes[pos])
+            out[pos] = self.unreadable[pos] if size < 0 else (
+                f"Vector dimension mistmatch. First vector has {size} dimensions, while the second has {dims} "
+                "dimensions."
+            )  # fmt: skip
+        return out
+
+
+def _and(where: str, condition: str) -> str:
+    """The clause ``where`` (``WHERE …`` or nothing) with ``condition`` added."""
+    if not where.strip():
+        return f"WHERE {condition} "
+    return f"WHERE ({where.strip().removeprefix('WHERE')}) AND {condition} "
+
+
+def _read_scope(conn: apsw.Connection, where: str, args: Sequence[Any]) -> _Scope:
+    """:class:`_Scope` of ``where``: the vector rows read as the search's own join reads them."""
+    join = "FROM store s JOIN store_vectors sv ON s.prefix = sv.prefix AND s.key = sv.key"
+    # the vector rows, as the search's join reads them (their fields with them: a column of store_vectors, which
+    # the join reads anyway, changes nothing in how SQLite runs it)
+    rows = conn.execute(f"SELECT sv.rowid, sv.embedding, sv.field_name {join} {where}", tuple(args)).fetchall()
+    fields = sorted({str(r[2]) for r in rows}, key=lambda name: name.encode("utf-8", "surrogatepass"))
+    # stale vector rows: a row's time differs from its item's only after a later put, and is older only where
+    # SQLite does not read it as the later one (the rest parsed as the notes parse them, each distinct time once)
+    parsed: dict[Any, datetime | None] = {}
+
+    def when(text: Any) -> datetime | None:
+        if text not in parsed:
+            parsed[text] = parse_when(text)
+        return parsed[text]
+
+    older: dict[tuple[str, str], list[str]] = {}
+    maybe = "sv.updated_at IS NOT s.updated_at AND NOT coalesce(julianday(sv.updated_at) > julianday(s.updated_at), 0)"
+    for prefix, key, updated, name, at in conn.execute(
+        f"SELECT s.prefix, s.key, s.updated_at, sv.field_name, sv.updated_at {join} {_and(where, maybe)} "
+        "ORDER BY sv.prefix, sv.key, sv.field_name",
+        tuple(args),
+    ):
+        item, vector = when(updated), when(at)
+        if item is not None and vector is not None and vector < item:
+            older.setdefault((str(prefix), str(key)), []).append(str(name))
+    items = "SELECT s.prefix, s.key, s.updated_at FROM store s"
+    unindexed = "NOT EXISTS (SELECT 1 FROM store_vectors sv WHERE sv.prefix = s.prefix AND sv.key = s.key)"
+    bare = [f"{p}/{k}" for p, k, _u in conn.execute(f"{items} {_and(where, unindexed)}", tuple(args))]
+    stale = (
+        [
+            f"{p}/{k}: {name}"
+            for p, k, _u in conn.execute(f"{items} {where}", tuple(args))
+            for name in older.get((str(p), str(k)), ())
+        ]
+        if older
+        else []
+    )
+    rowids = [r[0] for r in rows]
+    blobs: list[Any] = [r[1] for r in rows]
+    lengths = {len(b) for b in blobs} if all(type(b) is bytes for b in blobs) else set()
+    unreadable: dict[int, str] = {}
+    columns = mags = matrix = None
+    if len(lengths) == 1 and min(lengths) and not min(lengths) % 4:  # the usual file: float32 BLOBs, all alike
+        sizes = [min(lengths) // 4] * len(blobs)
+        matrix = np.frombuffer(b"".join(blobs), dtype="<f4").reshape(len(blobs), sizes[0])
+    else:
+        sizes, vectors = [], []
+        for pos, blob in enumerate(blobs):
+            vec, why = read_vector(blob)
+            sizes.append(-1 if vec is None else int(vec.size))
+            if vec is None:
+                unreadable[pos] = f"Error reading 1st vector: {why}"
+            else:
+                vectors.append(vec)
+        if vectors and not unreadable and len(set(sizes)) == 1:
+            matrix = np.stack(vectors)
+    if matrix is not None:
+        columns = columns_of(matrix)
+        mags = magnitudes(columns)
+    return _Scope(
+        fields, bare, stale, np.array(rowids, dtype=np.int64), np.array(sizes, dtype=np.int64), unreadable, columns,
+        mags,
+    )  # fmt: skip
+
+
+def _number(value: Any) -> int:
+    """A count or length SQLite returned (an integer)."""
+    return int(value)
+
+
+def _real(value: Any) -> float:
+    """A place SQLite computed (:data:`_PLACE`: a number)."""
+    return float(value)
+
+
+def _scores(metric: str, dist: np.ndarray) -> np.ndarray:
+    """LangGraph's score of each distance (:data:`SCORE_SQL`), in SQLite's float64 arithmetic; NaN for NULL."""
+    if metric == "l2":
+        return dist
+    if metric == "inner_product":
+        return -dist
+    return 1.0 - dist
+
+
+def _best(score: np.ndarray, place: np.ndarray, limit: int) -> np.ndarray:
+    """The positions of the first ``limit`` rows of ``ORDER BY score DESC`` where SQLite orders equal scores by
+    ``place`` (NULL, NaN here, last), in that order."""
+    if limit <= 0:
+        return np.zeros(0, dtype=np.int64)
+    null = np.isnan(score)
+    valid = np.flatnonzero(~null)
+    if valid.size > limit:
+        kth = np.partition(score[valid], valid.size - limit)[valid.size - limit]
+        pool = valid[score[valid] >= kth]
+    else:
+        nulls = np.flatnonzero(null)
+        nulls = nulls[np.argsort(place[nulls], kind="stable")[: limit - valid.size]]
+        pool = np.concatenate([valid, nulls])
+    keyed = np.where(null[pool], 0.0, -score[pool])
+    best: np.ndarray = pool[np.lexsort((place[pool], keyed, null[pool]))][:limit]
+    return best
 
 
 def _stale(item_updated: Any, vector_updated: Any) -> bool:
@@ -420,30 +626,35 @@ class LangGraphStoreReader(ForeignReader):
         columns = column_set(conn, "store")
         return {c: (f"s.{c}" if c in columns else "NULL") for c in ("expires_at", "ttl_minutes")}
 
-    def _vectors(self, conn: apsw.Connection) -> _Vectors:
-        def read() -> _Vectors:
-            found = _Vectors()
-            if not column_set(conn, "store_vectors"):
-                return found
-            sizes: dict[int, int] = {}
-            for prefix, key, name, kind, size, updated in conn.execute(
-                "SELECT prefix, key, field_name, typeof(embedding), length(embedding), updated_at FROM store_vectors "
-                "ORDER BY prefix, key, field_name"
-            ):
-                dims = size // 4 if kind == "blob" and size and size % 4 == 0 else None
-                if dims is not None:
-                    sizes[dims] = sizes.get(dims, 0) + 1
-                found.by_item.setdefault((prefix, key), []).append((name, dims, kind, updated))
-                found.rows += 1
-            found.common = max(sizes, key=lambda d: (sizes[d], d)) if sizes else None
-            ((orphans,),) = conn.execute(
-                "SELECT count(*) FROM store_vectors sv WHERE NOT EXISTS "
-                "(SELECT 1 FROM store s WHERE s.prefix = sv.prefix AND s.key = sv.key)"
-            ).fetchall()
-            found.orphans = orphans if isinstance(orphans, int) else 0
-            return found
+    def _vector_facts(self, conn: apsw.Connection) -> tuple[int | None, bool]:
+        """What the hazards compare each item's vector rows with, once per state of the file: the dimensions most
+        vector rows have (the larger on a tie; None when sqlite-vec can read none) and whether there is any."""
 
-        return self._per_state(conn, "langgraph vectors", None, read)
+        def read() -> tuple[int | None, bool]:
+            if not column_set(conn, "store_vectors"):
+                return None, False
+            if not conn.execute("SELECT 1 FROM store_vectors LIMIT 1").fetchall():
+                return None, False
+            first = conn.execute(f"SELECT length(embedding) FROM store_vectors WHERE {_READABLE} LIMIT 1").fetchall()
+            if not first:
+                return None, True
+            size = _number(first[0][0])
+            rows = _number(conn.execute("SELECT count(*) FROM store_vectors").fetchall()[0][0])
+            same = conn.execute(
+                "SELECT count(*) FROM store_vectors WHERE typeof(embedding) = 'blob' AND length(embedding) = ?",
+                (size,),
+            ).fetchall()[0][0]
+            if 2 * _number(same) > rows:  # more than half of them: the most common, found without counting each size
+                return size // 4, True
+            sizes = {
+                _number(n): _number(c)
+                for n, c in conn.execute(
+                    f"SELECT length(embedding), count(*) FROM store_vectors WHERE {_READABLE} GROUP BY 1"
+                )
+            }
+            return max(sizes, key=lambda n: (sizes[n], n)) // 4, True
+
+        return self._per_state(conn, "langgraph vector facts", None, read)
 
     def _markers(self, conn: apsw.Connection) -> list[str]:
         out = []
@@ -454,8 +665,14 @@ class LangGraphStoreReader(ForeignReader):
         if not column_set(conn, "store_vectors"):
             out.append("no store_vectors: the store was set up without an index (no vector search)")
             return out
-        vectors = self._vectors(conn)
         (items,) = conn.execute("SELECT count(*) FROM store").fetchall()[0]
+        rows = _number(conn.execute("SELECT count(*) FROM store_vectors").fetchall()[0][0])
+        orphans = _number(
+            conn.execute(
+                "SELECT count(*) FROM store_vectors sv WHERE NOT EXISTS "
+                "(SELECT 1 FROM store s WHERE s.prefix = sv.prefix AND s.key = sv.key)"
+            ).fetchall()[0][0]
+        )
         bare = sum(
             1
             for _ in conn.execute(
@@ -463,12 +680,12 @@ class LangGraphStoreReader(ForeignReader):
                 "(SELECT 1 FROM store_vectors sv WHERE sv.prefix = s.prefix AND sv.key = s.key)"
             )
         )
-        out.append(f"{items:,} items, {_count(vectors.rows, 'vector row')}")
+        out.append(f"{items:,} items, {_count(rows, 'vector row')}")
         if bare:
             out.append(f"{_count(bare, 'item')} without a vector row: LangGraph's vector search never returns them")
-        if vectors.orphans:
+        if orphans:
             out.append(
-                f"{_count(vectors.orphans, 'vector row')} of deleted items (LangGraph's delete leaves them: foreign "
+                f"{_count(orphans, 'vector row')} of deleted items (LangGraph's delete leaves them: foreign "
                 "keys are off); the search's join leaves them out"
             )
         return out
@@ -491,19 +708,65 @@ class LangGraphStoreReader(ForeignReader):
     def _groups(self, conn: apsw.Connection) -> list[str]:
         return [str(r[0]) for r in conn.execute("SELECT DISTINCT prefix FROM store ORDER BY prefix")]
 
-    def _item_rows(self, conn: apsw.Connection, where: str, args: Sequence[Any]) -> list[Note]:
+    def _order(self, conn: apsw.Connection, group: str) -> _Order:
+        """The list's order of ``group`` (:class:`_Order`), read again only after the file changed."""
+        return self._per_state(conn, "langgraph order", group, lambda: _read_order(conn, group))
+
+    def _cursor_place(self, conn: apsw.Connection, group: str, after: tuple[str, int]) -> float:
+        """Where the list stands at the cursor ``after`` (the last shown item's time and rowid): that row's place
+        while it is still the item shown there, else — deleted, or put again since (a put replaces the row) — the
+        shown time's (:func:`.times.cursor_place`, the row also checked to be the one shown)."""
+        found = conn.execute(
+            f"SELECT updated_at, {_PLACE} FROM store WHERE rowid = ? AND prefix = ?", (after[1], group)
+        ).fetchall()
+        if found and ((shown_time(found[0][0]) if found[0][0] else "") == after[0]):
+            return _real(found[0][1])
+        return _real(conn.execute(f"SELECT {sql_place('?1')}", (after[0],)).fetchall()[0][0])
+
+    def _notes_after(
+        self, conn: apsw.Connection, group: str, after: tuple[str, int] | None, limit: int
+    ) -> Iterator[Note]:
+        """The ``limit`` items after the cursor ``after`` (a negative ``limit``: all of them), newest first: the
+        rowids taken from :meth:`_order`, only those items then read."""
+        order = self._order(conn, group)
+        start = 0 if after is None else order.start_after(self._cursor_place(conn, group, after), after[1])
+        chosen = order.rowids[start:] if limit < 0 else order.rowids[start : start + limit]
+        return self._items(conn, chosen.tolist())
+
+    def _items(self, conn: apsw.Connection, rowids: list[int]) -> Iterator[Note]:
+        """The items of these rowids of ``store``, as notes in that order, read :data:`_CHUNK` at a time with their
+        vector rows."""
         optional = self._optional(conn)
-        vectors = self._vectors(conn)
+        common, indexed = self._vector_facts(conn)
         now = self._now()
-        notes = []
-        for rowid, prefix, key, value, created, updated, expires, ttl in conn.execute(
-            f"SELECT s.rowid, s.prefix, s.key, s.value, s.created_at, s.updated_at, {optional['expires_at']}, "
-            f"{optional['ttl_minutes']} FROM store s WHERE {where} ORDER BY s.updated_at DESC, s.rowid DESC",
-            tuple(args),
-        ):
-            notes.append(self._item_note(rowid, prefix, key, value, created, updated, expires, ttl, vectors, now))
-        notes.sort(key=lambda n: (n.updated_at or "", n.sequence), reverse=True)
-        return notes
+        for start in range(0, len(rowids), _CHUNK):
+            chunk = rowids[start : start + _CHUNK]
+            given = json.dumps(chunk)
+            rows: dict[Any, tuple[Any, ...]] = {
+                r[0]: tuple(r[1:])
+                for r in conn.execute(
+                    f"SELECT s.rowid, s.prefix, s.key, s.value, s.created_at, s.updated_at, {optional['expires_at']}, "
+                    f"{optional['ttl_minutes']} FROM store s WHERE s.rowid IN (SELECT value FROM json_each(?))",
+                    (given,),
+                )
+            }
+            vectors: dict[Any, list[tuple[str, int | None, str, Any]]] = {}
+            if indexed:
+                for rowid, name, kind, size, at in conn.execute(
+                    "SELECT s.rowid, sv.field_name, typeof(sv.embedding), length(sv.embedding), sv.updated_at "
+                    "FROM store s JOIN store_vectors sv ON sv.prefix = s.prefix AND sv.key = s.key "
+                    "WHERE s.rowid IN (SELECT value FROM json_each(?)) ORDER BY s.rowid, sv.field_name",
+                    (given,),
+                ):
+                    dims = size // 4 if kind == "blob" and size and size % 4 == 0 else None
+                    vectors.setdefault(rowid, []).append((name, dims, kind, at))
+            for rowid in chunk:
+                if rowid in rows:
+                    prefix, key, value, created, updated, expires, ttl = rows[rowid]
+                    yield self._item_note(
+                        rowid, prefix, key, value, created, updated, expires, ttl, vectors.get(rowid, []), common,
+                        indexed, now,
+                    )  # fmt: skip
 
     def _item_note(
         self,
@@ -515,12 +778,15 @@ class LangGraphStoreReader(ForeignReader):
         updated: Any,
         expires: Any,
         ttl: Any,
-        vectors: _Vectors,
+        rows: list[tuple[str, int | None, str, Any]],
+        common: int | None,
+        indexed: bool,
         now: datetime,
     ) -> Note:
+        """One item as a note: ``rows`` are its vector rows (field, dimensions or None, type, time), ``common`` the
+        dimensions most vector rows of the file have, ``indexed`` whether the file has any."""
         content, problem = _shown_value(value)
         problems = [problem] if problem else []
-        rows = vectors.by_item.get((prefix, key), [])
         when = parse_when(expires)
         details: dict[str, Any] = {
             "namespace": str(prefix).split("."),
@@ -542,7 +808,7 @@ class LangGraphStoreReader(ForeignReader):
                 f"vector rows older than the value (written before its last put): {', '.join(stale)} — LangGraph "
                 "still searches them, so the item can be found by text it no longer holds"
             )
-        if not rows and vectors.rows:
+        if not rows and indexed:
             problems.append(
                 "no vector row (put with index=False, or written without an index): LangGraph's vector search "
                 "never returns this item"
@@ -552,10 +818,10 @@ class LangGraphStoreReader(ForeignReader):
             problems.append(
                 f"vectors sqlite-vec cannot read: {', '.join(broken)} — a LangGraph search over its namespace raises"
             )
-        odd = [f"{name} ({dims})" for name, dims, _k, _at in rows if dims is not None and dims != vectors.common]
+        odd = [f"{name} ({dims})" for name, dims, _k, _at in rows if dims is not None and dims != common]
         if odd:
             problems.append(
-                f"vectors of other dimensions than most ({vectors.common}): {', '.join(odd)} — a LangGraph search "
+                f"vectors of other dimensions than most ({common}): {', '.join(odd)} — a LangGraph search "
                 "over its namespace raises (dimension mismatch)"
             )
         if problems:
@@ -564,11 +830,11 @@ class LangGraphStoreReader(ForeignReader):
         return Note(str(key), str(prefix), content, [], *shown, int(rowid), details)
 
     def _notes(self, conn: apsw.Connection, group: str) -> list[Note]:
-        return self._item_rows(conn, "s.prefix = ?", (group,))
+        return list(self._notes_after(conn, group, None, -1))
 
     def _note_of(self, conn: apsw.Connection, group: str, note_id: str) -> Note | None:
-        found = self._item_rows(conn, "s.prefix = ? AND s.key = ?", (group, note_id))
-        return found[0] if found else None
+        found = conn.execute("SELECT rowid FROM store WHERE prefix = ? AND key = ?", (group, note_id)).fetchall()
+        return next(self._items(conn, [_number(found[0][0])]), None) if found else None
 
     def _tag_lists(self, conn: apsw.Connection, group: str) -> list[tuple[list[str], int]]:
         return []
@@ -635,15 +901,9 @@ class LangGraphStoreReader(ForeignReader):
         if not column_set(conn, "store_vectors"):
             self._listing(conn, result, prefix, filter_, offset)
             return result
-        vectors = self._vectors(conn)
-        fields = [
-            str(r[0])
-            for r in conn.execute(
-                "SELECT DISTINCT sv.field_name FROM store s JOIN store_vectors sv ON s.prefix = sv.prefix AND "
-                f"s.key = sv.key {where} ORDER BY 1",
-                tuple(args),
-            )
-        ]
+        common, _indexed = self._vector_facts(conn)
+        scope_rows = self._scope(conn, where, args)
+        fields = scope_rows.fields
         steps.append(
             "fields embedded here (store_vectors.field_name): "
             + (", ".join(fields) if fields else "none")
@@ -651,7 +911,7 @@ class LangGraphStoreReader(ForeignReader):
             "index['fields'], the key its own docs name (base.py 1495 / 830); 'path.i' is the i-th text of a path"
         )
         given = options.get("query_embedding")
-        dims = int(np.asarray(given).size) if given is not None else vectors.common
+        dims = int(np.asarray(given).size) if given is not None else common
         if dims is None:
             steps.append("no vector row can be read: there is nothing to rank")
             result.legs["vector"] = LegStats()
@@ -672,31 +932,25 @@ class LangGraphStoreReader(ForeignReader):
         )
         steps.append(_metric_step(metric))
         steps.append(
-            f"LangGraph's SQL run as it is, its {LANGGRAPH_SCORE[metric]} taken from sqlite-vec's arithmetic "
-            "(float32 sums in order) done beforehand with numpy: sqlite-vec is not loaded here"
+            f"LangGraph's SQL run on the vector rows it takes, its {LANGGRAPH_SCORE[metric]} taken from sqlite-vec's "
+            "arithmetic (float32 sums in order) done beforehand with numpy — sqlite-vec is not loaded here —, those "
+            "rows chosen by the same scores, equal ones in the order LangGraph's query over the whole scope scores "
+            "them (SQLite's order for ties there)"
         )
-        looked_up, errors = self._scope_distances(conn, metric, where, args, q)
         limit = top_k * 2
         steps.append(
             f"ORDER BY score DESC LIMIT 2×k = {limit} vector rows — before one row per item is kept (ROW_NUMBER() "
             "OVER (PARTITION BY prefix, key)): an item with several fields can take several places, so fewer than "
             f"k items may come back; then ORDER BY score DESC LIMIT {top_k} OFFSET {offset}"
         )
-
-        def distance(*row: Any) -> float | None:
-            (rowid,) = row
-            if rowid in errors:
-                raise apsw.SQLError(errors[rowid])
-            return looked_up.get(rowid)
-
-        conn.create_scalar_function("_oxmem_langgraph_distance", distance, 1, deterministic=True)
-        search, scored = search_sql(metric, where, self._optional(conn))
+        errors = scope_rows.errors(q.size)
         try:
-            kept = conn.execute(search, (*args, limit, -1, 0)).fetchall()
-            taken = conn.execute(scored, (*args, limit)).fetchall()
+            kept, taken = self._search_rows(conn, metric, where, args, scope_rows, q, limit, errors)
         except apsw.SQLError as exc:
             steps.append(f"LangGraph's search raises here (sqlite-vec: {exc}): it returns nothing")
-            result.vector_errors.extend((f"store_vectors rowid {r}", why) for r, why in errors.items())
+            result.vector_errors.extend(
+                (f"store_vectors rowid {scope_rows.rowids[pos]}", why) for pos, why in errors.items()
+            )
             result.legs["vector"] = LegStats()
             return result
         self._hits(conn, result, metric, model, kept, taken, offset, where, args)
@@ -742,34 +996,84 @@ class LangGraphStoreReader(ForeignReader):
         result.hits = list(result.pool)
         result.legs["vector"] = LegStats()
 
-    def _scope_distances(
-        self, conn: apsw.Connection, metric: str, where: str, args: Sequence[Any], q: np.ndarray
-    ) -> tuple[dict[int, float | None], dict[int, str]]:
-        """sqlite-vec's distance of each vector row the search scores (its rowid → distance), and sqlite-vec's error
-        for each it cannot score."""
-        by_size: dict[int, tuple[list[int], list[np.ndarray]]] = {}
-        errors: dict[int, str] = {}
-        for rowid, blob in conn.execute(
-            "SELECT sv.rowid, sv.embedding FROM store s JOIN store_vectors sv ON s.prefix = sv.prefix AND "
-            f"s.key = sv.key {where}",
-            tuple(args),
-        ):
-            vec, why = read_vector(blob)
-            if vec is None:
-                errors[rowid] = f"Error reading 1st vector: {why}"
-            elif vec.size != q.size:
-                errors[rowid] = (
-                    f"Vector dimension mistmatch. First vector has {vec.size} dimensions, while the second has "
-                    f"{q.size} dimensions."
-                )
+    def _scope(self, conn: apsw.Connection, where: str, args: Sequence[Any]) -> _Scope:
+        """:class:`_Scope` of a search's ``where``, read again only after the file changed (one scope kept)."""
+        return self._per_state(conn, "langgraph scope", (where, tuple(args)), lambda: _read_scope(conn, where, args))
+
+    def _scan(
+        self, conn: apsw.Connection, metric: str, where: str, args: Sequence[Any], scope: _Scope
+    ) -> np.ndarray | None:
+        """Each vector row's place (by position in ``scope``) in the order LangGraph's search query over the whole
+        scope scores them — the order its ``ORDER BY score DESC LIMIT`` keeps for equal scores —, read once per
+        scope and metric by running that query with a distance that notes the rows it is asked for; None when those
+        are not the scope's rows (the search then runs over every row)."""
+        if metric not in scope.scan:
+            asked: list[int] = []
+
+            def note(*row: Any) -> float:
+                asked.append(row[0])
+                return 0.0
+
+            conn.create_scalar_function("_oxmem_langgraph_distance", note, 1, deterministic=True)
+            search, _scored = search_sql(metric, where, self._optional(conn))
+            conn.execute(search, (*args, 2, -1, 0)).fetchall()
+            order = {rowid: place for place, rowid in enumerate(dict.fromkeys(asked))}
+            rowids = scope.rowids.tolist()
+            if len(order) == len(rowids) and all(r in order for r in rowids):
+                scope.scan[metric] = np.array([order[r] for r in rowids], dtype=np.int64)
             else:
-                ids, vecs = by_size.setdefault(vec.size, ([], []))
-                ids.append(rowid)
-                vecs.append(vec)
-        out: dict[int, float | None] = {}
-        for ids, vecs in by_size.values():
-            out.update(zip(ids, distances(metric, np.stack(vecs), q), strict=True))
-        return out, errors
+                scope.scan[metric] = None
+        return scope.scan[metric]
+
+    def _search_rows(
+        self,
+        conn: apsw.Connection,
+        metric: str,
+        where: str,
+        args: Sequence[Any],
+        scope: _Scope,
+        q: np.ndarray,
+        limit: int,
+        errors: Mapping[int, str],
+    ) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
+        """LangGraph's search rows (its query with no limit on items) and the vector rows it takes (``limit`` = 2k).
+
+        Its query scores every vector row of the scope, so any row sqlite-vec cannot score with the query makes it
+        raise (:class:`apsw.SQLError`), at the first such row it scores. Otherwise the rows it takes are the first
+        ``limit`` by score, equal scores in the order it scores them (:meth:`_scan`): those are chosen here with
+        numpy, and LangGraph's query is run on them alone, equal scores ordered by that place — its
+        ``ROW_NUMBER()`` and final ``ORDER BY`` then see the same rows in the same order as over the whole scope."""
+        place = self._scan(conn, metric, where, args, scope)
+        if errors and place is not None:
+            first = min(errors, key=lambda pos: place[pos])
+            raise apsw.SQLError(errors[first])
+        by_rowid = {int(scope.rowids[pos]): why for pos, why in errors.items()}
+        if errors or scope.columns is None:  # the query raises, or the scope has no vector row
+            dist = np.zeros(len(scope.rowids))
+        else:
+            dist = distance_array(metric, scope.columns, q, scope.mags)
+        chosen = np.arange(len(scope.rowids)) if place is None else _best(_scores(metric, dist), place, limit)
+        ids = scope.rowids[chosen].tolist()
+        looked_up = {r: (None if math.isnan(d) else d) for r, d in zip(ids, dist[chosen].tolist(), strict=True)}
+
+        def distance(*row: Any) -> float | None:
+            (rowid,) = row
+            if rowid in by_rowid:
+                raise apsw.SQLError(by_rowid[rowid])
+            return looked_up.get(rowid)
+
+        conn.create_scalar_function("_oxmem_langgraph_distance", distance, 1, deterministic=True)
+        optional = self._optional(conn)
+        if place is None:  # LangGraph's query over the whole scope, as it is
+            search, scored = search_sql(metric, where, optional)
+            return conn.execute(search, (*args, limit, -1, 0)).fetchall(), conn.execute(
+                scored, (*args, limit)
+            ).fetchall()
+        places = dict(zip(ids, place[chosen].tolist(), strict=True))
+        conn.create_scalar_function("_oxmem_langgraph_place", lambda *row: places.get(row[0]), 1, deterministic=True)
+        search, scored = search_sql(metric, "WHERE sv.rowid IN (SELECT value FROM json_each(?))", optional, True)
+        given = json.dumps(ids)
+        return conn.execute(search, (given, limit, -1, 0)).fetchall(), conn.execute(scored, (given, limit)).fetchall()
 
     def _hits(
         self,
@@ -849,18 +1153,8 @@ class LangGraphStoreReader(ForeignReader):
 
     def _left_out(self, conn: apsw.Connection, result: QueryResult, where: str, args: Sequence[Any]) -> None:
         """Say which items of the scope LangGraph's vector search cannot return, and which vector rows are stale."""
-        items = [
-            (str(p), str(k), u)
-            for p, k, u in conn.execute(f"SELECT s.prefix, s.key, s.updated_at FROM store s {where}", tuple(args))
-        ]
-        vectors = self._vectors(conn)
-        bare = [f"{p}/{k}" for p, k, _u in items if (p, k) not in vectors.by_item]
-        stale = [
-            f"{p}/{k}: {name}"
-            for p, k, u in items
-            for name, _d, _kind, at in vectors.by_item.get((p, k), [])
-            if _stale(u, at)
-        ]
+        scope = self._scope(conn, where, args)
+        bare, stale = scope.bare, scope.stale
         if bare:
             shown = ", ".join(bare[:5]) + (f" … {len(bare) - 5} more" if len(bare) > 5 else "")
             result.steps.append(
@@ -885,8 +1179,11 @@ class LangGraphStoreReader(ForeignReader):
         inside = [p for p in found if not scope or p == scope or p.startswith(scope + ".")]
         if not inside:
             return f"it is in namespace {found[0]!r}, which is not {scope!r} nor below it"
-        vectors = self._vectors(conn)
-        if all((p, target) not in vectors.by_item for p in inside):
+        indexed = column_set(conn, "store_vectors") and any(
+            conn.execute("SELECT 1 FROM store_vectors WHERE prefix = ? AND key = ? LIMIT 1", (p, target)).fetchall()
+            for p in inside
+        )
+        if not indexed:
             return (
                 "it has no vector row (put with index=False, or written without an index): LangGraph's vector search "
                 "never returns it"

@@ -14,15 +14,24 @@ import sqlite3
 import time
 from datetime import datetime, timezone
 
+import numpy as np
 import pytest
 
-from oxmem_gui.core.api import ReadOnlyError, check_store, open_memory
+from oxmem_gui.core.api import ReadOnlyError, check_store, note_cursor, open_memory
 from oxmem_gui.core.embeddings.backends import DeterministicEmbedding
+from oxmem_gui.core.formats.langgraph_store import (
+    LANGGRAPH_SCORE,
+    SCORE_SQL,
+    distance_array,
+    distances,
+    search_sql,
+    search_where,
+)
 from oxmem_gui.core.formats.times import parse_when
 from oxmem_gui.core.retrieval.scope import ALL_SESSIONS
 
 lg_sqlite = pytest.importorskip("langgraph.store.sqlite", reason="LangGraph's own SqliteStore writes these files")
-pytest.importorskip("sqlite_vec", reason="LangGraph's vector search runs in sqlite-vec")
+sqlite_vec = pytest.importorskip("sqlite_vec", reason="LangGraph's vector search runs in sqlite-vec")
 
 DIMS = 64
 ITEMS = {
@@ -382,3 +391,226 @@ def test_another_programs_table_named_store_is_not_taken_for_langgraphs(tmp_path
     path = tmp_path / "store.sqlite"
     another_program(path, "CREATE TABLE store (id INTEGER PRIMARY KEY, name TEXT, value TEXT)")
     assert read(path, lambda m: asyncio.sleep(0, m.format)) == "sqlite-unknown"
+
+
+# -- paging, caching, ties ----------------------------------------------------------------------------------------
+
+
+async def every_page(m, group, size):
+    """The namespace's items read ``size`` at a time, each page after the last item of the one before."""
+    got, after = [], None
+    while True:
+        page = await m.notes_page(group, after, size)
+        got += page
+        if len(page) < size:
+            return got
+        after = note_cursor(page[-1])
+
+
+def test_pages_of_any_size_joined_are_the_whole_list_newest_first_whatever_the_times_look_like(tmp_path):
+    path = tmp_path / "pages.sqlite"
+    write(path, {("big",): {f"k{i:03d}": {"text": f"item {i}"} for i in range(40)}, ("other",): {"x": {"text": "x"}}})
+    another_program(
+        path,
+        "UPDATE store SET updated_at = '2026-03-01 00:00:00' WHERE key >= 'k022'",
+        "UPDATE store SET updated_at = '2026-01-02 03:04:05' WHERE key < 'k010'",  # ties: the newer row first
+        "UPDATE store SET updated_at = '2026-01-02T03:04:06Z' WHERE key BETWEEN 'k010' AND 'k013'",
+        "UPDATE store SET updated_at = '2026-01-02 05:04:05.250+02:00' WHERE key BETWEEN 'k014' AND 'k016'",
+        "UPDATE store SET updated_at = '2025-12-31 23:59:59.999999' WHERE key = 'k017'",
+        "UPDATE store SET updated_at = 'yesterday' WHERE key IN ('k018', 'k019')",  # no time: last
+        "UPDATE store SET updated_at = NULL WHERE key = 'k020'",
+        "UPDATE store SET updated_at = 1767323045 WHERE key = 'k021'",
+        "UPDATE store SET updated_at = '2027-06-01 12:00:00' WHERE key = 'x'",  # another namespace: not listed
+    )
+
+    async def pages(m):
+        whole = await m.list_notes("big")
+        joined = {size: await every_page(m, "big", size) for size in (1, 2, 3, 7, 39, 40, 200)}
+        one = [await m.get_note("big", n.note_id) for n in whole]
+        assert await m.notes_page("no such namespace") == []
+        return whole, joined, one
+
+    whole, joined, one = read(path, pages)
+    assert len(whole) == 40 and one == whole
+    for size, got in joined.items():
+        assert got == whole, size
+    times = [parse_when(n.updated_at) for n in whole]
+    timed = [t for t in times if t is not None]
+    assert times[: len(timed)] == timed == sorted(timed, reverse=True)  # newest first, the times not read last
+    assert [n.note_id for n in whole[len(timed) :]] == ["k021", "k020", "k019", "k018"]  # the newer row first
+    expected = (
+        [f"k{i:03d}" for i in range(39, 21, -1)]  # 2026-03-01, all alike: the newer row first
+        + ["k013", "k012", "k011", "k010"]  # 03:04:06Z
+        + ["k016", "k015", "k014"]  # 05:04:05.25+02:00 = 03:04:05.25 UTC
+        + [f"k{i:03d}" for i in range(9, -1, -1)]  # 03:04:05
+        + ["k017", "k021", "k020", "k019", "k018"]  # 2025, then what is no time
+    )
+    assert [n.note_id for n in whole] == expected
+
+
+def test_the_next_page_goes_on_from_the_last_item_shown_even_deleted_or_put_again(tmp_path):
+    path = tmp_path / "cursor.sqlite"
+    write(path, {("big",): {f"k{i:02d}": {"text": f"item {i}"} for i in range(15)}})
+    another_program(path, "UPDATE store SET updated_at = datetime('2001-01-01', '+' || rowid || ' minutes')")
+
+    async def go(m):
+        whole = await m.list_notes("big")
+        first = await m.notes_page("big", None, 5)
+        another_program(path, f"DELETE FROM store WHERE key = '{first[-1].note_id}'")
+        second = await m.notes_page("big", note_cursor(first[-1]), 5)
+        with langgraph(path) as store:  # a put replaces the row: another rowid, a newer time
+            store.put(("big",), second[-1].note_id, {"text": "put again"})
+        third = await m.notes_page("big", note_cursor(second[-1]), 5)
+        return whole, first, second, third, await m.list_notes("big")
+
+    whole, first, second, third, now = read(path, go)
+    assert [n.note_id for n in first + second + third] == [n.note_id for n in whole]
+    assert now[0].note_id == second[-1].note_id and json.loads(now[0].content) == {"text": "put again"}
+    assert first[-1].note_id not in {n.note_id for n in now}
+
+
+def test_searches_and_pages_see_what_another_program_wrote_between_them(lg_file):
+    query = "plays chess on Mondays"
+
+    def theirs(prefix, distance_type):
+        with langgraph(lg_file, text_fields=["text", "tags[*]"], distance_type=distance_type) as store:
+            return ranked(store.search(prefix, query=query, limit=4))
+
+    async def go(m):
+        out = []
+        for change in (
+            None,
+            lambda: write(
+                lg_file,
+                {("users", "carol"): {"chess": {"text": query, "tags": ["chess"]}}},
+                text_fields=["text", "tags[*]"],
+            ),  # fmt: skip
+            lambda: another_program(lg_file, "UPDATE store_vectors SET embedding = zeroblob(256) WHERE key = 'chess'"),
+            lambda: another_program(lg_file, "DELETE FROM store WHERE key = 'chess'"),
+        ):
+            if change is not None:
+                change()
+            for scope, prefix in (("users", ("users",)), (ALL_SESSIONS, ())):
+                for name, distance_type in (("langgraph", "cosine"), ("langgraph-l2", "l2")):
+                    result = await m.search(name, scope, query, 4)
+                    out.append((oxmem_ranked(result), theirs(prefix, distance_type)))
+            out.append(([n.note_id for n in await m.notes_page("users.carol")], None))
+        return out
+
+    results = read(lg_file, go)
+    for ours, lg in results:
+        if lg is not None:
+            assert_same_ranking(ours, lg)
+    carol = [ours for ours, lg in results if lg is None]
+    assert carol == [[], ["chess"], ["chess"], []]
+    found = [ours[0][1] if ours else None for ours, lg in results if lg is not None][::2]  # cosine: best first
+    assert found[2:4] == ["chess", "chess"] and "chess" not in found[:2] + found[-2:]
+
+
+TIE_WORDS = ["apple", "river", "stone"]
+TIES = {
+    ("ties", "a"): {f"a{i}": {"text": TIE_WORDS[i % 3], "tags": [TIE_WORDS[(i + 1) % 3], TIE_WORDS[i % 3]]}
+                    for i in range(9)},
+    ("ties", "b"): {f"b{i}": {"text": TIE_WORDS[i % 3], "tags": [TIE_WORDS[i % 3]]} for i in range(6)},
+    ("ties",): {"same": {"text": "apple", "tags": ["apple", "apple"]}},
+    ("elsewhere",): {"e": {"text": "apple", "tags": []}},
+}  # fmt: skip
+
+
+def langgraph_sql(path, config, prefix, query, k):
+    """LangGraph's own search SQL run by sqlite-vec on LangGraph's connection, each row with the field it came from:
+    the items it keeps (no limit on items) and the vector rows it takes (its ``scored`` rows, materialized as the
+    search materializes them)."""
+    metric = config["distance_type"]
+    where, args = search_where(prefix, None)
+    optional = {"expires_at": "s.expires_at", "ttl_minutes": "s.ttl_minutes"}
+    search, scored = (
+        q.replace(SCORE_SQL[metric], LANGGRAPH_SCORE[metric]) for q in search_sql(metric, where, optional)
+    )
+    scored = scored.replace("WITH scored AS (", "WITH scored AS MATERIALIZED (")
+    vector = sqlite_vec.serialize_float32(embed([query])[0])
+    with langgraph(path, **config) as store:
+        kept = store.conn.execute(search, (vector, *args, 2 * k, -1, 0)).fetchall()
+        taken = store.conn.execute(scored, (vector, *args, 2 * k)).fetchall()
+    return [tuple(r) for r in kept], [tuple(r) for r in taken]
+
+
+@pytest.mark.parametrize("distance_type", ["cosine", "l2", "inner_product"])
+def test_equal_scores_come_in_langgraphs_own_order_as_its_sql_over_the_whole_scope_gives_them(tmp_path, distance_type):
+    """Many vector rows of the same text (equal scores, at the 2k-th place too) and zero vectors (a NULL cosine):
+    the search, run on the rows it takes, gives LangGraph's items and scores, and every hit — best field, the other
+    rows taken, notes — as LangGraph's own SQL run by sqlite-vec over every row of the scope gives them; so does
+    that SQL run here over every row (what oxmem does if it cannot read the order the rows are scored in)."""
+    path = tmp_path / "ties.sqlite"
+    config = {"text_fields": ["text", "tags[*]"], "distance_type": distance_type}
+    write(path, TIES, **config)
+    another_program(path, "UPDATE store_vectors SET embedding = zeroblob(256) WHERE key IN ('b2', 'b5') "
+                          "OR (key = 'a1' AND field_name = 'text')")  # fmt: skip
+    name = {"cosine": "langgraph", "l2": "langgraph-l2", "inner_product": "langgraph-inner-product"}[distance_type]
+    cases = [
+        (scope, q, k)
+        for scope in ("ties", "ties.a", "")
+        for q in ["apple", "river", "apple river", "nothing alike"]
+        for k in (1, 2, 3, 4, 6, 40)
+    ]
+    truth = {case: langgraph_sql(path, config, *case) for case in cases}
+
+    def run(how):
+        async def go(m):
+            out = []
+            for scope, q, k in cases:
+                if how == "langgraph":
+                    m._search_rows = lambda *args, rows=truth[scope, q, k]: rows
+                elif how == "whole scope":
+                    m._scan = lambda *args: None
+                out.append(await m.search(name, scope or ALL_SESSIONS, q, k))
+            return out
+
+        return read(path, go)
+
+    def shown(result):
+        return [(h.session_id, h.chunk_id, h.text, h.metadata, h.notes, h.rank) for h in result.hits]
+
+    fast, theirs, whole = run("fast"), run("langgraph"), run("whole scope")
+    with langgraph(path, **config) as store:
+        for (scope, q, k), ours, lg, slow in zip(cases, fast, theirs, whole, strict=True):
+            prefix = tuple(scope.split(".")) if scope else ()
+            assert_same_ranking(oxmem_ranked(ours), ranked(store.search(prefix, query=q, limit=k)))
+            assert shown(ours) == shown(lg), (scope, q, k)
+            assert ours.steps == lg.steps and ours.legs == lg.legs
+            # over every row: the same items, fields and scores (its rows taken read by a query of their own)
+            assert [h.metadata for h in ours.hits] == [h.metadata for h in slow.hits]
+    if distance_type == "cosine":
+        assert any(h.metadata["score"] is None for r in fast for h in r.hits)  # a zero vector's NULL, placed last
+    assert any(len({h.score for h in r.hits}) < len(r.hits) for r in fast)  # ties among the hits
+
+
+def old_distances(metric, matrix, query):
+    """oxmem's arithmetic as it was (cumulative sums along each row)."""
+    m = np.asarray(matrix, dtype=np.float32)
+    q = np.asarray(query, dtype=np.float32)
+    with np.errstate(all="ignore"):
+        if metric == "l2":
+            t = m - q
+            out = np.sqrt(np.cumsum(t * t, axis=1, dtype=np.float32)[:, -1].astype(np.float64)).astype(np.float32)
+        elif metric == "inner_product":
+            out = np.cumsum(np.abs(m.astype(np.float64) - q.astype(np.float64)), axis=1)[:, -1]
+        else:
+            dot = np.cumsum(m * q, axis=1, dtype=np.float32)[:, -1].astype(np.float64)
+            mags = np.cumsum(m * m, axis=1, dtype=np.float32)[:, -1].astype(np.float64)
+            qmag = float(np.cumsum(q * q, dtype=np.float32)[-1])
+            out = (1.0 - dot / (np.sqrt(mags) * np.sqrt(qmag))).astype(np.float32)
+    return out.astype(np.float64)
+
+
+@pytest.mark.parametrize("metric", ["cosine", "l2", "inner_product"])
+def test_the_distances_column_by_column_are_bit_for_bit_the_sums_in_order(metric):
+    rng = np.random.default_rng(7)
+    matrix = rng.standard_normal((300, 64)).astype(np.float32) * np.float32(1e3)
+    matrix[5] = 0.0  # a zero vector: NaN cosine
+    matrix[6] = matrix[7]
+    query = rng.standard_normal(64).astype(np.float32)
+    expected = old_distances(metric, matrix, query)
+    got = distance_array(metric, np.ascontiguousarray(matrix.T), query)
+    assert np.array_equal(got, expected, equal_nan=True)
+    assert distances(metric, matrix, query) == [None if np.isnan(v) else v for v in expected.tolist()]
