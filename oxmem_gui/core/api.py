@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from .check import CheckReport, check_store
 from .compare import FileDiff, NoteChange, ScheduleChange, SessionChange, SummaryChange, diff_files, word_diff
-from .contract import EventsEditor, Memory, MemoryReader, NotesEditor, ScheduleReader, SessionsEditor
+from .contract import EventsEditor, Memory, MemoryReader, NotesEditor, ScheduleReader, SessionsEditor, TimelineReader
 from .database import BUSY_TIMEOUT_MS
 from .demo import fill_demo
 from .embeddings import endpoint
@@ -46,6 +46,7 @@ from .formats.base import Capabilities, EvictionPreview, Retriever
 from .formats.detect import article
 from .formats.encrypted import KEY_ENV
 from .formats.info import DatabaseInfo, info_lines
+from .formats.langgraph_checkpoints import CheckpointInfo
 from .formats.table_browser import MAX_PAGE as TABLE_MAX_PAGE
 from .formats.table_browser import TableInfo, TablePage, shown_value
 from .memory import (
@@ -146,6 +147,7 @@ __all__ = [
     "calendar_items",
     "CalendarItem",
     "Capabilities",
+    "CheckpointInfo",
     "cell_lines",
     "CellLine",
     "check_store",
@@ -265,6 +267,7 @@ __all__ = [
     "SessionInfo",
     "SessionRow",
     "SessionsEditor",
+    "TimelineReader",
     "SessionStats",
     "set_model_paths",
     "setting_text",

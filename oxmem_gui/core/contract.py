@@ -23,6 +23,7 @@ from .embeddings.example import Example
 from .embeddings.reindex import ReindexResult
 from .formats.base import Capabilities, EvictionPreview, Retriever
 from .formats.info import DatabaseInfo
+from .formats.langgraph_checkpoints import CheckpointInfo
 from .formats.table_browser import TableInfo, TablePage
 from .retrieval.hybrid import QueryResult
 from .retrieval.notes import NoteHits
@@ -311,6 +312,17 @@ class EventsEditor(Protocol):
     async def repair_vector_index(self) -> tuple[int, list[int], bool]:
         """``check --repair``: ``(vectors, rowids re-inserted, rebuilt)`` for a libSQL vector index."""
         ...
+
+
+@runtime_checkable
+class TimelineReader(Protocol):
+    """A memory whose sessions keep versions to step through (LangGraph's checkpoints): a front end asks
+    ``isinstance(memory, TimelineReader)`` and then shows each session's versions, newest first, and its events as
+    of any of them."""
+
+    async def checkpoints(self, session_id: str, /) -> list[CheckpointInfo]: ...
+
+    async def events_at(self, session_id: str, checkpoint_id: str, /) -> list[Event]: ...
 
 
 class Memory(MemoryReader, NotesEditor, SessionsEditor, EventsEditor, Protocol):

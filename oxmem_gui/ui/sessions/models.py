@@ -50,7 +50,10 @@ class SessionsModel(PagedTableModel):
             if not short:
                 return row.session_id
             started = row.created_at[:16].replace("T", " ")
-            return f"{' · '.join([*short, started] if started else short)}  ·  {short_id(row.session_id)}"
+            label = " · ".join([*short, started] if started else short)
+            if len(row.session_id) <= 20:  # a name the program gave (a thread's): it comes first
+                return f"{row.session_id}  ·  {label}"
+            return f"{label}  ·  {short_id(row.session_id)}"
         if column in (1, 5):
             return {1: row.updated_at[:16], 5: row.created_at[:16]}[column]
         stats = self.stats.get(row.session_id)

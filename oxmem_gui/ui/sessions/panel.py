@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from ...core.api import BROWSE_PAGE as PAGE
-from ...core.api import Event, SessionRow
+from ...core.api import CheckpointInfo, Event, SessionRow, TimelineReader
 from ..change_marks import HoldWhilePointed, mark_current_seen
 from ..context import StoreContext, gone
 from ..dialogs import Dialogs
@@ -32,9 +32,10 @@ from ..widgets.json_view import JsonView
 from .context_preview import ContextPreview
 from .models import ID_ROLE, ChunksModel, EventsModel, SessionsModel, describe_event, preview
 from .state import NO_SESSION, SessionsState, delete_question, summary_fields, turn_question
+from .timeline import TimelinePane
 
 #: the tabs of the session browser, by index
-EVENTS_TAB, SUMMARY_TAB, CHUNKS_TAB, CONTEXT_TAB = range(4)
+EVENTS_TAB, SUMMARY_TAB, CHUNKS_TAB, CONTEXT_TAB, TIMELINE_TAB = range(5)
 DELETE_TIP = "Delete the selected session: its events, chunks, vectors and summary (asks first)"
 
 
@@ -146,7 +147,11 @@ class SessionsPanel(QWidget):
         self.tabs.addTab(summary, "Summary")
         self.tabs.addTab(self.chunks_view, "Chunks")
         self.tabs.addTab(self.context, "Context preview")
-        self.tabs.currentChanged.connect(lambda _: self._load_context())
+        self.timeline = TimelinePane()
+        self.timeline.chosen.connect(self._load_checkpoint)
+        self.tabs.addTab(self.timeline, "Timeline")
+        self.tabs.setTabVisible(TIMELINE_TAB, False)
+        self.tabs.currentChanged.connect(self._tab_changed)
 
         split = QSplitter(Qt.Orientation.Horizontal)
         left = QWidget()
@@ -201,6 +206,7 @@ class SessionsPanel(QWidget):
         self.filter.selectAll()
 
     def _opened(self) -> None:
+        self.tabs.setTabVisible(TIMELINE_TAB, isinstance(self.ctx.store, TimelineReader))
         if self.ctx.reopened:
             self.refresh()
         else:
@@ -379,6 +385,7 @@ class SessionsPanel(QWidget):
         self._show_event(None)
         self._show_summary(session_id, None)
         self.context.clear()
+        self.timeline.clear()
         self._update_header()
         self._update_actions()
         if session_id is not None:
@@ -419,6 +426,36 @@ class SessionsPanel(QWidget):
             on_error=gone,
         )
         self._load_context()
+        self._load_timeline()
+
+    def _tab_changed(self, _index: int) -> None:
+        self._load_context()
+        self._load_timeline()
+
+    def _load_timeline(self) -> None:
+        """The shown session's checkpoints, read when the Timeline tab is shown (a format with versions only)."""
+        session_id, store = self.state.shown, self.ctx.store
+        if session_id is None or self.tabs.currentIndex() != TIMELINE_TAB or not isinstance(store, TimelineReader):
+            return
+
+        def show(checkpoints: list[CheckpointInfo]) -> None:
+            if session_id == self.state.shown and store is self.ctx.store:
+                self.timeline.show_checkpoints(checkpoints)
+
+        self.ctx.run(lambda: store.checkpoints(session_id), on_done=show, on_error=gone)
+
+    def _load_checkpoint(self, checkpoint_id: str) -> None:
+        """The shown session's events as of ``checkpoint_id`` (dropped if another session or checkpoint is chosen
+        before they arrive)."""
+        session_id, store = self.state.shown, self.ctx.store
+        if session_id is None or not isinstance(store, TimelineReader):
+            return
+
+        def show(events: list[Event]) -> None:
+            if session_id == self.state.shown and self.timeline.selected() == checkpoint_id:
+                self.timeline.show_events(checkpoint_id, events)
+
+        self.ctx.run(lambda: store.events_at(session_id, checkpoint_id), on_done=show, on_error=gone)
 
     def _event_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
         self._show_event(self.events.row(current.row()) if current.isValid() else None)
