@@ -34,8 +34,9 @@ by the columns of ``store`` (:func:`.detect.langgraph_store_tables`), never by t
 What oxmem shows
 ================
 Items are notes (*Items*, one *item*; a notes group is a *Namespace*, as LangGraph writes it, with dots); the note
-id is the key, its text the value pretty-printed as JSON (two-space indent, key order as stored — a value is a dict
-of any shape, so no field is singled out as "the" text). ``created_at`` / ``updated_at`` are shown in RFC 3339 UTC,
+id is the key, its text the value as JSON on one line (key order as stored — a value is a dict of any shape, so no
+field is singled out as "the" text; one line, so a list row or a search hit shows it, not its opening brace).
+``created_at`` / ``updated_at`` are shown in RFC 3339 UTC,
 the list newest first: ``updated_at`` as SQLite reads a time (:func:`.times.sql_place`: any of its forms, with a
 zone or not, to the millisecond; a value that is no time last), then the newer row — LangGraph's own times, all
 ``YYYY-MM-DD HH:MM:SS``, order as its search without a query orders them. A page reads only its own items: the
@@ -573,7 +574,8 @@ def _loads(value: Any) -> tuple[Any, str | None]:
 
 
 def _shown_value(value: Any) -> tuple[str, str | None]:
-    """The value as shown (pretty JSON) and, when LangGraph cannot load it, why."""
+    """The value as shown (JSON on one line, as a list row and a search hit show it whole) and, when LangGraph
+    cannot load it, why."""
     parsed, problem = _loads(value)
     if problem is not None:
         raw = value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
@@ -581,7 +583,7 @@ def _shown_value(value: Any) -> tuple[str, str | None]:
             f"⚠ unreadable row: {raw}",
             f"the value {problem}: LangGraph's get of it, and any search returning it, raise",
         )
-    return json.dumps(parsed, ensure_ascii=False, indent=2), None
+    return json.dumps(parsed, ensure_ascii=False), None
 
 
 class LangGraphStoreReader(ForeignReader):
@@ -789,6 +791,7 @@ class LangGraphStoreReader(ForeignReader):
         problems = [problem] if problem else []
         when = parse_when(expires)
         details: dict[str, Any] = {
+            "key": str(key),
             "namespace": str(prefix).split("."),
             "expires_at": shown_time(expires) if expires is not None else None,
             "ttl_minutes": ttl,

@@ -136,13 +136,27 @@ class NotesModel(RowsModel):
         return None
 
 
+def shown_detail(value: Any) -> str:
+    """A detail's value in words: None as —, a truth as yes/no, a list one item after another (a record's fields
+    as ``name value``), anything else as it prints."""
+    if value is None:
+        return "—"  # never, or no such
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, dict):
+        return ", ".join(f"{k.replace('_', ' ')} {shown_detail(v)}" for k, v in value.items())
+    if isinstance(value, (list, tuple)):
+        return "; ".join(shown_detail(v) for v in value) or "—"
+    return str(value)
+
+
 def detail_lines(details: dict[str, Any]) -> list[str]:
     """What another agent's format adds to a note, one line each; superseded versions listed newest first."""
     lines = []
     for key, value in details.items():
         if key == "history":
             continue
-        lines.append(f"{key.replace('_', ' ')}: {'—' if value is None else value}")  # None: never, or no such
+        lines.append(f"{key.replace('_', ' ')}: {shown_detail(value)}")
     history = details.get("history") or []
     if history:
         lines.append(f"{plural(len(history), 'earlier version')}:")

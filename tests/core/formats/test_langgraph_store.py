@@ -156,7 +156,7 @@ def test_every_item_is_shown_as_langgraph_reads_it_back(lg_file):
                 item = store.get(namespace, key)
                 note = shown[key]
                 assert json.loads(note.content) == item.value == values[key]
-                assert note.content == json.dumps(values[key], ensure_ascii=False, indent=2)
+                assert note.content == json.dumps(values[key], ensure_ascii=False)
                 assert parse_when(note.created_at) == item.created_at.replace(tzinfo=timezone.utc)
                 assert parse_when(note.updated_at) == item.updated_at.replace(tzinfo=timezone.utc)
                 assert note.details["namespace"] == list(namespace)

@@ -136,3 +136,20 @@ def test_the_age_column_and_the_fading_read_the_models_clock(qtbot):
     clock[0] = NOW + timedelta(days=400)
     assert model.index(0, 4).data() == "13 mo"
     assert model.index(0, 0).data(Qt.ItemDataRole.ForegroundRole).color() != young  # older: faded
+
+
+def test_a_formats_details_read_as_words():
+    from oxmem_gui.ui.notes.model import detail_lines
+
+    details = {
+        "expired": False,
+        "ttl_minutes": None,
+        "vectors": [{"field": "text", "dimensions": 64, "stale": True}, {"field": "tags", "dimensions": 64}],
+        "problems": [],
+    }
+    assert detail_lines(details) == [
+        "expired: no",
+        "ttl minutes: —",
+        "vectors: field text, dimensions 64, stale yes; field tags, dimensions 64",
+        "problems: —",
+    ]
