@@ -16,6 +16,7 @@ from typing import Any
 import apsw
 
 from ..embeddings.indexing import PayloadNotIndexable, extract_text
+from ..errors import NotFoundError
 from ..retrieval.hybrid import LegStats, QueryResult
 from ..retrieval.scope import AllSessions, Scope, shown_scope
 from ..store.events import Event
@@ -92,3 +93,20 @@ class KeywordSearch(ForeignReader):
         else:
             ids = [scope]
         return rank_keywords(((sid, self._events(conn, sid)) for sid in ids), query, scope, top_k)
+
+    def _event_target(self, conn: apsw.Connection, scope: str, sequence: int, every: QueryResult) -> str:
+        """An event the keyword search does not return is still the session's: its id, to say why."""
+        try:
+            return super()._event_target(conn, scope, sequence, every)
+        except NotFoundError:
+            if every.retriever != NAME or not any(e.sequence == sequence for e in self._events(conn, scope)):
+                raise
+            return f"{scope}#{sequence}"
+
+    def _why_unranked(
+        self, conn: apsw.Connection, scope: str, query: str, target: str, label: str, every: QueryResult
+    ) -> str:
+        if every.retriever != NAME:
+            return super()._why_unranked(conn, scope, query, target, label, every)
+        words = ", ".join(dict.fromkeys(w.casefold() for w in query.split()))
+        return f"{label} does not return it: it holds none of the words ({words})"

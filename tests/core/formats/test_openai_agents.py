@@ -326,3 +326,12 @@ def test_oxmems_own_keyword_search_finds_items_and_says_it_is_not_the_sdks(tmp_p
     assert [(h.chunk_id, h.score) for h in one.hits] == [("weather#4", 1.0), ("weather#6", 0.5), ("weather#3", 0.5)]
     assert (one.hits[1].notes, one.hits[2].notes) == (["holds lisbon; not sunny"], ["holds sunny; not lisbon"])
     assert [(h.chunk_id, h.score) for h in every.hits] == [("hello#10", 0.5), ("hello#9", 0.5)]
+
+
+def test_why_the_keyword_search_left_an_item_out(tmp_path):
+    path = tmp_path / "turns.db"
+    write(path, {"weather": TWO_TURNS})
+    story = read(path, lambda m: m.why_not("oxmem-keywords", "weather", "tomorrow", "1"))
+    assert story.cut == "oxmem keyword search does not return it: it holds none of the words (tomorrow)"
+    with pytest.raises(NotFoundError):
+        read(path, lambda m: m.why_not("oxmem-keywords", "weather", "tomorrow", "99"))
