@@ -20,6 +20,12 @@ API rejects as input) deletes those rows by ``id`` as the SDK's ``pop_item`` del
 table: turns, branches, reserved branch ids, clear generations) is not edited: its ``clear_session`` keeps more than
 these two tables in step.
 
+In a file of ``AdvancedSQLiteSession`` each branch of a session is a conversation of its own, as its
+``get_items(branch_id=…)`` reads it — the items ``message_structure`` places on that branch, in its
+``sequence_number`` order (a new branch starts with copies of the turns before it) —: ``main`` under the session's
+id, another as ``SESSION ⎇ BRANCH`` (:data:`BRANCH_MARK`); its token usage (``turn_usage``) is the branch's, as
+``get_session_usage(branch_id=…)`` sums it.
+
 A session is a conversation; each item an event (its sequence is its row ``id``, which is what the SDK orders by):
 a message as the message it is, a function call as an assistant's tool call, its output as the tool's answer (the
 item itself is kept in the event, under ``item``). The SDK has no search of its own: oxmem's keyword search
@@ -144,19 +150,56 @@ def delete_turn(
     return [row_id for row_id, _ in rows]
 
 
-def turn_usage(conn: apsw.Connection) -> dict[str, dict[str, str]]:
-    """Per session, the token usage ``AdvancedSQLiteSession`` records per user turn (``turn_usage``), summed over
-    every branch as its ``get_session_usage()`` sums it: ``{"turns": …, "tokens": "N in · M out"}``; none in a
+def turn_usage(conn: apsw.Connection) -> dict[tuple[str, str], dict[str, str]]:
+    """Per session and branch, the token usage ``AdvancedSQLiteSession`` records per user turn (``turn_usage``),
+    summed as its ``get_session_usage(branch_id)`` sums it: ``{"turns": …, "tokens": "N in · M out"}``; none in a
     file of ``SQLiteSession``."""
-    if not {"session_id", "input_tokens", "output_tokens"} <= column_set(conn, "turn_usage"):
+    if not {"session_id", "branch_id", "input_tokens", "output_tokens"} <= column_set(conn, "turn_usage"):
         return {}
     rows = conn.execute(
-        "SELECT session_id, count(*), total(input_tokens), total(output_tokens) FROM turn_usage GROUP BY session_id"
+        "SELECT session_id, branch_id, count(*), total(input_tokens), total(output_tokens) FROM turn_usage "
+        "GROUP BY session_id, branch_id"
     )
     return {
-        str(sid): {"turns": f"{int(turns):,}", "tokens": f"{int(tin):,} in · {int(tout):,} out"}
-        for sid, turns, tin, tout in rows
+        (str(sid), str(branch)): {"turns": f"{int(turns):,}", "tokens": f"{int(tin):,} in · {int(tout):,} out"}
+        for sid, branch, turns, tin, tout in rows
     }
+
+
+#: how a branch of an ``AdvancedSQLiteSession`` session is listed among the sessions: ``SESSION ⎇ BRANCH`` (its
+#: main branch is the session's own id)
+BRANCH_MARK = " ⎇ "
+STRUCTURE_COLUMNS = {"session_id", "message_id", "branch_id", "sequence_number"}
+
+
+def branches(conn: apsw.Connection) -> dict[str, list[str]] | None:
+    """Per session, the branches ``AdvancedSQLiteSession`` keeps in ``message_structure`` (``main`` first, then
+    as they were made); None for a file of ``SQLiteSession``."""
+    if not column_set(conn, "message_structure") >= STRUCTURE_COLUMNS:
+        return None
+    out: dict[str, list[str]] = {}
+    for sid, branch in conn.execute(
+        "SELECT session_id, branch_id FROM message_structure GROUP BY session_id, branch_id "
+        "ORDER BY session_id, branch_id != 'main', min(id)"
+    ):
+        out.setdefault(str(sid), []).append(str(branch))
+    return out
+
+
+def listed_id(session_id: str, branch: str) -> str:
+    return session_id if branch == "main" else f"{session_id}{BRANCH_MARK}{branch}"
+
+
+def split_branch(conn: apsw.Connection, listed: str) -> tuple[str, str | None]:
+    """The session and branch a listed id names (:data:`BRANCH_MARK`; a session's own id: its ``main`` branch);
+    the branch None in a file of ``SQLiteSession``."""
+    known = branches(conn)
+    if known is None:
+        return listed, None
+    session_id, mark, branch = listed.rpartition(BRANCH_MARK)
+    if mark and branch in known.get(session_id, []):
+        return session_id, branch
+    return listed, "main"
 
 
 def clear_session(conn: apsw.Connection, session_id: str) -> None:
@@ -223,12 +266,15 @@ class OpenAIAgentsReader(KeywordSearch):
         sessions, _ = _tables_of(conn)
         needle = contains.casefold() if contains else None
         usage = turn_usage(conn)
+        known = branches(conn)
         rows = []
         for sid, created, updated in conn.execute(f"SELECT session_id, created_at, updated_at FROM {quoted(sessions)}"):
-            shown_id = str(sid)
-            if needle and needle not in shown_id.casefold():
-                continue
-            rows.append(SessionRow(shown_id, None, shown_time(created), shown_time(updated), usage.get(shown_id, {})))
+            for branch in ["main"] if known is None else known.get(str(sid), ["main"]):
+                shown_id = listed_id(str(sid), branch)
+                if needle and needle not in shown_id.casefold():
+                    continue
+                details = ({} if branch == "main" else {"branch": branch}) | usage.get((str(sid), branch), {})
+                rows.append(SessionRow(shown_id, None, shown_time(created), shown_time(updated), details))
         rows.sort(key=lambda r: r.session_id)
         rows.sort(key=lambda r: r.updated_at, reverse=True)
         return rows
@@ -243,6 +289,7 @@ class OpenAIAgentsReader(KeywordSearch):
         """The items :func:`turn_rows` deletes with item ``sequence``, as events."""
 
         def read(conn: apsw.Connection) -> list[Event]:
+            refuse_advanced(conn)  # (its turns live in branches that share rows: not deleted here)
             ids = {i for i, _ in turn_rows(conn, session_id, sequence)}
             return [e for e in self._events(conn, session_id) if e.sequence in ids]
 
@@ -260,18 +307,36 @@ class OpenAIAgentsReader(KeywordSearch):
     def _events_after(
         self, conn: apsw.Connection, session_id: str, after_sequence: int | None, limit: int
     ) -> list[Event]:
-        _, messages = _session_tables(conn, session_id)
-        rows: list[Any] = conn.execute(
-            f"SELECT id, message_data, created_at FROM {quoted(messages)} WHERE session_id = ? AND id > ? "
-            "ORDER BY id LIMIT ?",
-            (session_id, -1 if after_sequence is None else after_sequence, limit),
-        ).fetchall()
+        """A page of items in the SDK's order: ``id`` — or, for a branch of an ``AdvancedSQLiteSession``, its
+        ``message_structure.sequence_number``, as its ``get_items(branch_id=…)`` reads them (each item keeps its
+        row ``id`` as its sequence)."""
+        sid, branch = split_branch(conn, session_id)
+        _, messages = _session_tables(conn, sid)
+        after = -1 if after_sequence is None else after_sequence
+        if branch is None:
+            rows: list[Any] = conn.execute(
+                f"SELECT id, message_data, created_at FROM {quoted(messages)} WHERE session_id = ? AND id > ? "
+                "ORDER BY id LIMIT ?",
+                (sid, after, limit),
+            ).fetchall()
+        else:
+            rows = conn.execute(
+                f"SELECT m.id, m.message_data, m.created_at FROM {quoted(messages)} m JOIN message_structure s "
+                "ON m.id = s.message_id WHERE m.session_id = ? AND s.branch_id = ? AND s.sequence_number > "
+                "coalesce((SELECT sequence_number FROM message_structure WHERE message_id = ? AND branch_id = ?), -1) "
+                "ORDER BY s.sequence_number LIMIT ?",
+                (sid, branch, after, branch, limit),
+            ).fetchall()
         return [Event(int(i), shown_time(created), item_payload(int(i), data)) for i, data, created in rows]
 
     def _events(self, conn: apsw.Connection, session_id: str) -> list[Event]:
         return self._events_after(conn, session_id, None, -1)
 
     def _event_stats(self, conn: apsw.Connection, session_id: str) -> tuple[int, int | None]:
+        sid, branch = split_branch(conn, session_id)
+        if branch is not None:
+            events = self._events(conn, session_id)
+            return len(events), events[-1].sequence if events else None
         _, messages = _session_tables(conn, session_id)
         found: list[Any] = conn.execute(
             f"SELECT count(*), max(id) FROM {quoted(messages)} WHERE session_id = ?", (session_id,)

@@ -280,7 +280,7 @@ async def open_and_delete_read_only(path):
         await m.delete_turn("weather", 5)
 
 
-def test_an_advanced_sessions_token_usage_is_summed_as_the_sdk_sums_it(tmp_path):
+def test_an_advanced_sessions_branches_are_listed_with_their_items_and_token_usage_as_the_sdk_reads_them(tmp_path):
     from agents.extensions.memory import AdvancedSQLiteSession
 
     path = tmp_path / "advanced.db"
@@ -292,18 +292,32 @@ def test_an_advanced_sessions_token_usage_is_summed_as_the_sdk_sums_it(tmp_path)
         finally:
             session.close()
 
-    asyncio.run(
-        sdk(lambda s: s.add_items([{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hey"}]))
-    )
+    async def branch(s):
+        await s.add_items([{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hey"}])
+        await s.add_items([{"role": "user", "content": "plan a trip"}, {"role": "assistant", "content": "Lisbon?"}])
+        await s.create_branch_from_turn(2, "alt")  # turn 1 copied into the branch, which then goes its own way
+        await s.add_items([{"role": "user", "content": "plan a hike"}, {"role": "assistant", "content": "Sintra?"}])
+
+    asyncio.run(sdk(branch))
     another_program(  # the rows store_run_usage writes after each user turn (a model would be called to get them)
         path,
         "INSERT INTO turn_usage (session_id, branch_id, user_turn_number, requests, input_tokens, output_tokens, "
-        "total_tokens) VALUES ('s1', 'main', 1, 1, 1200, 30, 1230), ('s1', 'alt', 1, 2, 800, 45, 845)",
+        "total_tokens) VALUES ('s1', 'main', 1, 1, 1200, 30, 1230), ('s1', 'alt', 2, 2, 800, 45, 845)",
     )
-    usage = asyncio.run(sdk(lambda s: s.get_session_usage()))
-    (session,) = read(path, lambda m: m.sessions_page())
-    assert (usage["input_tokens"], usage["output_tokens"], usage["total_turns"]) == (2000, 75, 2)
-    assert session.details == {"turns": "2", "tokens": "2,000 in · 75 out"}
+
+    async def everything(m):
+        sessions = await m.sessions_page()
+        return sessions, {s.session_id: await m.events_page(s.session_id, None, 100) for s in sessions}
+
+    sessions, events = read(path, everything)
+    assert [s.session_id for s in sessions] == ["s1", "s1 ⎇ alt"]
+    for branch_id, listed in (("main", "s1"), ("alt", "s1 ⎇ alt")):
+        items = asyncio.run(sdk(lambda s, b=branch_id: s.get_items(branch_id=b)))
+        assert [e.payload["item"] for e in events[listed]] == items
+        usage = asyncio.run(sdk(lambda s, b=branch_id: s.get_session_usage(branch_id=b)))
+        shown = next(s for s in sessions if s.session_id == listed).details
+        assert shown["tokens"] == f"{usage['input_tokens']:,} in · {usage['output_tokens']:,} out"
+    assert [e.payload["content"] for e in events["s1 ⎇ alt"]] == ["hi", "hey", "plan a hike", "Sintra?"]
 
 
 def test_oxmems_own_keyword_search_finds_items_and_says_it_is_not_the_sdks(tmp_path):
