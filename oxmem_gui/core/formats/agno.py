@@ -400,19 +400,6 @@ class AgnoReader(KeywordSearch):
     async def delete_notes(self, user: str, note_ids: Sequence[str], *, expected: Sequence[Note] | None = None) -> int:
         return await self._memory_edit(agno_memories.delete_memories, user, list(note_ids), expected)
 
-    async def set_note_tags(
-        self,
-        user: str,
-        note_ids: Sequence[str],
-        add: Sequence[str] = (),
-        remove: Sequence[str] = (),
-        *,
-        expected: Sequence[Note] | None = None,
-    ) -> list[Note]:
-        """Topics added to or removed from several memories, each an edit as :meth:`update_note` makes it."""
-        self._writable("notes")
-        return await self._retag(user, note_ids, add, remove, expected)
-
     async def restore_notes(
         self, items: Sequence[Note], *, expected: Mapping[str, Note | None] | None = None
     ) -> list[Note]:

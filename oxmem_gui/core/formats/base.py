@@ -804,18 +804,21 @@ class ForeignReader(sql_console.SqlConsole):
     async def save_note(self, *args: Any, **kwargs: Any) -> Any:
         raise self.refuse("notes")
 
-    update_note = delete_note = set_note_tags = delete_notes = restore_notes = save_note
+    update_note = delete_note = delete_notes = restore_notes = save_note
 
-    async def _retag(
+    async def set_note_tags(
         self,
         user: str,
         note_ids: Sequence[str],
-        add: Sequence[str],
-        remove: Sequence[str],
-        expected: Sequence[Note] | None,
+        add: Sequence[str] = (),
+        remove: Sequence[str] = (),
+        *,
+        expected: Sequence[Note] | None = None,
     ) -> list[Note]:
-        """``set_note_tags`` of a format whose tags change only with the note: each note an ``update_note`` of its
-        text with its tags less ``remove`` plus ``add`` (each as loaded in ``expected``, where given)."""
+        """Tags added to or removed from several notes, each an :meth:`update_note` of its text with its tags less
+        ``remove`` plus ``add`` (each as loaded in ``expected``, where given): a format whose notes are edited
+        has it as it is; refused like every note edit where notes are not."""
+        self._writable("notes")
         loaded = {n.note_id: n for n in expected} if expected is not None else {}
         out = []
         for note_id in note_ids:

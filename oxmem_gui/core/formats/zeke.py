@@ -434,19 +434,6 @@ class ZekeReader(ForeignReader):
         self._writable("notes")
         return await self._db.run(zeke_edits.delete_memories, self._note_of, user, list(note_ids), expected)
 
-    async def set_note_tags(
-        self,
-        user: str,
-        note_ids: Sequence[str],
-        add: Sequence[str] = (),
-        remove: Sequence[str] = (),
-        *,
-        expected: Sequence[Note] | None = None,
-    ) -> list[Note]:
-        """Tags added to or removed from several memories, each an edit as :meth:`update_note` makes it."""
-        self._writable("notes")
-        return await self._retag(user, note_ids, add, remove, expected)
-
     async def restore_notes(
         self, items: Sequence[Note], *, expected: Mapping[str, Note | None] | None = None
     ) -> list[Note]:
