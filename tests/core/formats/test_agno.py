@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import hashlib
 import json
 import sqlite3
 from datetime import datetime, timezone
@@ -16,6 +15,7 @@ import pytest
 
 from oxmem_gui.core.api import ConflictError, NotFoundError, ReadOnlyError, check_store, open_memory
 from oxmem_gui.core.formats.agno import AgnoReader
+from tests.core.formats.framework_files import another_program, digest
 
 pytest.importorskip("sqlalchemy", reason="Agno's SqliteDb runs on SQLAlchemy (a test dependency)")
 agno_sqlite = pytest.importorskip("agno.db.sqlite", reason="Agno writes these files (a test dependency)")
@@ -87,17 +87,6 @@ def run(path, fn, read_only: bool = True):
             return await fn(memory)
 
     return asyncio.run(go())
-
-
-def another_program(path, *statements: str) -> None:
-    """``statements`` run and committed by another program (sqlite3: foreign keys off, as every program but Agno)."""
-    with contextlib.closing(sqlite3.connect(path)) as conn, conn:
-        for sql in statements:
-            conn.execute(sql)
-
-
-def digest(path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 @pytest.fixture

@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
-import hashlib
 import json
 import pickle
 import sqlite3
@@ -24,6 +23,7 @@ from oxmem_gui.core.formats.detect import LABELS
 from oxmem_gui.core.formats.times import parse_when
 from oxmem_gui.core.memory import inspect_database
 from oxmem_gui.core.retrieval.scope import ALL_SESSIONS
+from tests.core.formats.framework_files import another_program, digest, read
 
 pytest.importorskip("langgraph.graph", reason="LangGraph's own StateGraph and SqliteSaver write these files")
 lg_sqlite = pytest.importorskip("langgraph.checkpoint.sqlite")
@@ -100,25 +100,6 @@ def write(path) -> None:
         for thread, turns in THREADS.items():
             for turn in turns:
                 graph.invoke({"messages": turn}, config(thread))
-
-
-def read(path, fn):
-    async def go():
-        async with await open_memory(path, embedding="deterministic") as memory:
-            return await fn(memory)
-
-    return asyncio.run(go())
-
-
-def another_program(path, *statements: tuple) -> None:
-    """``statements`` (SQL and its arguments) run and committed by another program."""
-    with contextlib.closing(sqlite3.connect(path)) as conn, conn:
-        for sql, *args in statements:
-            conn.execute(sql, *args)
-
-
-def digest(path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def shown(message) -> dict:

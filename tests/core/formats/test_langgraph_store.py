@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import hashlib
 import json
 import sqlite3
 import time
@@ -29,6 +28,7 @@ from oxmem_gui.core.formats.langgraph_store import (
 )
 from oxmem_gui.core.formats.times import parse_when
 from oxmem_gui.core.retrieval.scope import ALL_SESSIONS
+from tests.core.formats.framework_files import another_program, digest, read
 
 lg_sqlite = pytest.importorskip("langgraph.store.sqlite", reason="LangGraph's own SqliteStore writes these files")
 sqlite_vec = pytest.importorskip("sqlite_vec", reason="LangGraph's vector search runs in sqlite-vec")
@@ -94,24 +94,6 @@ def write(path, items=ITEMS, **index):
         for namespace, values in items.items():
             for key, value in values.items():
                 store.put(namespace, key, value)
-
-
-def read(path, fn):
-    async def go():
-        async with await open_memory(path, embedding="deterministic") as memory:
-            return await fn(memory)
-
-    return asyncio.run(go())
-
-
-def another_program(path, *statements: str) -> None:
-    with contextlib.closing(sqlite3.connect(path)) as conn, conn:
-        for sql in statements:
-            conn.execute(sql)
-
-
-def digest(path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def ranked(items) -> list[tuple[str, str, float | None]]:

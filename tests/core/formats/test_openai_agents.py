@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import hashlib
 import sqlite3
 
 import pytest
 
 from oxmem_gui.core.api import ConflictError, NotFoundError, ReadOnlyError, check_store, open_memory
+from tests.core.formats.framework_files import another_program, digest, read
 
 agents = pytest.importorskip("agents", reason="the OpenAI Agents SDK writes these files (a test dependency)")
 
@@ -55,25 +55,6 @@ def sdk_items(path, session_id: str, **tables: str) -> list:
             session.close()
 
     return asyncio.run(go())
-
-
-def read(path, fn):
-    async def go():
-        async with await open_memory(path, embedding="deterministic") as memory:
-            return await fn(memory)
-
-    return asyncio.run(go())
-
-
-def another_program(path, *statements: str) -> None:
-    """``statements`` run and committed by another program (sqlite3, foreign keys off as it connects by default)."""
-    with contextlib.closing(sqlite3.connect(path)) as conn, conn:
-        for sql in statements:
-            conn.execute(sql)
-
-
-def digest(path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 @pytest.fixture
