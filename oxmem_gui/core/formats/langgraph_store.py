@@ -57,9 +57,10 @@ name, dimensions, time and whether it is stale) and ``problems``, the hazards:
 * a vector sqlite-vec cannot read, or of other dimensions than most: any search over its namespace raises.
 
 ``info`` adds the migrations applied, the items without a vector row and the vector rows of deleted items. No
-sessions, schedules or tags. Edits are refused (``EDITS`` empty): which fields LangGraph embeds, with which model,
-and the TTL policy live in the program's index configuration, not in the file, so an edit could not rebuild an
-item's vector rows the way LangGraph would (and an edit without them would silently drop the item from search).
+sessions, schedules or tags. Edits (:mod:`.langgraph_store_edits`) write an item as ``put`` does, without its vector
+rows: which fields LangGraph embeds, and with which model, live in the program's index configuration, not in the
+file, so oxmem cannot rebuild them as LangGraph would. The rows are deleted, said before saving, so the item drops
+out of the vector search until the program puts it again, rather than being found by text it no longer holds.
 
 Search (retrievers ``langgraph``, ``langgraph-l2``, ``langgraph-inner-product``)
 ===========================================================================
@@ -122,10 +123,10 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import Any
+from typing import Any, TypeVar
 
 import apsw
 import numpy as np
@@ -136,11 +137,14 @@ from ..errors import InvalidInputError, NotFoundError
 from ..retrieval.hybrid import LegStats, QueryResult
 from ..retrieval.scope import AllSessions, Scope, shown_scope
 from ..store.notes import Note
+from . import langgraph_store_edits
 from .aidaemon_rows import json_or_reason
 from .base import Capabilities, ForeignReader, Retriever, hit, ranking
 from .detect import column_set
 from .info import EmbeddingInfo
 from .times import parse_when, shown_time, sql_place
+
+T = TypeVar("T")
 
 #: the metrics of ``index["distance_type"]`` (base.py 508–520), by retriever
 METRICS = {"langgraph": "cosine", "langgraph-l2": "l2", "langgraph-inner-product": "inner_product"}
@@ -592,10 +596,10 @@ class LangGraphStoreReader(ForeignReader):
     FORMAT = "langgraph-store"
     LABEL = "LangGraph store"
     REASON = (
-        "oxmem does not edit LangGraph stores: the fields LangGraph embeds and the model it embeds them with live "
-        "in the program's index configuration, not in the file, so an edit could not rebuild the item's vectors "
-        "as LangGraph would"
+        "oxmem edits LangGraph's items as its put and delete write them, without their vectors (the fields "
+        "LangGraph embeds and its model are in the program), and changes nothing else"
     )
+    EDITS = frozenset({"notes"})
 
     def _now(self) -> datetime:
         """The current UTC time (``expired`` in an item's details; replaceable in tests)."""
@@ -841,6 +845,37 @@ class LangGraphStoreReader(ForeignReader):
 
     def _tag_lists(self, conn: apsw.Connection, group: str) -> list[tuple[list[str], int]]:
         return []
+
+    # -- edits (:mod:`.langgraph_store_edits`) --------------------------------------------------------------------
+
+    async def vector_notice(self) -> str | None:
+        """What saving an item leaves LangGraph's vector search without, said before saving."""
+        return await self._db.read(langgraph_store_edits.vector_notice)
+
+    async def _edit(self, fn: Callable[..., T], *args: Any) -> T:
+        self._writable("notes")
+        return await self._write(fn, self._note_of, *args)
+
+    async def save_note(self, user: str, content: str, tags: Sequence[str] = ()) -> Note:
+        return await self._edit(langgraph_store_edits.save_item, user, content, list(tags), self._now())
+
+    async def update_note(
+        self, user: str, note_id: str, content: str, tags: Sequence[str] = (), *, expected: Note | None = None
+    ) -> Note:
+        return await self._edit(
+            langgraph_store_edits.update_item, user, note_id, content, list(tags), expected, self._now()
+        )
+
+    async def delete_note(self, user: str, note_id: str, *, expected: Note | None = None) -> None:
+        await self.delete_notes(user, [note_id], expected=None if expected is None else [expected])
+
+    async def delete_notes(self, user: str, note_ids: Sequence[str], *, expected: Sequence[Note] | None = None) -> int:
+        return await self._edit(langgraph_store_edits.delete_items, user, list(note_ids), expected)
+
+    async def restore_notes(
+        self, items: Sequence[Note], *, expected: Mapping[str, Note | None] | None = None
+    ) -> list[Note]:
+        return await self._edit(langgraph_store_edits.restore_items, list(items), expected)
 
     # -- LangGraph's vector search --------------------------------------------------------------------------------
 

@@ -16,7 +16,14 @@ from datetime import datetime, timezone
 import numpy as np
 import pytest
 
-from oxmem_gui.core.api import ReadOnlyError, check_store, note_cursor, open_memory
+from oxmem_gui.core.api import (
+    ConflictError,
+    InvalidInputError,
+    ReadOnlyError,
+    check_store,
+    note_cursor,
+    open_memory,
+)
 from oxmem_gui.core.embeddings.backends import DeterministicEmbedding
 from oxmem_gui.core.formats.langgraph_store import (
     LANGGRAPH_SCORE,
@@ -325,7 +332,7 @@ def test_ttl_is_shown_and_expiry_judged_at_the_readers_clock(tmp_path):
     assert "still return it until its TTL sweeper deletes it" in late.details["expired_note"]
 
 
-def test_reads_change_no_byte_and_edits_are_refused(lg_file):
+def test_reads_change_no_byte_and_edits_need_editing_enabled(lg_file):
     before = digest(lg_file)
 
     async def everything(m):
@@ -334,18 +341,73 @@ def test_reads_change_no_byte_and_edits_are_refused(lg_file):
             await m.list_notes(g)
         await m.search("langgraph", "users", "tea", 5)
         await m.search_notes("users.alice", "tea", 3)
-        with pytest.raises(ReadOnlyError):
-            await m.save_note("users.alice", "new")
-        with pytest.raises(ReadOnlyError):
+        with pytest.raises(ReadOnlyError, match="open read-only"):
+            await m.save_note("users.alice", "{}")
+        with pytest.raises(ReadOnlyError, match="open read-only"):
             await m.delete_note("users.alice", "tea")
         return m.capabilities.refusals
 
     refusals = read(lg_file, everything)
-    assert set(refusals) >= {"notes", "sessions", "events"}
+    assert set(refusals) >= {"sessions", "events"} and "notes" not in refusals
     asyncio.run(check_store(lg_file))
-    with pytest.raises(ReadOnlyError):
-        asyncio.run(open_memory(lg_file, read_only=False))
     assert digest(lg_file) == before
+
+
+def edit(path, fn):
+    async def go():
+        async with await open_memory(path, read_only=False, embedding="deterministic") as memory:
+            return await fn(memory)
+
+    return asyncio.run(go())
+
+
+def test_items_are_put_and_deleted_as_langgraph_writes_them_without_their_vectors(lg_file):
+    """An edit is LangGraph's put without the vectors (said first: they are the program's to make), read back by
+    LangGraph's own get; its vector search no longer returns the item rather than finding it by its old text; a
+    new item is put with a fresh key; a deletion takes its vector rows too; an item changed since it was loaded is
+    not overwritten."""
+    notice = read(lg_file, lambda m: m.vector_notice())
+    assert notice.startswith("the item is saved without its vectors")
+    tea = read(lg_file, lambda m: m.get_note("users.alice", "tea"))
+
+    async def edits(m):
+        changed = await m.update_note("users.alice", "tea", '{"text": "likes black tea", "tags": []}', expected=tea)
+        added = await m.save_note("users.bob", '{"text": "has a dog"}')
+        await m.delete_note("users.alice", "pet")
+        with pytest.raises(InvalidInputError, match="a JSON object"):
+            await m.save_note("users.bob", "[1, 2]")
+        with pytest.raises(ConflictError, match="changed by another program"):
+            await m.update_note("users.alice", "tea", '{"text": "mine"}', expected=tea)
+        return changed, added
+
+    changed, added = edit(lg_file, edits)
+    with langgraph(lg_file, text_fields=["text", "tags[*]"]) as store:
+        assert store.get(("users", "alice"), "tea").value == {"text": "likes black tea", "tags": []}
+        assert store.get(("users", "bob"), added.note_id).value == {"text": "has a dog"}
+        assert store.get(("users", "alice"), "pet") is None
+        found = [i.key for i in store.search(("users", "alice"), query="likes green tea in the morning", limit=10)]
+    assert "tea" not in found and {"city", "job"} <= set(found)
+    with contextlib.closing(sqlite3.connect(lg_file)) as conn:
+        rows = conn.execute("SELECT prefix, key FROM store_vectors WHERE key IN ('tea', 'pet')").fetchall()
+    assert rows == []
+    assert changed.content == '{"text": "likes black tea", "tags": []}'
+
+
+def test_undo_puts_an_item_back_with_its_times(lg_file):
+    before = read(lg_file, lambda m: m.get_note("users.alice", "city"))
+
+    async def delete_then_undo(m):
+        await m.delete_note("users.alice", "city", expected=before)
+        return await m.restore_notes([before], expected={"city": None})
+
+    (restored,) = edit(lg_file, delete_then_undo)
+    assert (restored.content, restored.created_at, restored.updated_at) == (
+        before.content,
+        before.created_at,
+        before.updated_at,
+    )
+    with langgraph(lg_file, text_fields=["text", "tags[*]"]) as store:
+        assert store.get(("users", "alice"), "city").value == json.loads(before.content)
 
 
 def test_a_plain_store_without_an_index_is_found_and_listed(tmp_path):
