@@ -9,12 +9,15 @@ and a memories table (:mod:`.agno_memories`). The tables are named ``agno_*`` un
 names: found by their columns (:func:`~.detect.agno_tables`), never by name.
 
 A session is a conversation; its events are its runs' messages in Agno's order (``run_index``, then
-``created_at``, then ``run_id``), numbered from 1. Messages a run copied from earlier runs as history
-(``from_history``) are left out, as Agno's ``get_messages`` leaves them out: each is shown once, in the run that
-said it. A message keeps Agno's shape (``role``, ``content``, ``tool_calls``, ``tool_call_id``) with its run under
+``created_at``, then ``run_id``), numbered by their place among all the messages the runs store, from 1. Messages a
+run copied from earlier runs as history (``from_history``) are left out, as Agno's ``get_messages`` leaves them out
+(each is shown once, in the run that said it; the copies keep their numbers, so the numbers have gaps). A page is
+found from each run's message count, counted in SQL, and only its runs are parsed. A message keeps Agno's shape
+(``role``, ``content``, ``tool_calls``, ``tool_call_id``) with its run under
 ``run_id``; a run whose ``run_data`` is not JSON is one flagged line. Token usage (``metrics``) is summed per
 session (``details``), the session's summary is its summary. Users' memories are notes, a user a group, topics
-tags; Agno's own memory search (``search_content``: a case-insensitive substring, newest first) is the ranking.
+tags; Agno's own memory search (``search_content``: a case-insensitive substring, newest first) is the ranking
+over them, and oxmem's keyword search (:mod:`.keywords`, labelled as oxmem's) the one over sessions.
 
 Edits (after *Enable editing*, a backup first): memories added, edited and deleted as Agno does
 (:mod:`.agno_memories`); a session deleted as ``delete_session`` does — its row, its runs, its transcripts and
