@@ -431,11 +431,11 @@ class MainWindow(FileOperations, QMainWindow):
         can_edit = read_only and editable and not snapshot
         self.enable_button.setVisible(can_edit)
         self.enable_action.setEnabled(can_edit)
-        # what the open format never allows is not offered (read-only for now still is: it says how to edit)
-        refusal = store.capabilities.refusal("events") if store is not None else "no store is open"
+        # offered only while it can be done: the format allows it and editing is on (the tip says why not)
+        refusal = self.ctx.edit_refusal("events")
         for action in (self.import_action, self.reindex_action):
             action.setEnabled(refusal is None)
-            action.setStatusTip(f"{store.capabilities.label}: {refusal}" if refusal and store else "")
+            action.setStatusTip(refusal or "")
         self.save_snapshot_action.setEnabled(store is not None and store.remote is not None)
         self._show_path()
 

@@ -611,9 +611,13 @@ def test_omega_conversations_can_be_told_apart_by_a_label_first(make_window, qlo
 
 def test_import_and_reindex_are_not_offered_where_the_format_never_allows_them(make_window, qloop, files, tmp_path):
     """Import Events and Re-index were enabled on another agent's file (an encrypted aidaemon snapshot among
-    them) and then refused: they are disabled there, saying why in the status tip; on oxmem's own store they
-    stay offered even read-only (they then say how to enable editing)."""
+    them) and then refused: they are disabled there, saying why in the status tip; on oxmem's own store they are
+    offered once editing is enabled (Ctrl+I was enabled read-only and then refused), the tip saying how."""
     window, ctx, dialogs = make_window(read_only=True)
+    assert not window.import_action.isEnabled() and not window.reindex_action.isEnabled()
+    assert window.import_action.statusTip().startswith("Read-only: choose Edit ▸ Enable Editing (Ctrl+E) first")
+    window.enable_editing()
+    settle(qloop, ctx)
     assert window.import_action.isEnabled() and window.reindex_action.isEnabled()
     shutil.copy(files["aidaemon"], tmp_path / "aidaemon.db")
     qloop.run_until_complete(ctx.open(tmp_path / "aidaemon.db", read_only=True, embedding="deterministic"))

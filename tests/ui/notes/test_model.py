@@ -95,7 +95,7 @@ def test_ages_read_offsets_and_naive_times_as_utc_and_never_go_negative():
 
 def test_older_notes_fade_in_steps():
     alphas = [round(fading(days, QColor("black")).alphaF(), 2) for days in (0, 6.9, 7, 29.9, 30, 364, 365)]
-    assert alphas == [1.0, 1.0, 0.8, 0.8, 0.62, 0.62, 0.45]
+    assert alphas == [1.0, 1.0, 0.85, 0.85, 0.72, 0.72, 0.6]
 
 
 def test_another_formats_details_are_a_line_each_and_earlier_versions_listed():
