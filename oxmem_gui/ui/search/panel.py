@@ -63,6 +63,9 @@ class SearchPanel(ResultActions, QWidget):
         # another session keeps the ranking and tuning in use; only which ranking is its default is marked
         c.session.activated.connect(lambda *_: self._look_up_default(select=False))
         c.query.returnPressed.connect(self.search)
+        session_line = c.session.lineEdit()
+        if session_line is not None:  # Enter in the session box searches, as in the query box
+            session_line.returnPressed.connect(self.search)
         c.query.textChanged.connect(self._query_edited)
         c.top_k.valueChanged.connect(self._controls_changed)
         c.weight.valueChanged.connect(self._weight_moved)

@@ -153,6 +153,11 @@ def test_changing_mode_top_k_or_tags_searches_again(make_window, qloop):
     settle(qloop, ctx)
     assert not panel.stale() and panel.state.result.query == "flights"
     assert panel.results_label.text() == "3 hits for “flights” in telegram:alice:lisbon-trip"
+    # Enter in the session box searches too (it only marked the hits stale)
+    panel.controls.query.setText("hotel")
+    panel.controls.session.lineEdit().returnPressed.emit()
+    settle(qloop, ctx)
+    assert not panel.stale() and panel.state.result.query == "hotel"
 
 
 def test_reset_to_agent_defaults_and_the_note_when_they_differ(make_window, qloop):
