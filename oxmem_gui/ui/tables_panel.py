@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import QModelIndex, QSettings, Qt
+from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
@@ -102,6 +103,23 @@ class TablesPanel(QWidget):
         layout.addWidget(self.tabs, 1)
         ctx.opened.connect(lambda: self.reload(keep=self.ctx.reopened))
         ctx.external_change.connect(self.reload)
+        ctx.changed.connect(self._own_write)
+        #: this app wrote while the panel was hidden: its counts and rows are read again when it is shown
+        self._behind = False
+
+    def _own_write(self, _kind: str) -> None:
+        """This app's own save: the row counts and rows follow at once when shown, else when next shown (a
+        file's row counts are not read again for every save made in another panel)."""
+        if self.isVisible():
+            self.reload()
+        else:
+            self._behind = True
+
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt's name
+        super().showEvent(event)
+        if self._behind:
+            self._behind = False
+            self.reload()
 
     def reload(self, keep: bool = True) -> None:
         """Re-list the tables; the chosen table stays chosen while it exists — with ``keep``, its rows loaded so

@@ -61,3 +61,19 @@ def test_the_filter_hides_names_and_keeps_the_chosen_table(panel, qtbot):
     assert hidden == [True, False] and panel.current == "big"
     panel.filter.clear()
     assert not any(panel.list.item(i).isHidden() for i in range(panel.list.count()))
+
+
+def test_the_apps_own_saves_update_the_row_counts_when_the_panel_is_next_shown(panel, qloop, tmp_path):
+    panel, ctx = panel
+    ctx.paused = True  # (the write below is the app's own: no poll may show it as another program's)
+    with sqlite3.connect(tmp_path / "any.sqlite") as conn:  # (what a save made in another panel writes)
+        conn.execute("INSERT INTO small VALUES ('second')")
+    ctx.changed.emit("notes")  # this app wrote, the panel hidden: not read again yet
+    settle(qloop, ctx)
+    assert listed(panel)[1] == "small  (table, 1 row)"
+    panel.show()
+    settle(qloop, ctx)
+    assert listed(panel)[1] == "small  (table, 2 rows)"
+    ctx.changed.emit("notes")  # shown: at once
+    settle(qloop, ctx)
+    assert listed(panel)[1] == "small  (table, 2 rows)" and not panel._behind
