@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from datetime import datetime, timezone
 from typing import Any
@@ -136,9 +137,13 @@ class NotesModel(RowsModel):
         return None
 
 
+#: a detail that is a time oxmem's readers give (RFC 3339): shown as :func:`readable` shows one
+TIME_TEXT = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d")
+
+
 def shown_detail(value: Any) -> str:
-    """A detail's value in words: None as —, a truth as yes/no, a list one item after another (a record's fields
-    as ``name value``), anything else as it prints."""
+    """A detail's value in words: None as —, a truth as yes/no, a time as :func:`readable` shows it, a list one
+    item after another (a record's fields as ``name value``), anything else as it prints."""
     if value is None:
         return "—"  # never, or no such
     if isinstance(value, bool):
@@ -147,6 +152,8 @@ def shown_detail(value: Any) -> str:
         return ", ".join(f"{k.replace('_', ' ')} {shown_detail(v)}" for k, v in value.items())
     if isinstance(value, (list, tuple)):
         return "; ".join(shown_detail(v) for v in value) or "—"
+    if isinstance(value, str) and TIME_TEXT.match(value):
+        return readable(value)
     return str(value)
 
 

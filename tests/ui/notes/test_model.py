@@ -144,12 +144,15 @@ def test_a_formats_details_read_as_words():
     details = {
         "expired": False,
         "ttl_minutes": None,
-        "vectors": [{"field": "text", "dimensions": 64, "stale": True}, {"field": "tags", "dimensions": 64}],
+        "vectors": [
+            {"field": "text", "dimensions": 64, "stale": True},
+            {"field": "tags", "updated_at": "2037-01-02T03:04:05+00:00"},
+        ],
         "problems": [],
     }
     assert detail_lines(details) == [
         "expired: no",
         "ttl minutes: —",
-        "vectors: field text, dimensions 64, stale yes; field tags, dimensions 64",
+        "vectors: field text, dimensions 64, stale yes; field tags, updated at 2037-01-02 03:04:05 UTC",
         "problems: —",
     ]
