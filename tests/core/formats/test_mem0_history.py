@@ -9,12 +9,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
+import random
 import sqlite3
 from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from oxmem_gui.core.api import ReadOnlyError, check_store, open_memory
+from oxmem_gui.core.api import ReadOnlyError, check_store, note_cursor, open_memory
+from oxmem_gui.core.formats import mem0_history
 
 T0 = "2025-03-01T10:00:00+00:00"
 T1 = "2025-03-02T09:00:00.100000+00:00"
@@ -321,3 +323,241 @@ def test_an_older_history_table_is_read_as_it_is_and_as_mem0_reads_it_once_migra
     _, _, after, _ = read(path, everything)
     assert [e.payload["change"] for e in before["m-old"]] == [e.payload["change"] for e in after["m-old"]] == expected
     assert read(path, lambda m: m.info()).markers[0] == "history: mem0 2.2.1's ten columns"
+
+
+async def paged(fetch, cursor, size: int) -> list:
+    """Every item ``fetch(after, limit)`` pages through, ``size`` at a time, each page after the last one's
+    ``cursor``."""
+    out: list = []
+    while True:
+        page = await fetch(cursor(out[-1]) if out else None, size)
+        assert len(page) <= size
+        assert not {cursor(x) for x in page} & {cursor(x) for x in out}  # (a page again would never end)
+        out += page
+        if len(page) < size:
+            return out
+
+
+def session_cursor(row):
+    return row.updated_at, row.session_id
+
+
+async def pages_and_wholes(m, sizes=(1, 2, 3, 7, 50)):
+    """The sessions and each actor's memories as pages of each of ``sizes`` join them up, and as the whole lists
+    (read from every change of the file at once)."""
+    paged_sessions = {
+        size: await paged(lambda after, limit: m.sessions_page(after, limit), session_cursor, size) for size in sizes
+    }
+    groups = await m.note_users()
+    paged_notes = {
+        (group, size): await paged(lambda after, limit, g=group: m.notes_page(g, after, limit), note_cursor, size)
+        for group in groups
+        for size in sizes
+    }
+    whole_sessions = await m.read(m._sessions, None)
+    whole_notes = {group: await m.list_notes(group) for group in groups}
+    return paged_sessions, whole_sessions, paged_notes, whole_notes, groups
+
+
+def test_pages_join_up_to_the_whole_lists(mem0_file):
+    """Sessions and notes paged (pages of several sizes, each after the last one's cursor) are the whole lists."""
+    another_program(  # more memories at one time, so that pages end within a time's memories
+        mem0_file,
+        *(
+            f"INSERT INTO history VALUES ('t{i}', 'm-tie-{i}', NULL, 'Tie', 'ADD', '{T3}', '{T3}', 0, 'alice', NULL)"
+            for i in range(6)
+        ),
+    )
+    paged_sessions, whole_sessions, paged_notes, whole_notes, groups = read(mem0_file, pages_and_wholes)
+    assert len(whole_sessions) == 12 and groups == ["alice", "bob", "(no actor)"]
+    for size, sessions in paged_sessions.items():
+        assert sessions == whole_sessions, size
+    assert [n.note_id for n in whole_notes["alice"]][:2] == ["m-tie-5", "m-tie-4"]  # one time: the later row first
+    for (group, size), notes in paged_notes.items():
+        assert notes == whole_notes[group], (group, size)
+
+
+MEM0_HISTORY = (
+    "CREATE TABLE history (id TEXT PRIMARY KEY, memory_id TEXT, old_memory TEXT, new_memory TEXT, event TEXT, "
+    "created_at DATETIME, updated_at DATETIME, is_deleted INTEGER, actor_id TEXT, role TEXT)"
+)
+MEM0_MESSAGES = (
+    "CREATE TABLE messages (id TEXT PRIMARY KEY, session_scope TEXT, role TEXT, content TEXT, name TEXT, "
+    "created_at DATETIME)"
+)
+BAD_UTF8 = b"caf\xe9"
+
+
+def odd_time(rng: random.Random, when: datetime):
+    """``when`` as mem0 writes it — or, now and then, as it never does."""
+    roll = rng.random()
+    if roll < 0.75:
+        return when.isoformat()
+    return rng.choice(
+        [
+            when.replace(microsecond=999999).isoformat(),
+            when.replace(tzinfo=None).isoformat(),
+            when.astimezone(timezone.utc).isoformat().replace("+00:00", "Z"),
+            when.strftime("%Y-%m-%d %H:%M:%S"),
+            when.astimezone(timezone(timedelta(hours=5, minutes=30))).isoformat(),
+            when.astimezone(timezone.utc).isoformat().replace("+00:00", "-00:00"),
+            when.isoformat()[:19] + ".1234567" + when.isoformat()[-6:],
+            "2025-02-30T10:00:00+00:00",
+            "2025-03-01T24:00:00+00:00",
+            "0000-01-01T00:00:00+00:00",
+            "2025-13-01T10:00:00+00:00",
+            "2025-03-01T10:00:00+00:00\x00x",
+            "2025-03-01T1a:00:00+00:00",
+            "2025-03-01t10:00:00+00:00",
+            when.isoformat()[:19] + ".12a456+00:00",
+            "soon",
+            "",
+            None,
+            1741000000,
+            when.isoformat().encode(),
+        ]
+    )
+
+
+def odd_file(path, seed: int, *, ids=(), schema: str = MEM0_HISTORY, zone: timezone = timezone.utc) -> None:
+    """A history of a few hundred memories, mostly as mem0 writes it, with what it never writes here and there:
+    times of every form, events, flags, actors and memory ids mem0 does not write, changes out of order."""
+    rng = random.Random(seed)
+    times = [datetime(2025, 3, 1, 10, tzinfo=zone) + timedelta(minutes=rng.randrange(40)) for _ in range(30)]
+    rows = []
+    memory_ids = [f"m-{seed}-{i}" for i in range(120)] + list(ids)
+    for n, memory_id in enumerate(memory_ids):
+        created = rng.choice(times) + timedelta(microseconds=rng.choice([0, 0, 123456, rng.randrange(10**6)]))
+        actor = rng.choice(["alice", "bob", None, "carol"])
+        text = f"fact {n}"
+        steps = rng.randrange(1, 5)
+        for step in range(steps):
+            when = created + timedelta(seconds=step * rng.choice([0, 1, 30]))
+            event = "ADD" if step == 0 else "DELETE" if step == steps - 1 and rng.random() < 0.2 else "UPDATE"
+            old, new = (None, text) if event == "ADD" else (text, None) if event == "DELETE" else (text, text + "+")
+            text = new or text
+            row = [f"h{n}-{step}", memory_id, old, new, event, created.isoformat(), when.isoformat(),
+                   int(event == "DELETE"), actor, "user"]  # fmt: skip
+            if rng.random() < 0.25:  # something mem0 never writes
+                column = rng.choice(["created_at", "updated_at", "updated_at", "event", "is_deleted", "actor_id",
+                                     "rowid", "old_memory", "new_memory"])  # fmt: skip
+                if column in ("created_at", "updated_at"):
+                    row[5 if column == "created_at" else 6] = odd_time(rng, when)
+                elif column == "event":
+                    row[4] = rng.choice(["FORGET", None, b"DELETE", "delete"])
+                elif column == "is_deleted":
+                    row[7] = rng.choice([None, "", "yes", 2, 0.0, 0.5, b"", b"\x00", "0"])
+                elif column == "actor_id":
+                    row[8] = rng.choice([None, "", "dave", b"bob", BAD_UTF8])
+                elif column == "rowid":
+                    row.append(-rng.randrange(1, 1000) - 1000 * n)
+                else:
+                    row[2 if column == "old_memory" else 3] = rng.choice([None, BAD_UTF8, b"\x00\xff"])
+            if rng.random() < 0.03:
+                row[6] = None  # the batch path's
+            if rng.random() < 0.03:
+                row[5], row[6] = row[6], row[5]  # created after updated
+            rows.append(row)
+    early, between, late = ((times[0] + timedelta(minutes=m)).isoformat() for m in (0, 30, 60))
+    for n in range(5):  # what SQL would read otherwise, in memories that end at one time (ordered by rowid)
+        rows += [  # an updated_at written as mem0 does but no date: its change's time is its created_at, the latest
+            [f"k{n}-0", f"k-{seed}-{n}", None, "k", "ADD", early, early, 0, "alice", None],
+            [f"k{n}-1", f"k-{seed}-{n}", "k", "k+", "UPDATE", late, "2025-02-30T10:00:00+00:00", 0, "alice", None],
+            [f"k{n}-2", f"k-{seed}-{n}", "k", "k+", "UPDATE", early, between, 0, "alice", None],
+        ]
+        if n == 3:  # a year SQLite reads, Python does not: no time
+            for row in rows[-3:]:
+                row[5] = row[6] = "0000-01-01T00:00:00+00:00"
+        elif n == 4:  # the latest of mem0's form, but no time: microseconds that are not digits
+            rows[-2][5], rows[-2][6], rows[-1][6] = early, between, late[:19] + ".12a456+00:00"
+        elif n % 2:  # the first change by the order of DATETIME(updated_at), not of its text
+            updates = ("2025-03-01T00:00:00+00:00", "2025-02-29T10:00:00+00:00", late)  # (SQLite: 29th is March 1st)
+            for row, updated in zip(rows[-3:], updates, strict=True):
+                row[5], row[6] = "2025-02-28T00:00:00+00:00", updated
+    rng.shuffle(rows)
+    with contextlib.closing(sqlite3.connect(path)) as conn, conn:
+        conn.execute(schema)
+        conn.execute(MEM0_MESSAGES)
+        for row in rows:
+            columns = "id, memory_id, old_memory, new_memory, event, created_at, updated_at, is_deleted, actor_id, role"
+            values = ", ".join("CAST(? AS TEXT)" if v is BAD_UTF8 else "?" for v in row[:10])
+            if len(row) > 10:
+                columns, values = "rowid, " + columns, "?, " + values
+                row = [row[10], *row[:10]]
+            conn.execute(f"INSERT INTO history ({columns}) VALUES ({values})", row)
+        conn.execute(
+            "INSERT INTO messages VALUES ('x1', 'user_id=alice', 'user', 'hi', NULL, ?)", (times[0].isoformat(),)
+        )
+
+
+async def each_way(m, ids):
+    """Each session's events (each memory's changes read alone), then the lists paged and whole."""
+    events = {sid: await m.events_page(sid, None, 1000) for sid in ids}
+    return await pages_and_wholes(m, sizes=(1, 4, 25)), events
+
+
+def what_sql_read(conn) -> list:
+    """Where what the lists need, read in SQL (:func:`overview`, :func:`first_rowids`), is not what reading every
+    change shows (none)."""
+    view = mem0_history.overview(conn)
+    mem0_history.first_rowids(conn, view, list(view.updated))
+    owners = mem0_history.read_owners(conn, view)
+    wrong = []
+    for sid, history in mem0_history.read_histories(conn).items():
+        shown = (view.updated[sid], owners[sid], view.first(sid))
+        if shown != (history.span()[1], (history.deleted, history.actor), history.changes[0].rowid):
+            wrong.append((sid, shown))
+    return wrong
+
+
+async def the_whole_file(m):
+    assert await m.read(what_sql_read) == []
+    histories = await m.read(m._histories)  # every change read at once: the lists as a whole
+    groups = {h.actor for h in histories.values() if not h.deleted}
+    named = sorted(g for g in groups if g is not None) + (["(no actor)"] if None in groups else [])
+    events = {
+        row.session_id: await m.events_page(row.session_id, None, 1000) for row in await m.read(m._sessions, None)
+    }
+    return named, events
+
+
+PACIFIC = timezone(timedelta(hours=-8))
+ODD_IDS = (None, "", " \u3000", "(no memory_id) ", "nul\x00id", "\U0001f375", b"blob-id", BAD_UTF8)
+
+
+@pytest.mark.parametrize(
+    ("seed", "ids", "schema", "zone"),
+    [
+        (1, (), MEM0_HISTORY, timezone.utc),
+        (2, ODD_IDS, MEM0_HISTORY, timezone.utc),  # ids none alike, some not a memory_id's
+        (3, (None, "(no memory_id)"), MEM0_HISTORY, timezone.utc),  # two memories, one id: read in Python
+        (4, ("x", b"x"), MEM0_HISTORY, timezone.utc),  # the same
+        (5, (), MEM0_HISTORY.replace("memory_id TEXT", "memory_id TEXT COLLATE NOCASE"), timezone.utc),  # the same
+        (6, (), MEM0_HISTORY, PACIFIC),  # an older mem0's local times
+        (7, (), MEM0_HISTORY, timezone.utc),
+        (8, (), MEM0_HISTORY, timezone.utc),
+    ],
+)
+def test_pages_of_an_odd_file_are_what_reading_all_of_it_shows(tmp_path, seed, ids, schema, zone):
+    """Whatever the file holds, the lists read a page at a time (in SQL where it can tell them exactly, else in
+    Python) are what reading every change at once shows: the sessions, each group's notes, the groups, each
+    session's events; and notes first is as sessions first."""
+    path = tmp_path / "history.db"
+    odd_file(path, seed, ids=ids, schema=schema, zone=zone)
+    ids = [row.session_id for row in read(path, lambda m: m.sessions_page(limit=999))]
+    (paged_sessions, whole_sessions, paged_notes, whole_notes, groups), events = read(path, lambda m: each_way(m, ids))
+    expected_groups, expected_events = read(path, the_whole_file)
+    assert groups == expected_groups
+    assert events == expected_events
+    assert any("problem" in row.details for row in whole_sessions)
+    for sessions in paged_sessions.values():
+        assert sessions == whole_sessions
+    for (group, _), notes in paged_notes.items():
+        assert notes == whole_notes[group]
+
+    async def notes_first(m):
+        notes = {g: await paged(lambda a, n, g=g: m.notes_page(g, a, n), note_cursor, 3) for g in await m.note_users()}
+        return notes, await m.sessions_page(limit=1000)
+
+    notes, sessions = read(path, notes_first)
+    assert notes == whole_notes and sessions == whole_sessions
