@@ -436,21 +436,16 @@ class AgnoReader(KeywordSearch):
             "a word with non-ASCII letters is matched against its \\u escapes, as in Agno"
         )
         result.steps.append("ORDER BY coalesce(updated_at, created_at) DESC; no score: each hit's is 1")
-        counted: list[Any] = conn.execute(
-            f"SELECT count(*) FROM {quoted(table)} WHERE {where} AND lower(memory) LIKE lower(:pattern)",
-            {"user": scope, "pattern": pattern},
-        ).fetchall()
-        total = int(counted[0][0])
         rows = conn.execute(
             f"SELECT {agno_memories.FIELDS} FROM {quoted(table)} WHERE {where} AND lower(memory) LIKE lower(:pattern) "
             "ORDER BY coalesce(updated_at, created_at) DESC LIMIT :limit",
             {"user": scope, "pattern": pattern, "limit": top_k},
         ).fetchall()
-        result.steps.append(f"{total:,} memories match; the first {min(total, top_k)} are the hits")
+        result.steps.append(f"the first {top_k} that match are the hits (Agno's limit)")
         for rank, row in enumerate(rows, 1):
             note = agno_memories.memory_note(row, scope)
             metadata = {"tags": note.tags, "created_at": note.created_at, "updated_at": note.updated_at}
-            notes = [f"contains {query!r} (ignoring case); place {rank} of {total:,} by time, newest first"]
+            notes = [f"contains {query!r} (ignoring case); place {rank} by time, newest first"]
             result.pool.append(
                 hit(rank, note.note_id, scope, note.content, 1.0, fts=(1.0, None, rank), metadata=metadata, notes=notes)
             )
