@@ -54,9 +54,9 @@ def test_moves_between_settings(filled):
 
 
 def test_a_ranking_without_vectors_flags_no_missing_vector():
-    from oxmem_gui.core.formats.keywords import rank_keywords
+    from oxmem_gui.core.formats.keywords import index, rank_keywords
     from oxmem_gui.core.store.events import Event
 
     events = [Event(1, "2037-01-01T00:00:00+00:00", {"role": "user", "content": "green tea"})]
-    result = rank_keywords([("s", events)], "tea", "s", 3)
+    result = rank_keywords(index([("s", events)]), "tea", "s", 3)
     assert hit_flags(result, result.hits[0]) == []
