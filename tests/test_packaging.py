@@ -365,7 +365,9 @@ def test_wheel_without_extras_is_the_library_and_the_command_line_without_qt(tmp
         meta = zf.read(next(n for n in zf.namelist() if n.endswith(".dist-info/METADATA"))).decode()
     requires = [line.removeprefix("Requires-Dist: ") for line in meta.splitlines() if line.startswith("Requires-Dist:")]
     plain = sorted(re.split(r"[<>=!; \[]", r)[0].lower() for r in requires if "extra ==" not in r)
-    assert plain == ["apsw", "blake3", "croniter", "fastembed", "httpx", "model2vec", "numpy", "platformdirs"]
+    assert plain == [
+        "apsw", "blake3", "croniter", "fastembed", "httpx", "model2vec", "numpy", "ormsgpack", "platformdirs"
+    ]  # fmt: skip
     by_extra = {
         extra: sorted(re.split(r"[<>=!; ]", r)[0] for r in requires if f"extra == '{extra}'" in r)
         for extra in ("gui", "model")

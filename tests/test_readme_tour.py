@@ -29,6 +29,9 @@ EXTERNAL = {
     "https://github.com/Johnsonbros/Zeke": "the ZEKE agent, whose files oxmem reads and edits",
     "https://github.com/davo20019/aidaemon": "the aidaemon agent, whose files oxmem reads and edits",
     "https://github.com/openai/openai-agents-python": "the OpenAI Agents SDK, whose session files oxmem reads",
+    "https://github.com/agno-agi/agno": "Agno, whose SqliteDb files oxmem reads and edits",
+    "https://github.com/langchain-ai/langgraph": "LangGraph, whose checkpoint and store files oxmem reads",
+    "https://github.com/mem0ai/mem0": "mem0, whose history.db oxmem reads",
     "https://www.python-httpx.org/": "the HTTP library the remote memories' client is built on",
 }
 CONTRACT = ROOT / "docs" / "contract.md"
