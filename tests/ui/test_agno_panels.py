@@ -29,6 +29,10 @@ def test_a_sessions_messages_are_shown_with_their_tool_call(agno_window, qloop):
     texts = [model.data(model.index(r, 4)) for r in range(model.rowCount())]
     assert texts[:2] == ["Be brief.", "hello"]
     assert "get_weather" in texts[4] and texts[6] == "It is sunny."
+    # an Agno file keeps no chunks: the header counts none and the Chunks tab is not offered
+    from oxmem_gui.ui.sessions.panel import CHUNKS_TAB
+
+    assert sessions.header.text() == "Session s-ana · 7 events" and not sessions.tabs.isTabVisible(CHUNKS_TAB)
 
 
 def test_topics_keep_their_case_and_a_memory_loads_clean(agno_window, qloop):

@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from ...core.api import BROWSE_PAGE as PAGE
-from ...core.api import CheckpointInfo, Event, SessionRow, TimelineReader
+from ...core.api import NATIVE_FORMATS, CheckpointInfo, Event, SessionRow, TimelineReader
 from ..change_marks import HoldWhilePointed, mark_current_seen
 from ..context import StoreContext, gone
 from ..dialogs import Dialogs
@@ -207,6 +207,8 @@ class SessionsPanel(QWidget):
 
     def _opened(self) -> None:
         self.tabs.setTabVisible(TIMELINE_TAB, isinstance(self.ctx.store, TimelineReader))
+        store = self.ctx.store
+        self.tabs.setTabVisible(CHUNKS_TAB, store is None or store.capabilities.format in NATIVE_FORMATS)
         if self.ctx.reopened:
             self.refresh()
         else:
@@ -397,7 +399,9 @@ class SessionsPanel(QWidget):
 
     def _update_header(self) -> None:
         shown = self.state.shown
-        self.header.setText(self.state.header(self._noun(), self.sessions.stats.get(shown) if shown else None))
+        store = self.ctx.store
+        chunks = store is None or store.capabilities.format in NATIVE_FORMATS  # (other agents' files keep none)
+        self.header.setText(self.state.header(self._noun(), self.sessions.stats.get(shown) if shown else None, chunks))
 
     def _update_actions(self) -> None:
         refusal = self.ctx.edit_refusal("sessions")

@@ -37,13 +37,16 @@ class SessionsState:
         self.show(None)
         self.gone = session_id if session_id != self.deleting else None
 
-    def header(self, noun: str, stats: SessionStats | None) -> str:
-        """The right side's header: the session and its counts, none, or the one deleted since it was shown."""
+    def header(self, noun: str, stats: SessionStats | None, chunks: bool = True) -> str:
+        """The right side's header: the session and its counts (its chunks where the format has any: ``chunks``),
+        none, or the one deleted since it was shown."""
         if self.shown is None:
             if self.gone:
                 return f"{noun.capitalize()} {self.gone} is no longer in the file: it was deleted since it was shown"
             return NO_SESSION.replace("session", noun)
-        counts = f" · {plural(stats.event_count, 'event')} · {plural(stats.chunk_count, 'chunk')}" if stats else ""
+        counts = f" · {plural(stats.event_count, 'event')}" if stats else ""
+        if stats and chunks:
+            counts += f" · {plural(stats.chunk_count, 'chunk')}"
         return f"{noun.capitalize()} {self.shown}{counts}"
 
     def event_line(self, event: Event | None, role: str) -> str:

@@ -18,6 +18,7 @@ def test_the_header_names_the_session_shown_with_its_counts_in_the_formats_noun(
     )
     state.show("cli:alice:1")
     assert state.header("session", STATS) == "Session cli:alice:1 · 12 events · 1 chunk"
+    assert state.header("conversation", STATS, chunks=False) == "Conversation cli:alice:1 · 12 events"
     assert state.header("conversation", None) == "Conversation cli:alice:1"
 
 
