@@ -385,7 +385,7 @@ def test_cron_described_as_it_fires(capsys, db, expression, words, hours, minute
     assert doc["problem"] is None
     fires = run_json(capsys, "--db", str(db), "schedules", "next", doc["schedule_id"], "--count", "12")["next"]
     assert len(fires) == 12, fires
-    assert {t[14:16] for t in fires} == minutes, fires  # 2026-11-22T22:00:00.000000+00:00
+    assert {t[14:16] for t in fires} == minutes, fires  # 2037-11-22T22:00:00.000000+00:00
     assert hours is None or {t[11:13] for t in fires} == hours, fires
 
 
@@ -432,12 +432,12 @@ def test_cron_of_5000_characters(capsys, db):
 FOREIGN_COLUMNS = (
     "schedule_id, user_id, name, goal, cadence_json, notification_policy, status, created_at, updated_at, next_run_at"
 )
-STAMP = "2026-01-01T00:00:00.000000+00:00"
+STAMP = "2037-01-01T00:00:00.000000+00:00"
 FOREIGN_ROWS = {
     "foreign-zone": (
         '{"type":"cron","expression":"0 8 * * *","timezone":"Mars/Base"}',
         "active",
-        "2026-01-02T08:00:00.000000+00:00",
+        "2037-01-02T08:00:00.000000+00:00",
         "cadence: unknown time zone 'Mars/Base'",
     ),
     "foreign-cron": (

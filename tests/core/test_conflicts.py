@@ -9,7 +9,7 @@ import pytest
 from oxmem_gui.core import ConflictError
 from tests.processes import agent, oxmem
 
-NOW = datetime(2026, 11, 22, 12, tzinfo=timezone.utc)
+NOW = datetime(2037, 11, 22, 12, tzinfo=timezone.utc)
 
 
 def test_update_note_with_a_stale_version_writes_nothing(store):

@@ -6,7 +6,7 @@ from oxmem_gui.core.demo import fill_demo
 
 
 def test_demo_schedules_and_runs_at_a_fixed_moment(store):
-    now = datetime(2026, 11, 22, 12, 0, tzinfo=timezone.utc)  # a Sunday
+    now = datetime(2037, 11, 22, 12, 0, tzinfo=timezone.utc)  # a Sunday
     counts = store.loop.run_until_complete(fill_demo(store.inner, now=now))
     assert (counts.sessions, counts.events, counts.notes, counts.summaries, counts.schedules) == (6, 50, 9, 1, 7)
     rows = store.sql(

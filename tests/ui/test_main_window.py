@@ -327,12 +327,12 @@ def test_escape_closes_the_backups_dialog_with_nothing_chosen(qtbot, tmp_path):
     from oxmem_gui.core.store.backups import Backup
     from oxmem_gui.ui.backups_dialog import BackupsDialog
 
-    backup = Backup(tmp_path / "memory-20261123-093005.db", "memory.db", datetime(2026, 11, 23, 9, 30, 5), 2048)
+    backup = Backup(tmp_path / "memory-20371123-093005.db", "memory.db", datetime(2037, 11, 23, 9, 30, 5), 2048)
     dialog = BackupsDialog([backup], str(tmp_path), "memory.db", "Read-only: choose Edit ▸ Enable Editing")
     qtbot.addWidget(dialog)
     dialog.show()
     qtbot.waitExposed(dialog)
-    assert dialog.table.item(0, 0).text() == "2026-11-23 09:30:05" and dialog.table.item(0, 2).text() == "2 KiB"
+    assert dialog.table.item(0, 0).text() == "2037-11-23 09:30:05" and dialog.table.item(0, 2).text() == "2 KiB"
     assert not dialog.restore_button.isEnabled() and dialog.restore_button.toolTip().startswith("Read-only")
     assert dialog.open_button.isEnabled()
     QTest.keyClick(dialog.table, Qt.Key.Key_Escape)

@@ -33,66 +33,66 @@ def iso(moments):
 def test_cron_in_kolkata_after_a_fixed_instant():
     c = CronCadence("0 8 * * *", "Asia/Kolkata")
     # 08:00 IST is 02:30 UTC; "after" is strict, so the fire at the instant itself is not next
-    assert iso(next_runs(c, utc(2026, 11, 22, 2, 30), 3)) == [
-        "2026-11-23T02:30:00+00:00",
-        "2026-11-24T02:30:00+00:00",
-        "2026-11-25T02:30:00+00:00",
+    assert iso(next_runs(c, utc(2037, 11, 22, 2, 30), 3)) == [
+        "2037-11-23T02:30:00+00:00",
+        "2037-11-24T02:30:00+00:00",
+        "2037-11-25T02:30:00+00:00",
     ]
-    assert next_run(c, utc(2026, 11, 22, 2, 29)) == utc(2026, 11, 22, 2, 30)
+    assert next_run(c, utc(2037, 11, 22, 2, 29)) == utc(2037, 11, 22, 2, 30)
 
 
 def test_interval_and_once():
-    assert next_run(IntervalCadence(3600), utc(2026, 1, 1, 10, 15)) == utc(2026, 1, 1, 11, 15)
-    assert iso(next_runs(IntervalCadence(5400), utc(2026, 1, 1), 2)) == [
-        "2026-01-01T01:30:00+00:00",
-        "2026-01-01T03:00:00+00:00",
+    assert next_run(IntervalCadence(3600), utc(2037, 1, 1, 10, 15)) == utc(2037, 1, 1, 11, 15)
+    assert iso(next_runs(IntervalCadence(5400), utc(2037, 1, 1), 2)) == [
+        "2037-01-01T01:30:00+00:00",
+        "2037-01-01T03:00:00+00:00",
     ]
-    once = OnceCadence(utc(2026, 12, 1, 9, 30))
-    assert next_run(once, utc(2026, 11, 30)) == utc(2026, 12, 1, 9, 30)
-    assert next_run(once, utc(2026, 12, 2)) is None
-    assert next_runs(once, utc(2026, 12, 2), 5) == []
+    once = OnceCadence(utc(2037, 12, 1, 9, 30))
+    assert next_run(once, utc(2037, 11, 30)) == utc(2037, 12, 1, 9, 30)
+    assert next_run(once, utc(2037, 12, 2)) is None
+    assert next_runs(once, utc(2037, 12, 2), 5) == []
 
 
 def test_spring_forward_fires_at_the_first_valid_minute():
-    c = CronCadence("30 2 * * *", "America/New_York")  # 2026-03-08: 02:00 EST jumps to 03:00 EDT
-    assert iso(next_runs(c, utc(2026, 3, 7, 17), 3)) == [
-        "2026-03-08T07:00:00+00:00",  # 03:00 EDT: 02:30 does not exist that day
-        "2026-03-09T06:30:00+00:00",  # 02:30 EDT
-        "2026-03-10T06:30:00+00:00",
+    c = CronCadence("30 2 * * *", "America/New_York")  # 2037-03-08: 02:00 EST jumps to 03:00 EDT
+    assert iso(next_runs(c, utc(2037, 3, 7, 17), 3)) == [
+        "2037-03-08T07:00:00+00:00",  # 03:00 EDT: 02:30 does not exist that day
+        "2037-03-09T06:30:00+00:00",  # 02:30 EDT
+        "2037-03-10T06:30:00+00:00",
     ]
 
 
 def test_fall_back_fires_once_at_0230_and_twice_at_0130():
-    c = CronCadence("30 2 * * *", "America/New_York")  # 2026-11-01: 02:00 EDT falls back to 01:00 EST
-    assert iso(next_runs(c, utc(2026, 10, 31, 16), 2)) == ["2026-11-01T07:30:00+00:00", "2026-11-02T07:30:00+00:00"]
+    c = CronCadence("30 2 * * *", "America/New_York")  # 2037-11-01: 02:00 EDT falls back to 01:00 EST
+    assert iso(next_runs(c, utc(2037, 10, 31, 16), 2)) == ["2037-11-01T07:30:00+00:00", "2037-11-02T07:30:00+00:00"]
     twice = CronCadence("30 1 * * *", "America/New_York")
-    assert iso(next_runs(twice, utc(2026, 10, 31, 16), 3)) == [
-        "2026-11-01T05:30:00+00:00",  # 01:30 EDT
-        "2026-11-01T06:30:00+00:00",  # 01:30 EST, the same wall time an hour later
-        "2026-11-02T06:30:00+00:00",
+    assert iso(next_runs(twice, utc(2037, 10, 31, 16), 3)) == [
+        "2037-11-01T05:30:00+00:00",  # 01:30 EDT
+        "2037-11-01T06:30:00+00:00",  # 01:30 EST, the same wall time an hour later
+        "2037-11-02T06:30:00+00:00",
     ]
 
 
 def test_fires_between_for_a_calendar():
-    month = (utc(2026, 11, 1), utc(2026, 12, 1))
+    month = (utc(2037, 11, 1), utc(2037, 12, 1))
     assert len(fires_between(CronCadence("0 8 * * *", "Asia/Kolkata"), *month)) == 30
     every_minute = fires_between(IntervalCadence(60), *month)
     assert (
         len(every_minute) == 30 * 24 * 60
         and every_minute[0] == month[0]
-        and every_minute[-1] == utc(2026, 11, 30, 23, 59)
+        and every_minute[-1] == utc(2037, 11, 30, 23, 59)
     )
-    anchored = fires_between(IntervalCadence(7200), utc(2026, 11, 2), utc(2026, 11, 2, 6), anchor=utc(2026, 11, 1, 1))
-    assert iso(anchored) == ["2026-11-02T01:00:00+00:00", "2026-11-02T03:00:00+00:00", "2026-11-02T05:00:00+00:00"]
-    assert fires_between(IntervalCadence(7200), utc(2026, 11, 1), utc(2026, 11, 2), anchor=utc(2026, 12, 1)) == []
-    march = fires_between(CronCadence("30 2 * * *", "America/New_York"), utc(2026, 3, 1), utc(2026, 4, 1))
-    assert len(march) == 31 and utc(2026, 3, 8, 7, 0) in march
-    assert fires_between(OnceCadence(utc(2026, 11, 5)), *month) == [utc(2026, 11, 5)]
+    anchored = fires_between(IntervalCadence(7200), utc(2037, 11, 2), utc(2037, 11, 2, 6), anchor=utc(2037, 11, 1, 1))
+    assert iso(anchored) == ["2037-11-02T01:00:00+00:00", "2037-11-02T03:00:00+00:00", "2037-11-02T05:00:00+00:00"]
+    assert fires_between(IntervalCadence(7200), utc(2037, 11, 1), utc(2037, 11, 2), anchor=utc(2037, 12, 1)) == []
+    march = fires_between(CronCadence("30 2 * * *", "America/New_York"), utc(2037, 3, 1), utc(2037, 4, 1))
+    assert len(march) == 31 and utc(2037, 3, 8, 7, 0) in march
+    assert fires_between(OnceCadence(utc(2037, 11, 5)), *month) == [utc(2037, 11, 5)]
 
 
 def test_day_of_month_and_day_of_week_are_ored():
     c = CronCadence("0 0 1,15 * 5", "UTC")
-    fires = fires_between(c, utc(2027, 2, 1), utc(2027, 3, 1))
+    fires = fires_between(c, utc(2038, 2, 1), utc(2038, 3, 1))
     assert [f.day for f in fires] == [1, 5, 12, 15, 19, 26]  # the 1st, the 15th and every Friday
     assert cadence_warnings(c) == [
         "this cron restricts both the day of the month (1,15) and the day of the week (5); standard cron fires when "
@@ -128,7 +128,7 @@ def test_day_of_month_and_day_of_week_are_ored():
         (IntervalCadence(60), "every minute"),
         (IntervalCadence(90), "every 90 seconds"),
         (IntervalCadence(86400 * 3), "every 3 days"),
-        (OnceCadence(utc(2026, 12, 1, 9, 30)), "once on 2026-12-01 09:30 UTC"),
+        (OnceCadence(utc(2037, 12, 1, 9, 30)), "once on 2037-12-01 09:30 UTC"),
     ],
 )
 def test_descriptions(cadence, words):
@@ -141,8 +141,8 @@ def test_json_round_trip_is_sorted_and_compact():
     assert (
         cadence_json(parse_cadence({"type": "interval", "every_secs": 3600})) == '{"every_secs":3600,"type":"interval"}'
     )
-    assert cadence_json(parse_cadence({"type": "once", "at": "2026-12-01T09:30:00Z"})) == (
-        '{"at":"2026-12-01T09:30:00.000000+00:00","type":"once"}'
+    assert cadence_json(parse_cadence({"type": "once", "at": "2037-12-01T09:30:00Z"})) == (
+        '{"at":"2037-12-01T09:30:00.000000+00:00","type":"once"}'
     )
 
 
@@ -167,7 +167,7 @@ def test_json_round_trip_is_sorted_and_compact():
         ({"type": "interval", "every_secs": 30}, "interval of 30 seconds is below the minimum of 60"),
         ({"type": "interval", "every_secs": "3600"}, "a whole number of seconds"),
         ({"type": "once", "at": "tomorrow"}, "'tomorrow' is not an RFC 3339 time"),
-        ({"type": "once", "at": "2026-12-01T09:30:00"}, "has no time zone offset"),
+        ({"type": "once", "at": "2037-12-01T09:30:00"}, "has no time zone offset"),
         ({"type": "weekly"}, "unknown cadence type 'weekly' (cron, interval or once)"),
         ("{not json", "cadence is not valid JSON"),
     ],
@@ -178,19 +178,19 @@ def test_validation_errors(value, message):
 
 
 def test_clock_dependent_validation(monkeypatch):
-    with pytest.raises(InvalidInputError, match="one-shot time 2026-01-01T00:00:00.000000\\+00:00 is in the past"):
-        validate_cadence(OnceCadence(utc(2026, 1, 1)), now=utc(2026, 6, 1))
-    validate_cadence(OnceCadence(utc(2026, 7, 1)), now=utc(2026, 6, 1))
-    monkeypatch.setattr(cad, "next_runs", lambda c, after, n: [utc(2026, 1, 1, 0, 0), utc(2026, 1, 1, 0, 0, 30)])
+    with pytest.raises(InvalidInputError, match="one-shot time 2037-01-01T00:00:00.000000\\+00:00 is in the past"):
+        validate_cadence(OnceCadence(utc(2037, 1, 1)), now=utc(2037, 6, 1))
+    validate_cadence(OnceCadence(utc(2037, 7, 1)), now=utc(2037, 6, 1))
+    monkeypatch.setattr(cad, "next_runs", lambda c, after, n: [utc(2037, 1, 1, 0, 0), utc(2037, 1, 1, 0, 0, 30)])
     with pytest.raises(InvalidInputError, match="fires 30 seconds apart; the minimum is 60"):
-        validate_cadence(CronCadence("* * * * *"), now=utc(2025, 12, 31))
+        validate_cadence(CronCadence("* * * * *"), now=utc(2036, 12, 31))
 
 
 def test_format_in_timezone():
     c = CronCadence("0 8 * * *", "Asia/Kolkata")
-    assert format_in_timezone("2026-11-23T02:30:00+00:00", c) == "2026-11-23 08:00 IST"
-    assert format_in_timezone(utc(2026, 7, 1, 12), CronCadence("0 8 * * *", "Europe/Berlin")) == "2026-07-01 14:00 CEST"
-    assert format_in_timezone(utc(2026, 7, 1, 12), IntervalCadence(60)) == "2026-07-01 12:00 UTC"
+    assert format_in_timezone("2037-11-23T02:30:00+00:00", c) == "2037-11-23 08:00 IST"
+    assert format_in_timezone(utc(2037, 7, 1, 12), CronCadence("0 8 * * *", "Europe/Berlin")) == "2037-07-01 14:00 CEST"
+    assert format_in_timezone(utc(2037, 7, 1, 12), IntervalCadence(60)) == "2037-07-01 12:00 UTC"
 
 
 @pytest.mark.parametrize(
@@ -236,15 +236,15 @@ def test_cadences_that_cannot_work_are_refused_before_anything_is_written(value,
 
 
 def test_the_29th_of_february_fires_in_leap_years_only():
-    fires = next_runs(parse_cadence({"type": "cron", "expression": "0 0 29 2 *"}), utc(2026, 11, 22), 3)
-    assert iso(fires) == ["2028-02-29T00:00:00+00:00", "2032-02-29T00:00:00+00:00", "2036-02-29T00:00:00+00:00"]
+    fires = next_runs(parse_cadence({"type": "cron", "expression": "0 0 29 2 *"}), utc(2037, 11, 22), 3)
+    assert iso(fires) == ["2040-02-29T00:00:00+00:00", "2044-02-29T00:00:00+00:00", "2048-02-29T00:00:00+00:00"]
 
 
 def test_next_runs_is_capped():
-    assert len(next_runs(IntervalCadence(60), utc(2026, 1, 1), 1000)) == 1000
+    assert len(next_runs(IntervalCadence(60), utc(2037, 1, 1), 1000)) == 1000
     for n in (1001, 2**70, 0, -1):
         with pytest.raises(InvalidInputError, match="count must be"):
-            next_runs(IntervalCadence(60), utc(2026, 1, 1), n)
+            next_runs(IntervalCadence(60), utc(2037, 1, 1), n)
 
 
 def test_foreign_rows_are_flagged_not_fatal():
@@ -252,7 +252,7 @@ def test_foreign_rows_are_flagged_not_fatal():
     from oxmem_gui.core.schedules.store import Schedule
 
     def row(sid, cadence_json, next_run_at=None, status="active"):
-        stamp = "2026-11-01T00:00:00.000000+00:00"
+        stamp = "2037-11-01T00:00:00.000000+00:00"
         return Schedule(
             sid, "u", sid, "g", cadence_json, "always", status, stamp, stamp, next_run_at, None, None, 0, None, None
         )
@@ -262,7 +262,7 @@ def test_foreign_rows_are_flagged_not_fatal():
         row("never", '{"type":"cron","expression":"0 0 31 2 *","timezone":"UTC"}'),
         row("garbled", '{"type":"interval","every_secs":3600}', "next tuesday"),
         row("status", '{"type":"interval","every_secs":3600}', status="sleeping"),
-        row("fine", '{"type":"interval","every_secs":86400}', "2026-11-22T08:00:00.000000+00:00"),
+        row("fine", '{"type":"interval","every_secs":86400}', "2037-11-22T08:00:00.000000+00:00"),
     ]
     assert {r.schedule_id: r.problem for r in rows} == {
         "zone": "cadence: unknown time zone 'Mars/Base'",
@@ -271,5 +271,5 @@ def test_foreign_rows_are_flagged_not_fatal():
         "status": "unknown status 'sleeping'",
         "fine": None,
     }
-    items = calendar_items(rows, [], utc(2026, 11, 22), utc(2026, 11, 25), utc(2026, 11, 22), "utc")
+    items = calendar_items(rows, [], utc(2037, 11, 22), utc(2037, 11, 25), utc(2037, 11, 22), "utc")
     assert {i.schedule_id for i in items} == {"fine"} and len(items) == 3

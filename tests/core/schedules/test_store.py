@@ -6,7 +6,7 @@ import pytest
 
 from oxmem_gui.core import InvalidInputError, NotFoundError
 
-NOW = datetime(2026, 11, 22, 2, 30, tzinfo=timezone.utc)
+NOW = datetime(2037, 11, 22, 2, 30, tzinfo=timezone.utc)
 CRON = {"type": "cron", "expression": "0 8 * * *", "timezone": "Asia/Kolkata"}
 
 
@@ -29,17 +29,17 @@ def test_create_stores_exact_json_and_next_run(sched):
     assert made.cadence_json == '{"expression":"0 8 * * *","timezone":"Asia/Kolkata","type":"cron"}'
     assert (made.status, made.next_run_at, made.consecutive_failures) == (
         "active",
-        "2026-11-23T02:30:00.000000+00:00",
+        "2037-11-23T02:30:00.000000+00:00",
         0,
     )
-    assert made.created_at == made.updated_at == "2026-11-22T02:30:00.000000+00:00"
+    assert made.created_at == made.updated_at == "2037-11-22T02:30:00.000000+00:00"
     assert run(store, s.get(made.schedule_id)) == made
 
 
 def test_create_rejects_bad_input_and_writes_nothing(sched):
     store, s = sched
     cases = [
-        (("alice", "g", {"type": "once", "at": "2026-01-01T00:00:00Z"}), "is in the past"),
+        (("alice", "g", {"type": "once", "at": "2037-01-01T00:00:00Z"}), "is in the past"),
         (("alice", "g", {"type": "interval", "every_secs": 10}), "below the minimum of 60"),
         (("alice", "", CRON), "goal must be a non-empty string"),
         (("alice", "g", {"type": "cron", "expression": "0 8 * * *", "timezone": "Nowhere/Land"}), "unknown time zone"),
@@ -55,13 +55,13 @@ def test_create_rejects_bad_input_and_writes_nothing(sched):
 def test_pause_clears_and_resume_recomputes_from_now(sched):
     store, s = sched
     made = run(store, s.create("alice", "hourly check", {"type": "interval", "every_secs": 3600}, now=NOW))
-    assert made.next_run_at == "2026-11-22T03:30:00.000000+00:00"
+    assert made.next_run_at == "2037-11-22T03:30:00.000000+00:00"
     paused = run(store, s.update(made.schedule_id, {"status": "paused"}, now=at(10)))
     assert (paused.status, paused.next_run_at) == ("paused", None)
     resumed = run(store, s.update(made.schedule_id, {"status": "active"}, now=at(120)))
-    assert (resumed.status, resumed.next_run_at) == ("active", "2026-11-22T05:30:00.000000+00:00")
+    assert (resumed.status, resumed.next_run_at) == ("active", "2037-11-22T05:30:00.000000+00:00")
     edited = run(store, s.update(made.schedule_id, {"cadence": {"type": "interval", "every_secs": 600}}, now=at(121)))
-    assert edited.next_run_at == "2026-11-22T04:41:00.000000+00:00"
+    assert edited.next_run_at == "2037-11-22T04:41:00.000000+00:00"
     assert edited.cadence_json == '{"every_secs":600,"type":"interval"}'
     with pytest.raises(InvalidInputError, match="cannot change color"):
         run(store, s.update(made.schedule_id, {"color": "red"}))
@@ -117,11 +117,11 @@ def test_repeated_failures_disable_and_one_shots_complete(sched):
     for i in range(5):
         _, after = run(store, s.record_run(flaky.schedule_id, started_at=at(i), finished_at=at(i), status="failed"))
     assert (after.status, after.next_run_at, after.consecutive_failures) == ("disabled", None, 5)
-    once = run(store, s.create("u", "remind", {"type": "once", "at": "2026-11-23T09:00:00Z"}, now=NOW))
+    once = run(store, s.create("u", "remind", {"type": "once", "at": "2037-11-23T09:00:00Z"}, now=NOW))
     _, done = run(store, s.record_run(once.schedule_id, started_at=at(1), finished_at=at(2), status="success"))
     assert (done.status, done.next_run_at) == ("completed", None)
     with pytest.raises(InvalidInputError, match="the one-shot time has passed"):
-        run(store, s.update(once.schedule_id, {"status": "active"}, now=datetime(2026, 11, 24, tzinfo=timezone.utc)))
+        run(store, s.update(once.schedule_id, {"status": "active"}, now=datetime(2037, 11, 24, tzinfo=timezone.utc)))
 
 
 def test_record_run_is_one_transaction(sched):

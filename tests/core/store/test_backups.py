@@ -34,25 +34,25 @@ def rows(path: Path) -> list[str]:
 
 
 def test_names_are_unique_and_listing_is_newest_first(tmp_path):
-    when = datetime(2026, 11, 23, 9, 30, 5)
+    when = datetime(2037, 11, 23, 9, 30, 5)
     first = backup_target(tmp_path, Path("/data/memory.db"), when)
-    assert first.name == "memory-20261123-093005.db"
+    assert first.name == "memory-20371123-093005.db"
     first.write_bytes(b"x")
     second = backup_target(tmp_path, Path("/data/memory.db"), when)
-    assert second.name == "memory-20261123-093005-2.db"
+    assert second.name == "memory-20371123-093005-2.db"
     second.write_bytes(b"xy")
-    later = backup_target(tmp_path, Path("/data/agent"), datetime(2026, 11, 24, 8, 0, 0))
-    assert later.name == "agent-20261124-080000.db"
+    later = backup_target(tmp_path, Path("/data/agent"), datetime(2037, 11, 24, 8, 0, 0))
+    assert later.name == "agent-20371124-080000.db"
     later.write_bytes(b"xyz")
-    for stray in ("memory-20261123-093005.db-wal", "memory-20261123-093005.db-shm", "notes.txt"):
+    for stray in ("memory-20371123-093005.db-wal", "memory-20371123-093005.db-shm", "notes.txt"):
         (tmp_path / stray).write_bytes(b"")
     listed = list_backups(tmp_path)
     assert [(b.path.name, b.source, b.size) for b in listed] == [
-        ("agent-20261124-080000.db", "agent.db", 3),
-        ("memory-20261123-093005.db", "memory.db", 1),
-        ("memory-20261123-093005-2.db", "memory.db", 2),
+        ("agent-20371124-080000.db", "agent.db", 3),
+        ("memory-20371123-093005.db", "memory.db", 1),
+        ("memory-20371123-093005-2.db", "memory.db", 2),
     ]
-    assert listed[0].taken_at == datetime(2026, 11, 24, 8, 0, 0)
+    assert listed[0].taken_at == datetime(2037, 11, 24, 8, 0, 0)
     assert list_backups(tmp_path / "missing") == []
 
 

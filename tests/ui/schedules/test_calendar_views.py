@@ -43,6 +43,7 @@ def open_panel(make_window, qloop, now=DEMO_NOW, read_only=False):
     window, ctx, dialogs = make_window(read_only=read_only)
     panel = window.schedules
     panel.state.now = lambda: now
+    panel.state.anchor = None  # the calendar's day: from this clock, not the one the window was built with
     window.show_panel("schedules")
     panel.calendar.zone_mode.setCurrentIndex(panel.calendar.zone_mode.findData("utc"))
     panel.reload()
@@ -69,12 +70,12 @@ def named(panel, name):
 
 
 def test_the_panel_fits_840_by_520_in_every_view_and_switching_never_grows_the_window(make_window, qloop):
-    window, ctx, _, panel = open_panel(make_window, qloop, utc(2026, 11, 23, 12))
+    window, ctx, _, panel = open_panel(make_window, qloop, utc(2037, 11, 23, 12))
     on_screen(window, qloop, ctx)
     sizes = {}
     for index, name in enumerate(VIEWS):
         panel.show_view(index)
-        panel.step(1)  # a longer title ("Week of 30 November 2026") must not widen anything
+        panel.step(1)  # a longer title ("Week of 30 November 2037") must not widen anything
         settle(qloop, ctx)
         hint = panel.minimumSizeHint()
         sizes[name] = (hint.width(), hint.height())
@@ -97,10 +98,10 @@ def test_at_1024_by_640_titles_month_lines_the_list_and_the_agenda_show_what_mat
         shown = panel.calendar.title.shown()  # the whole title, else a shorter form: never one cut short
         assert shown in (view.title(), *view.shorter_titles()) and "…" not in shown, shown
         assert panel.calendar.title.toolTip() == view.title()
-    panel.calendar.week.anchor = date(2026, 11, 25)
-    assert panel.calendar.week.shorter_titles() == ["23–29 Nov 2026", "23–29 Nov"]
+    panel.calendar.week.anchor = date(2037, 11, 25)
+    assert panel.calendar.week.shorter_titles() == ["23–29 Nov 2037", "23–29 Nov"]
     panel.calendar.week.step(1)
-    assert panel.calendar.week.shorter_titles() == ["30 Nov – 06 Dec 2026", "30 Nov – 06 Dec"]
+    assert panel.calendar.week.shorter_titles() == ["30 Nov – 06 Dec 2037", "30 Nov – 06 Dec"]
     panel.go_to(DEMO_NOW.date())
 
     panel.show_view(0)
@@ -138,30 +139,30 @@ def test_at_1024_by_640_titles_month_lines_the_list_and_the_agenda_show_what_mat
 @pytest.mark.parametrize(
     ("stamp", "short", "full"),
     [
-        ("2026-11-23T15:20:00Z", "15:20 (in 3 h 20 min)", "2026-11-23 15:20 UTC (in 3 h 20 min)"),
-        ("2026-11-24T07:30:00Z", "07:30 (in 19 h 30 min)", "2026-11-24 07:30 UTC (in 19 h 30 min)"),
-        ("2026-11-30T08:00:00Z", "30 Nov 08:00 (in 6 d)", "2026-11-30 08:00 UTC (in 6 d 20 h)"),
-        ("2026-11-23T11:00:00Z", "23 Nov 11:00 (due)", "2026-11-23 11:00 UTC (due)"),
+        ("2037-11-23T15:20:00Z", "15:20 (in 3 h 20 min)", "2037-11-23 15:20 UTC (in 3 h 20 min)"),
+        ("2037-11-24T07:30:00Z", "07:30 (in 19 h 30 min)", "2037-11-24 07:30 UTC (in 19 h 30 min)"),
+        ("2037-11-30T08:00:00Z", "30 Nov 08:00 (in 6 d)", "2037-11-30 08:00 UTC (in 6 d 20 h)"),
+        ("2037-11-23T11:00:00Z", "23 Nov 11:00 (due)", "2037-11-23 11:00 UTC (due)"),
         ("next tuesday", "⚠ next tuesday", "⚠ next tuesday"),
         (None, "—", "—"),
     ],
 )
 def test_the_next_run_cell_is_short_and_its_tooltip_whole(stamp, short, full):
-    now = utc(2026, 11, 23, 12)
+    now = utc(2037, 11, 23, 12)
     assert (countdown(stamp, now), full_countdown(stamp, now)) == (short, full)
 
 
 def test_long_names_elide_instead_of_widening_the_panel(make_window, qloop):
-    now = utc(2026, 11, 23, 12)
+    now = utc(2037, 11, 23, 12)
     window, ctx, _, panel = open_panel(make_window, qloop, now)
     before = panel.minimumSizeHint()
     long = "A schedule whose name goes on and on " * 8
     made = qloop.run_until_complete(
         ctx.store.schedules.create(
-            "alice", long * 2, {"type": "once", "at": "2026-11-25T10:00:00Z"}, name=long, now=now
+            "alice", long * 2, {"type": "once", "at": "2037-11-25T10:00:00Z"}, name=long, now=now
         )
     )
-    panel.go_to(date(2026, 11, 23))
+    panel.go_to(date(2037, 11, 23))
     panel.reload()
     settle(qloop, ctx)
     panel.select(made.schedule_id)
@@ -191,9 +192,9 @@ def crowd(qloop, ctx, day, count, now):
 
 
 def test_more_opens_the_whole_day_and_an_entry_there_selects_its_row(make_window, qloop):
-    now = utc(2026, 11, 23, 12)
+    now = utc(2037, 11, 23, 12)
     window, ctx, _, panel = open_panel(make_window, qloop, now)
-    day = date(2026, 12, 9)
+    day = date(2037, 12, 9)
     made = crowd(qloop, ctx, day, 6, now)
     panel.go_to(day)
     panel.reload()
@@ -213,7 +214,7 @@ def test_more_opens_the_whole_day_and_an_entry_there_selects_its_row(make_window
     texts = dialog.texts()
     for i in range(len(made)):
         assert f"{9 + i:02d}:00  dentist {i} — fires" in texts
-    assert dialog.heading.text().startswith("Wednesday 09 December 2026: ")
+    assert dialog.heading.text().startswith("Wednesday 09 December 2037: ")
     # an entry in the list selects its schedule's row
     entry = next(dialog.entries.item(i) for i in range(dialog.entries.count()) if "dentist 5" in texts[i])
     dialog.entries.itemClicked.emit(entry)
@@ -228,10 +229,10 @@ def test_more_opens_the_whole_day_and_an_entry_there_selects_its_row(make_window
 
 
 def test_clicking_a_calendar_entry_selects_its_row(make_window, qloop):
-    now = utc(2026, 11, 23, 12)
+    now = utc(2037, 11, 23, 12)
     window, ctx, _, panel = open_panel(make_window, qloop, now)
-    (once,) = crowd(qloop, ctx, date(2026, 11, 26), 1, now)
-    panel.go_to(date(2026, 11, 26))
+    (once,) = crowd(qloop, ctx, date(2037, 11, 26), 1, now)
+    panel.go_to(date(2037, 11, 26))
     panel.reload()
     settle(qloop, ctx)
     on_screen(window, qloop, ctx)
@@ -242,7 +243,7 @@ def test_clicking_a_calendar_entry_selects_its_row(make_window, qloop):
     month = panel.calendar.month
     month.grab()
     (rect,) = [rect for rect, line in month.hits if line.schedule_id == once.schedule_id]
-    assert month.tooltip_at(rect.center()) == "dentist 0\nfires at 09:00 on Thu 26 Nov 2026"
+    assert month.tooltip_at(rect.center()) == "dentist 0\nfires at 09:00 on Thu 26 Nov 2037"
     QTest.mouseClick(month, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, rect.center())
     settle(qloop, ctx)
     row = row_of(panel, once.schedule_id)
@@ -252,28 +253,28 @@ def test_clicking_a_calendar_entry_selects_its_row(make_window, qloop):
     assert panel.list_pane.detail_title.text() == "Details of “dentist 0”"
     assert (
         panel.list_pane.next_fires.rowCount() == 1
-        and panel.list_pane.next_fires.item(0, 1).text() == "2026-11-26 09:00 UTC"
+        and panel.list_pane.next_fires.item(0, 1).text() == "2037-11-26 09:00 UTC"
     )
 
 
 def test_switching_views_keeps_the_navigated_date(make_window, qloop):
-    window, ctx, _, panel = open_panel(make_window, qloop, utc(2026, 11, 23, 12))
-    panel.go_to(date(2026, 11, 23))
+    window, ctx, _, panel = open_panel(make_window, qloop, utc(2037, 11, 23, 12))
+    panel.go_to(date(2037, 11, 23))
     panel.show_view(1)
     panel.step(1)
     panel.step(1)
     settle(qloop, ctx)
-    assert panel.calendar.week.title() == panel.calendar.title.text() == "Week of 07 December 2026"
+    assert panel.calendar.week.title() == panel.calendar.title.text() == "Week of 07 December 2037"
     panel.calendar.view_buttons.button(0).click()
     settle(qloop, ctx)
-    assert panel.current_view() is panel.calendar.month and panel.calendar.title.text() == "December 2026"
+    assert panel.current_view() is panel.calendar.month and panel.calendar.title.text() == "December 2037"
     panel.calendar.view_buttons.button(2).click()
     settle(qloop, ctx)
-    assert panel.calendar.title.text() == "07 Dec – 20 Dec 2026"
+    assert panel.calendar.title.text() == "07 Dec – 20 Dec 2037"
     panel.calendar.view_buttons.button(1).click()
     settle(qloop, ctx)
-    assert panel.calendar.title.text() == "Week of 07 December 2026"
-    assert panel.calendar.week.range() == (date(2026, 12, 7), date(2026, 12, 14))
+    assert panel.calendar.title.text() == "Week of 07 December 2037"
+    assert panel.calendar.week.range() == (date(2037, 12, 7), date(2037, 12, 14))
 
 
 # -- 3. cron errors in words ----------------------------------------------------------------------------------
@@ -290,7 +291,7 @@ def test_switching_views_keeps_the_navigated_date(make_window, qloop):
     ],
 )
 def test_an_invalid_cron_says_which_field_in_the_dialog_and_the_core(make_window, qloop, expression, message):
-    window, ctx, _, panel = open_panel(make_window, qloop, utc(2026, 11, 23, 12))
+    window, ctx, _, panel = open_panel(make_window, qloop, utc(2037, 11, 23, 12))
     dialog = panel.make_dialog()
     dialog.goal.setText("g")
     dialog.kind.setCurrentText("cron")
@@ -310,7 +311,7 @@ def test_an_invalid_cron_says_which_field_in_the_dialog_and_the_core(make_window
 
 
 def test_read_only_disables_every_action_with_the_reason_until_editing_is_enabled(make_window, qloop):
-    window, ctx, _, panel = open_panel(make_window, qloop, utc(2026, 11, 23, 12), read_only=True)
+    window, ctx, _, panel = open_panel(make_window, qloop, utc(2037, 11, 23, 12), read_only=True)
     refusal = ctx.edit_refusal("schedules")
     assert refusal is not None and refusal.startswith("Read-only")
     lisbon = named(panel, "Lisbon fare tracker")
@@ -322,7 +323,7 @@ def test_read_only_disables_every_action_with_the_reason_until_editing_is_enable
     assert panel.calendar.month.editable is False  # a one-shot cannot be dragged either
     panel.list_pane.name_filter.setText("o")
     panel.show_view(1)
-    panel.go_to(date(2026, 12, 16))
+    panel.go_to(date(2037, 12, 16))
     settle(qloop, ctx)
     runs_before = panel.list_pane.runs.rowCount()
     assert runs_before == 5
@@ -334,7 +335,7 @@ def test_read_only_disables_every_action_with_the_reason_until_editing_is_enable
     assert panel.state.selected == lisbon.schedule_id
     assert panel.list_pane.list_view.selectionModel().selectedRows()[0].row() == row_of(panel, lisbon.schedule_id)
     assert panel.list_pane.name_filter.text() == "o"
-    assert panel.current_view() is panel.calendar.week and panel.calendar.title.text() == "Week of 14 December 2026"
+    assert panel.current_view() is panel.calendar.week and panel.calendar.title.text() == "Week of 14 December 2037"
     assert (
         panel.list_pane.runs.rowCount() == runs_before
         and panel.list_pane.detail_title.text() == "Details of “Lisbon fare tracker”"
@@ -358,7 +359,7 @@ def test_read_only_disables_every_action_with_the_reason_until_editing_is_enable
 
 
 def test_the_details_clear_when_their_schedule_is_filtered_away_or_deleted(make_window, qloop):
-    window, ctx, dialogs, panel = open_panel(make_window, qloop, utc(2026, 11, 23, 12))
+    window, ctx, dialogs, panel = open_panel(make_window, qloop, utc(2037, 11, 23, 12))
     lisbon = named(panel, "Lisbon fare tracker")
     panel.list_pane.list_view.setCurrentIndex(panel.list_model.index(row_of(panel, lisbon.schedule_id), 0))
     settle(qloop, ctx)
@@ -398,7 +399,7 @@ def test_the_details_clear_when_their_schedule_is_filtered_away_or_deleted(make_
 
 
 def test_tab_leaves_tables_and_tooltips_hold_the_full_text(make_window, qloop):
-    window, ctx, _, panel = open_panel(make_window, qloop, utc(2026, 11, 23, 12))
+    window, ctx, _, panel = open_panel(make_window, qloop, utc(2037, 11, 23, 12))
     for view in (panel.list_pane.list_view, panel.list_pane.runs, panel.list_pane.next_fires, panel.calendar.agenda):
         assert view.tabKeyNavigation() is False
     on_screen(window, qloop, ctx)
@@ -442,13 +443,13 @@ def test_counts_use_the_right_plural(make_window, qloop):
 
 
 def test_calendar_entries_show_their_full_text_as_a_tooltip(make_window, qloop):
-    now = utc(2026, 11, 23, 12)
+    now = utc(2037, 11, 23, 12)
     window, ctx, _, panel = open_panel(make_window, qloop, now)
     long = "Renew the passport at the consulate before the summer trip to Lisbon"
     made = qloop.run_until_complete(
-        ctx.store.schedules.create("alice", "g", {"type": "once", "at": "2026-11-27T16:45:00Z"}, name=long, now=now)
+        ctx.store.schedules.create("alice", "g", {"type": "once", "at": "2037-11-27T16:45:00Z"}, name=long, now=now)
     )
-    panel.go_to(date(2026, 11, 27))
+    panel.go_to(date(2037, 11, 27))
     panel.reload()
     settle(qloop, ctx)
     on_screen(window, qloop, ctx)
@@ -456,11 +457,11 @@ def test_calendar_entries_show_their_full_text_as_a_tooltip(make_window, qloop):
     month.grab()
     (rect,) = [rect for rect, line in month.hits if line.schedule_id == made.schedule_id]
     assert rect.width() < month.fontMetrics().horizontalAdvance(long)  # the cell elides it
-    assert month.tooltip_at(rect.center()) == f"{long}\nfires at 16:45 on Fri 27 Nov 2026"
+    assert month.tooltip_at(rect.center()) == f"{long}\nfires at 16:45 on Fri 27 Nov 2037"
     assert month.tooltip_at(QPoint(1, 1)) == ""
     # in the week an hour has room for one line: the first is shown, "+N" stands for the rest and lists the day
     vet = qloop.run_until_complete(
-        ctx.store.schedules.create("alice", "g", {"type": "once", "at": "2026-11-27T16:15:00Z"}, name="vet", now=now)
+        ctx.store.schedules.create("alice", "g", {"type": "once", "at": "2037-11-27T16:15:00Z"}, name="vet", now=now)
     )
     panel.show_view(1)
     panel.reload()
@@ -468,7 +469,7 @@ def test_calendar_entries_show_their_full_text_as_a_tooltip(make_window, qloop):
     week = panel.calendar.week
     week.grab()
     friday_16 = week._cell(4, 16)
-    lines = week.lines_for(date(2026, 11, 27), 16)
+    lines = week.lines_for(date(2037, 11, 27), 16)
     ids = [line.schedule_id for line in lines]  # in time order; the demo's hourly schedule may fire there too
     assert ids.index(vet.schedule_id) < ids.index(made.schedule_id)
     (more,) = [rect for rect, day, hidden in week.more_hits if friday_16.contains(rect.center())]
@@ -477,7 +478,7 @@ def test_calendar_entries_show_their_full_text_as_a_tooltip(make_window, qloop):
     )
     assert [line for rect, line in week.hits if friday_16.contains(rect.center())] == lines[:1]
     QTest.mouseClick(week, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, more.center())
-    assert panel.day_dialog.isVisible() and panel.day_dialog.day == date(2026, 11, 27)
+    assert panel.day_dialog.isVisible() and panel.day_dialog.day == date(2037, 11, 27)
     texts = panel.day_dialog.texts()
     assert "16:15  vet — fires" in texts and f"16:45  {long} — fires" in texts
-    assert len(texts) == len(by_day(week.items)[date(2026, 11, 27)])
+    assert len(texts) == len(by_day(week.items)[date(2037, 11, 27)])

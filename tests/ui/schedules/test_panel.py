@@ -20,6 +20,7 @@ def panel_at(make_window, qloop, now):
     window, ctx, dialogs = make_window()
     panel = window.schedules
     panel.state.now = lambda: now
+    panel.state.anchor = None  # the calendar's day: from this clock, not the one the window was built with
     window.show_panel("schedules")
     return window, ctx, dialogs, panel
 
@@ -29,7 +30,7 @@ def create(qloop, ctx, cadence, name, now):
 
 
 def test_month_of_a_dst_cron_and_a_failed_run(make_window, qloop):
-    now = utc(2026, 2, 20)
+    now = utc(2037, 2, 20)
     window, ctx, _, panel = panel_at(make_window, qloop, now)
     nightly = create(
         qloop, ctx, {"type": "cron", "expression": "30 2 * * *", "timezone": "America/New_York"}, "nightly", now
@@ -37,29 +38,29 @@ def test_month_of_a_dst_cron_and_a_failed_run(make_window, qloop):
     qloop.run_until_complete(
         ctx.store.schedules.record_run(
             nightly.schedule_id,
-            started_at=utc(2026, 3, 5, 7, 30),
-            finished_at=utc(2026, 3, 5, 7, 31),
+            started_at=utc(2037, 3, 5, 7, 30),
+            finished_at=utc(2037, 3, 5, 7, 31),
             status="failed",
             output_summary="the API timed out",
             now=now,
         )
     )
     panel.calendar.zone_mode.setCurrentIndex(panel.calendar.zone_mode.findData("schedule"))
-    panel.go_to(date(2026, 3, 1))
+    panel.go_to(date(2037, 3, 1))
     panel.reload()
     settle(qloop, ctx)
     month = panel.calendar.month
-    assert month.title() == "March 2026"
+    assert month.title() == "March 2037"
     mine = [i for i in month.items if i.schedule_id == nightly.schedule_id and i.kind == "fire" and i.shown.month == 3]
     assert len(mine) == 31
-    (dst_day,) = [line for line in month.lines_for(date(2026, 3, 8)) if line.kind == "fire"]
+    (dst_day,) = [line for line in month.lines_for(date(2037, 3, 8)) if line.kind == "fire"]
     assert dst_day.first.shown.strftime("%H:%M") == "03:00"
-    runs = [line for line in month.lines_for(date(2026, 3, 5)) if line.kind == "run"]
+    runs = [line for line in month.lines_for(date(2037, 3, 5)) if line.kind == "run"]
     assert [(r.first.status, r.first.shown.strftime("%H:%M")) for r in runs] == [("failed", "02:30")]
     panel.show_view(1)
-    panel.go_to(date(2026, 3, 9))
+    panel.go_to(date(2037, 3, 9))
     settle(qloop, ctx)
-    assert [line.kind for line in panel.calendar.week.lines_for(date(2026, 3, 9), 2)] == ["fire"]
+    assert [line.kind for line in panel.calendar.week.lines_for(date(2037, 3, 9), 2)] == ["fire"]
     panel.show_view(2)
     settle(qloop, ctx)
     rows = [panel.calendar.agenda.topLevelItem(i) for i in range(panel.calendar.agenda.topLevelItemCount())]
@@ -68,7 +69,7 @@ def test_month_of_a_dst_cron_and_a_failed_run(make_window, qloop):
 
 
 def test_list_details_and_due_soon(make_window, qloop):
-    now = utc(2026, 11, 22, 12)
+    now = utc(2037, 11, 22, 12)
     window, ctx, _, panel = panel_at(make_window, qloop, now)
     panel.reload()
     settle(qloop, ctx)
@@ -95,7 +96,7 @@ def fill(dialog: ScheduleDialog, **kw):
 
 
 def test_the_dialog_stores_the_exact_cadence_json(make_window, qloop):
-    now = utc(2026, 11, 22, 12)
+    now = utc(2037, 11, 22, 12)
     window, ctx, _, panel = panel_at(make_window, qloop, now)
     cases = [
         (
@@ -110,8 +111,8 @@ def test_the_dialog_stores_the_exact_cadence_json(make_window, qloop):
         ),
         (
             dict(kind="once"),
-            lambda d: (d.zone.setCurrentText("UTC"), d.at.setDateTime(QDateTime(date(2026, 12, 1), QTime(9, 30)))),
-            '{"at":"2026-12-01T09:30:00.000000+00:00","type":"once"}',
+            lambda d: (d.zone.setCurrentText("UTC"), d.at.setDateTime(QDateTime(date(2037, 12, 1), QTime(9, 30)))),
+            '{"at":"2037-12-01T09:30:00.000000+00:00","type":"once"}',
         ),
     ]
     for i, (fields, setup, expected) in enumerate(cases):
@@ -128,7 +129,7 @@ def test_the_dialog_stores_the_exact_cadence_json(make_window, qloop):
 
 
 def test_an_invalid_cron_blocks_saving_with_its_message(make_window, qloop):
-    window, ctx, _, panel = panel_at(make_window, qloop, utc(2026, 11, 22, 12))
+    window, ctx, _, panel = panel_at(make_window, qloop, utc(2037, 11, 22, 12))
     dialog = panel.make_dialog()
     fill(dialog, kind="cron")
     dialog.expression.setText("61 * * * *")
@@ -142,18 +143,18 @@ def test_an_invalid_cron_blocks_saving_with_its_message(make_window, qloop):
     dialog.every.setValue(30)
     assert not save.isEnabled() and dialog.error.text() == "interval of 30 seconds is below the minimum of 60"
     dialog.kind.setCurrentText("once")
-    dialog.at.setDateTime(QDateTime(date(2026, 1, 1), QTime(9, 0)))
+    dialog.at.setDateTime(QDateTime(date(2037, 1, 1), QTime(9, 0)))
     assert not save.isEnabled() and "is in the past" in dialog.error.text()
     dialog.accept()
     assert dialog.result() == 0  # refused
 
 
 def test_pause_resume_delete_and_drag_a_one_shot(make_window, qloop, qtbot):
-    now = utc(2026, 11, 22, 12)
+    now = utc(2037, 11, 22, 12)
     window, ctx, dialogs, panel = panel_at(make_window, qloop, now)
-    once = create(qloop, ctx, {"type": "once", "at": "2026-11-25T10:00:00Z"}, "dentist", now)
+    once = create(qloop, ctx, {"type": "once", "at": "2037-11-25T10:00:00Z"}, "dentist", now)
     panel.calendar.zone_mode.setCurrentIndex(panel.calendar.zone_mode.findData("utc"))
-    panel.go_to(date(2026, 11, 1))
+    panel.go_to(date(2037, 11, 1))
     panel.reload()
     settle(qloop, ctx)
     panel.select(once.schedule_id)
@@ -166,22 +167,22 @@ def test_pause_resume_delete_and_drag_a_one_shot(make_window, qloop, qtbot):
     month = panel.calendar.month
     month.grab()  # paint: hit areas are known after painting
     (line_rect,) = [rect for rect, line in month.hits if line.schedule_id == once.schedule_id]
-    target = month._cell((date(2026, 11, 27) - month.first_day()).days).center()
+    target = month._cell((date(2037, 11, 27) - month.first_day()).days).center()
     QTest.mousePress(month, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, line_rect.center())
     QTest.mouseRelease(month, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, QPoint(target))
     settle(qloop, ctx)
     moved = qloop.run_until_complete(ctx.store.schedules.get(once.schedule_id))
-    assert moved.cadence_json == '{"at":"2026-11-27T10:00:00.000000+00:00","type":"once"}'
+    assert moved.cadence_json == '{"at":"2037-11-27T10:00:00.000000+00:00","type":"once"}'
     assert panel.calendar.undo_button.isEnabled()
     panel.undo()
     settle(qloop, ctx)
     back = qloop.run_until_complete(ctx.store.schedules.get(once.schedule_id))
-    assert back.cadence_json == '{"at":"2026-11-25T10:00:00.000000+00:00","type":"once"}'
+    assert back.cadence_json == '{"at":"2037-11-25T10:00:00.000000+00:00","type":"once"}'
     panel.select(once.schedule_id)
     panel.delete()
     settle(qloop, ctx)
     assert dialogs.confirms[-1] == (
-        "Delete the schedule “dentist” (once on 2026-11-25 10:00 UTC)? Its 0 runs of history go with it."
+        "Delete the schedule “dentist” (once on 2037-11-25 10:00 UTC)? Its 0 runs of history go with it."
     )
     assert qloop.run_until_complete(ctx.store.schedules.search(name_contains="dentist")) == []
 
