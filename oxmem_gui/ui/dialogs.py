@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from PySide6.QtGui import QFontDatabase
+from PySide6.QtGui import QColor, QFontDatabase, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -24,13 +24,16 @@ from PySide6.QtWidgets import (
 from ..core.api import Backup, FileDiff
 from .backups_dialog import BackupsDialog
 from .compare_dialog import CompareDialog
+from .differences import differences
 from .remote_dialog import RemoteAnswer, RemoteDialog
 from .table_dialog import TableDialog
 
 
 class ConflictDialog(QDialog):
-    """Theirs (what is in the file now) beside mine (the edit that was not saved), and one button per way out.
-    Nothing has been written when it shows; the caller acts on :attr:`choice` (``"cancel"`` when closed)."""
+    """Theirs (what is in the file now) beside mine (the edit that was not saved), what differs highlighted in
+    each, and one button per way out. Nothing has been written when it shows; the caller acts on :attr:`choice`.
+    The default — Enter anywhere, Escape, closing — is "Back to Editing" (``"cancel"``): nothing is written and
+    no text is lost; each other way out takes a deliberate click or its underlined key."""
 
     def __init__(
         self, title: str, message: str, theirs: str, mine: str, choices: Sequence[tuple[str, str]], parent: QWidget
@@ -39,26 +42,51 @@ class ConflictDialog(QDialog):
         self.setWindowTitle(title)
         self.choice = "cancel"
         layout = QGridLayout(self)
-        intro = QLabel(f"{message}\n\nNothing has been written yet. Choose what to keep:")
+        intro = QLabel(f"{message}\n\nNothing has been written yet. What differs is highlighted. Choose what to keep:")
         intro.setWordWrap(True)
         layout.addWidget(intro, 0, 0, 1, 2)
+        spans = differences(theirs, mine)
+        self.views: list[QPlainTextEdit] = []
         for column, (heading, text) in enumerate((("Theirs — in the file now", theirs), ("Mine — not saved", mine))):
             layout.addWidget(QLabel(f"<b>{heading}</b>"), 1, column)
             view = QPlainTextEdit(text)
             view.setReadOnly(True)
             view.setMinimumSize(300, 160)
+            view.setTabChangesFocus(True)
+            highlight(view, spans[column])
             layout.addWidget(view, 2, column)
+            self.views.append(view)
         buttons = QDialogButtonBox()
+        self.buttons: dict[str, QPushButton] = {}
         for key, label in choices:
             button = QPushButton(label)
+            button.setAutoDefault(False)  # Enter never writes: only the safe way out is the default
             button.clicked.connect(lambda _=False, k=key: self._choose(k))
             buttons.addButton(button, QDialogButtonBox.ButtonRole.ActionRole)
-        buttons.addButton(QDialogButtonBox.StandardButton.Cancel).clicked.connect(self.reject)
+            self.buttons[key] = button
+        back = buttons.addButton("&Back to Editing", QDialogButtonBox.ButtonRole.RejectRole)
+        back.setToolTip("Nothing is written; your text stays in the editor")
+        back.setDefault(True)
+        back.clicked.connect(self.reject)
+        self.buttons["cancel"] = back
         layout.addWidget(buttons, 3, 0, 1, 2)
+        back.setFocus()
 
     def _choose(self, key: str) -> None:
         self.choice = key
         self.accept()
+
+
+def highlight(view: QPlainTextEdit, spans: list[tuple[int, int]]) -> None:
+    """Mark ``spans`` (character ranges) of the view's text with a background that reads on any palette."""
+    marked = QTextCharFormat()
+    marked.setBackground(QColor("#FFE08A"))
+    marked.setForeground(QColor("#000000"))
+    cursor = QTextCursor(view.document())
+    for start, end in spans:
+        cursor.setPosition(start)
+        cursor.setPosition(end, QTextCursor.MoveMode.KeepAnchor)
+        cursor.mergeCharFormat(marked)
 
 
 class Dialogs:

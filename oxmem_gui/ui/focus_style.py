@@ -1,12 +1,22 @@
 """The application's style with one addition: a list or table with the keyboard focus is framed in the highlight
-colour. Focused and unfocused views looked the same, so a keyboard user could not tell where the arrow keys
-would go. A proxy of the platform's style rather than a style sheet: a style sheet changes how the views size
-their scroll bars, and panels that fit 1024 px stopped fitting."""
+colour, and so is a read-only text view (no caret shows where its focus is). Focused and unfocused views looked
+the same, so a keyboard user could not tell where the arrow keys would go. A proxy of the platform's style rather
+than a style sheet: a style sheet changes how the views size their scroll bars, and panels that fit 1024 px
+stopped fitting."""
 
 from __future__ import annotations
 
 from PySide6.QtGui import QPainter, QPalette, QPen
-from PySide6.QtWidgets import QAbstractItemView, QApplication, QProxyStyle, QStyle, QStyleOption, QWidget
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QApplication,
+    QPlainTextEdit,
+    QProxyStyle,
+    QStyle,
+    QStyleOption,
+    QTextEdit,
+    QWidget,
+)
 
 #: the frame's width in pixels, drawn over the view's own frame
 FOCUS_WIDTH = 2
@@ -24,7 +34,9 @@ class FocusFrameStyle(QProxyStyle):
         self, element: QStyle.ControlElement, option: QStyleOption, painter: QPainter, widget: QWidget | None = None
     ) -> None:
         super().drawControl(element, option, painter, widget)
-        framed = isinstance(widget, QAbstractItemView) and widget.hasFocus()  # a list or table with the focus
+        # a list or table with the focus, or a read-only text (an editable one shows its caret)
+        read_only_text = isinstance(widget, (QTextEdit, QPlainTextEdit)) and widget.isReadOnly()
+        framed = (isinstance(widget, QAbstractItemView) or read_only_text) and widget.hasFocus()
         if element == QStyle.ControlElement.CE_ShapedFrame and framed:
             painter.save()
             painter.setPen(QPen(option.palette.color(QPalette.ColorRole.Highlight), FOCUS_WIDTH))

@@ -185,6 +185,7 @@ class MainWindow(FileOperations, QMainWindow):
         self._action(edit, "&New Note", self.new_note, QKeySequence.StandardKey.New)
         self._action(edit, "&Save Note", self.notes.save, QKeySequence.StandardKey.Save)
         self._action(edit, "&Undo Last Note Edit", self.notes.undo, "Ctrl+Alt+Z")
+        self._action(edit, "&History…", self.undo_history, "Ctrl+Alt+H")
         self._action(edit, "&Delete…", self.delete, "Ctrl+Delete")
         edit.addSeparator()
         self._action(edit, "Embeddings End&point…", self.embeddings_endpoint)
@@ -301,6 +302,18 @@ class MainWindow(FileOperations, QMainWindow):
     def new_note(self) -> None:
         self.show_panel("notes")
         self.notes.new_note()
+
+    def undo_history(self) -> None:
+        """Edit ▸ History: the note edits Undo can put back in this file, newest first; a button undoes the
+        newest (Ctrl+Alt+Z, as often as there are steps)."""
+        records = self.notes.state.history.records
+        name = self.ctx.store.path.name if self.ctx.store is not None else "No file"
+        count = f"{len(records)} edit{'s' if len(records) != 1 else ''} to undo, newest first" if records else ""
+        heading = f"{name}: {count or 'nothing to undo'} (each file keeps its own, while oxmem runs)"
+        rows = [(str(step), r.description, r.puts_back()) for step, r in reversed(list(enumerate(records, 1)))]
+        action = "Undo the Newest" if records and self.ctx.edit_refusal("notes") is None else None
+        if self.dialogs.table("Undo history", heading, ("Step", "Undoes", "Puts back"), rows, action):
+            self.notes.undo()
 
     def delete(self) -> None:
         if self.stack.currentWidget() is self.notes:

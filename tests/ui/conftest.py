@@ -29,6 +29,7 @@ class FakeDialogs:
         self.confirms: list[str] = []
         self.confirm_answer = True
         self.unsaved_answers: list[str] = []
+        self.unsaved_asked: list[str] = []
         self.texts: list[str | None] = []
         self.files: list = []
         self.folders: list[str] = []  # where each open dialog started
@@ -66,6 +67,7 @@ class FakeDialogs:
         return self.confirm_answer
 
     def unsaved(self, what: str) -> str:
+        self.unsaved_asked.append(what)
         return self.unsaved_answers.pop(0) if self.unsaved_answers else "discard"
 
     def conflict(self, title: str, message: str, theirs: str, mine: str, choices) -> str:

@@ -94,3 +94,12 @@ def test_the_frame_is_drawn_focus_width_pixels_thick_inside_the_frames_rectangle
     column = [image.pixelColor(20, y) for y in range(FOCUS_WIDTH + 1)]
     assert column[:FOCUS_WIDTH] == [MAGENTA] * FOCUS_WIDTH and column[FOCUS_WIDTH] != MAGENTA
     assert [image.pixelColor(x, 15) for x in (0, 39)] == [MAGENTA, MAGENTA]
+
+
+def test_a_read_only_text_with_the_focus_is_framed_as_it_shows_no_caret(views):
+    _, editor, line = views
+    editor.setReadOnly(True)
+    focus(editor)
+    assert edges(editor) == [MAGENTA] * 4
+    focus(line)
+    assert MAGENTA not in edges(editor)

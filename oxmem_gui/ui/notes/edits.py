@@ -16,7 +16,7 @@ from ...core.api import ConflictError, Note, normalize_tags, notes_json, notes_m
 from ..context import StoreContext
 from ..dialogs import Dialogs
 from ..widgets import plural
-from .state import NoteFilters, NotesState, UndoRecord
+from .state import NoteFilters, NotesState, SaveInFlight, UndoRecord
 
 if TYPE_CHECKING:
     from .model import NotesModel
@@ -67,6 +67,8 @@ class NoteEdits:
         self._update_buttons()
 
     def save(self) -> None:
+        """Save what the editor holds. One save is written at a time: Save asked while one is on its way is
+        done when it ends, and the editor stays editable throughout (what is typed meanwhile is kept)."""
         if not self.dirty():
             return
         store, user, loaded = self.ctx.writable("notes"), self.state.user, self.state.current
@@ -74,40 +76,91 @@ class NoteEdits:
             if not user:
                 self.dialogs.error("Choose or type a user first.")
             return
+        if self.state.saving is not None:
+            self.state.saving.then.append(self.save)
+            return
         self.editor.tags.commit()  # a tag still being typed is saved too
         content, tags = self.editor.content.toPlainText(), self.editor.tags.tags()
         if not content.strip():
             self.dialogs.error("A note needs some content.")
             return
+        self.state.saving = SaveInFlight(content, tags, self.state.shown)
         if self.state.is_new or loaded is None:
             self._save_new(user, content, tags)
         else:
             self._update(user, loaded, content, tags)
+        self._update_buttons()
+
+    def _saved(self, note: Note, record: UndoRecord | None) -> None:
+        """A save ended with ``note`` in the file. If the editor still shows what was saved, it shows the note
+        as saved — keeping anything typed meanwhile, which is then saved over the new version (never taken for
+        another program's change); if the user went on to another note, the editor is left alone."""
+        flight, self.state.saving = self.state.saving, None
+        if record is not None:
+            self.state.history.push(record)
+        if flight is None or flight.shown == self.state.shown:
+            typed_on = self.dirty_over(flight)
+            self.state.current, self.state.is_new, self.state.changed_elsewhere = note, False, False
+            self.state.unlisted = ""
+            if typed_on:
+                self.editor.show_facts(note)
+            else:
+                self.editor.show_note(note)
+            self.reload(select=note.note_id)
+        else:
+            self.reload()
+        self._update_buttons()
+        for then in flight.then if flight is not None else []:
+            then()
+
+    def dirty_over(self, flight: SaveInFlight | None) -> bool:
+        """Whether the editor holds something other than what ``flight`` wrote."""
+        if flight is None:
+            return False
+        editor = self.editor
+        return (
+            editor.content.toPlainText() != flight.content
+            or editor.tags.tags() != flight.tags
+            or bool(editor.tags.pending())
+        )
+
+    def _save_failed(self, exc: Exception) -> bool:
+        self.state.saving = None  # what was asked meanwhile is not done: the user sees why, and asks again
+        self._update_buttons()
+        return False
 
     def _save_new(self, user: str, content: str, tags: list[str]) -> None:
         store = self.ctx.require()
 
         def saved(note: Note) -> None:
-            self.state.undo_record = UndoRecord("create note", created=[note], user=user)
-            self._show_note(note)
-            self.reload(select=note.note_id)
+            self._saved(note, UndoRecord("create note", created=[note], user=user))
 
-        self.ctx.run(lambda: store.save_note(user, content, tags), label="Saving note", on_done=saved, changes="notes")
+        self.ctx.run(
+            lambda: store.save_note(user, content, tags),
+            label="Saving note",
+            on_done=saved,
+            on_error=self._save_failed,
+            changes="notes",
+        )
 
     def _update(self, user: str, loaded: Note, content: str, tags: list[str]) -> None:
         """Save over ``loaded`` — the note as this window last read it. If another program changed it since,
-        nothing is written and the conflict dialog asks what to keep."""
+        nothing is written and the conflict dialog asks what to keep — unless the file already holds exactly
+        this text and these tags (this window's own earlier save, or the same change made elsewhere)."""
         store = self.ctx.require()
 
         def saved(note: Note) -> None:
-            self.state.undo_record = UndoRecord("edit note", before=[loaded], after=[note], user=user)
-            self._show_note(note)
-            self.reload(select=note.note_id)
+            self._saved(note, UndoRecord("edit note", before=[loaded], after=[note], user=user))
 
         def failed(exc: Exception) -> bool:
             if not isinstance(exc, ConflictError):
-                return False
-            self._resolve(user, loaded, content, tags, exc)
+                return self._save_failed(exc)
+            theirs: Note | None = exc.current
+            if theirs is not None and theirs.content == content and theirs.tags == normalize_tags(tags):
+                self._saved(theirs, None)
+                return True
+            flight, self.state.saving = self.state.saving, None
+            self._resolve(user, loaded, content, tags, exc, flight)
             return True
 
         self.ctx.run(
@@ -118,9 +171,17 @@ class NoteEdits:
             changes="notes",
         )
 
-    def _resolve(self, user: str, loaded: Note, content: str, tags: list[str], exc: ConflictError) -> None:
+    def _resolve(
+        self,
+        user: str,
+        loaded: Note,
+        content: str,
+        tags: list[str],
+        exc: ConflictError,
+        flight: SaveInFlight | None,
+    ) -> None:
         """Theirs vs mine: keep mine (theirs goes to Undo), keep theirs (my edit is dropped), keep both (mine
-        becomes a new note), or cancel (back to editing, nothing written)."""
+        becomes a new note), or back to editing with nothing written (the default: Enter or Escape)."""
         theirs: Note | None = exc.current
         mine = Note(loaded.note_id, user, content, normalize_tags(tags), loaded.created_at, None, 0)
         choices = [
@@ -131,6 +192,8 @@ class NoteEdits:
         choice = self.dialogs.conflict(
             "Note changed by another program", str(exc), note_text(theirs), note_text(mine), choices
         )
+        if choice in ("mine", "both"):
+            self.state.saving = SaveInFlight(content, tags, flight.shown if flight else self.state.shown)
         if choice == "mine" and theirs is not None:
             self._update(user, theirs, content, tags)
         elif choice == "mine":
@@ -149,15 +212,17 @@ class NoteEdits:
         store = self.ctx.require()
 
         def saved(notes: list[Note]) -> None:
-            self.state.undo_record = UndoRecord("save deleted note again", created=notes, user=user)
-            self._show_note(notes[0])
-            self.reload(select=notes[0].note_id)
+            self._saved(notes[0], UndoRecord("save deleted note again", created=notes, user=user))
+
+        def failed(exc: Exception) -> bool:
+            self._save_failed(exc)
+            return self._changed_meanwhile(exc)
 
         self.ctx.run(
             lambda: store.restore_notes([replace(mine, updated_at=utc_now_text())], expected={mine.note_id: None}),
             label="Saving note",
             on_done=saved,
-            on_error=self._changed_meanwhile,
+            on_error=failed,
             changes="notes",
         )
 
@@ -197,7 +262,7 @@ class NoteEdits:
             return
 
         def deleted(_: int) -> None:
-            self.state.undo_record = UndoRecord(f"delete {plural(len(notes), 'note')}", before=list(notes), user=user)
+            self.state.history.push(UndoRecord(f"delete {plural(len(notes), 'note')}", before=list(notes), user=user))
             self._show_note(None)
             self.reload()
 
@@ -238,9 +303,10 @@ class NoteEdits:
             return
 
         def done(changed: list[Note]) -> None:
-            self.state.undo_record = UndoRecord(
+            record = UndoRecord(
                 f"{verb.lower()} tags on {plural(len(touched), 'note')}", before=touched, user=user, after=changed
             )
+            self.state.history.push(record)
             self.reload()
 
         self.ctx.run(
@@ -252,6 +318,9 @@ class NoteEdits:
         )
 
     def undo(self) -> None:
+        if self.state.saving is not None:  # it undoes that save, once written
+            self.state.saving.then.append(self.undo)
+            return
         record = self.state.undo_record
         if record is None:
             return
@@ -259,21 +328,23 @@ class NoteEdits:
         if store is None:
             return
 
-        async def put_back() -> None:
+        async def put_back() -> list[Note]:
             if record.created:
                 await store.delete_notes(record.user, [n.note_id for n in record.created], expected=record.created)
             if record.before:
-                await store.restore_notes(record.before, expected=record.expected())
+                return await store.restore_notes(record.before, expected=record.expected())
+            return []
 
-        def done(_: Any) -> None:
-            self.state.undo_record = None
+        def done(restored: list[Note]) -> None:
+            self.state.history.drop(record)
+            self.state.history.rebase(restored)
             keep = record.before[0].note_id if record.before else None
             self._show_note(None)
             self.reload(select=keep)
 
         def failed(exc: Exception) -> bool:
             if isinstance(exc, ConflictError):
-                self.state.undo_record = None
+                self.state.history.drop(record)
             return self._changed_meanwhile(exc)
 
         self.ctx.run(put_back, label=f"Undoing {record.description}", on_done=done, on_error=failed, changes="notes")
@@ -306,7 +377,7 @@ class NoteEdits:
             return
 
         def done(moved: Note) -> None:
-            self.state.undo_record = UndoRecord(f"the {noun}'s scope or TTL", before=[note], user=user, after=[moved])
+            self.state.history.push(UndoRecord(f"the {noun}'s scope or TTL", before=[note], user=user, after=[moved]))
             self._show_note(moved if moved.user == self.state.user else None)
             self._load_users()
 
@@ -355,8 +426,8 @@ class NoteEdits:
             return
 
         def done(gone: list[Note]) -> None:
-            self.state.undo_record = UndoRecord(
-                f"the clean-up of {count}", before=list(gone), user=self.state.user or ""
+            self.state.history.push(
+                UndoRecord(f"the clean-up of {count}", before=list(gone), user=self.state.user or "")
             )
             self._show_note(None)
             self.reload()

@@ -82,7 +82,11 @@ class NotesPanel(NoteEdits, QWidget):
     # -- state --------------------------------------------------------------------------------------
 
     def dirty(self) -> bool:
-        """Whether the editor holds something not saved (a tag still being typed counts)."""
+        """Whether the editor holds something not saved (a tag still being typed counts); while a save started
+        from this note is on its way, compared with what it writes."""
+        saving = self.state.saving
+        if saving is not None and saving.shown == self.state.shown:
+            return self.dirty_over(saving)
         return self.editor.differs_from(self.state.current, self.state.is_new)
 
     def refusal(self) -> str | None:
@@ -215,7 +219,7 @@ class NotesPanel(NoteEdits, QWidget):
         self.list_pane.eviction_button.setVisible(caps.has_eviction)
         self.list_pane.place_button.setVisible(bool(caps.note_fields))
         if not self.ctx.reopened:
-            self.state.undo_record = None
+            self.state.file_opened(str(store.path))
             self.model.marks.forget()
             for field_ in (self.list_pane.filter, self.list_pane.tag_filter, self.list_pane.tag_mode):
                 field_.blockSignals(True)

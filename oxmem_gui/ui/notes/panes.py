@@ -211,6 +211,10 @@ class NoteEditor(QWidget):
         self.content.setPlainText(note.content if note else "")
         self.content.blockSignals(False)
         self.tags.set_tags(note.tags if note else [])
+        self.show_facts(note)
+
+    def show_facts(self, note: Note | None) -> None:
+        """The note's dates and details, leaving its text and tags as they are (being edited, say)."""
         if note:
             ago = age(note.updated_at, self.now())[0]
             when = "ahead of this computer's clock" if ago == "ahead" else f"{ago} ago"

@@ -8,6 +8,7 @@ when it arrives (``generation``): the panel never shows a list that no longer ma
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ...core.api import BROWSE_PAGE as PAGE
@@ -26,11 +27,64 @@ class UndoRecord:
     user: str = ""
     after: list[Note] = field(default_factory=list)
 
+    def puts_back(self) -> str:
+        """What undoing it leaves, in a line: the first note's text as it was (``… and 2 more``), or which note
+        it removes again."""
+        notes, verb = (self.before, "") if self.before else (self.created, "removes ")
+        if not notes:
+            return ""
+        first = (notes[0].content.strip().splitlines() or [""])[0][:80]
+        more = f" and {len(notes) - 1:,} more" if len(notes) > 1 else ""
+        return f"{verb}{first}{more}"
+
     def expected(self) -> dict[str, Note | None]:
         """What each note the undo touches must hold now: what the edit left (None: it deleted the note)."""
         left: dict[str, Note | None] = {n.note_id: None for n in self.before}
         left.update({n.note_id: n for n in self.after})
         return left
+
+
+class UndoHistory:
+    """The edits Undo can put back, newest last, for one file: many steps (at most :data:`LIMIT`, the oldest
+    dropped first), each undone in turn, newest first."""
+
+    LIMIT = 100
+
+    def __init__(self) -> None:
+        self.records: list[UndoRecord] = []
+
+    def push(self, record: UndoRecord) -> None:
+        self.records.append(record)
+        del self.records[: -self.LIMIT]
+
+    def last(self) -> UndoRecord | None:
+        return self.records[-1] if self.records else None
+
+    def rebase(self, restored: list[Note]) -> None:
+        """An undo wrote ``restored`` back: the older steps that left those notes now expect them as written
+        (a file may give a note put back a new row or date; the next Undo would take that for another program's
+        change)."""
+        by_id = {n.note_id: n for n in restored}
+        for record in self.records:
+            record.after = [by_id.get(n.note_id, n) for n in record.after]
+            record.created = [by_id.get(n.note_id, n) for n in record.created]
+
+    def drop(self, record: UndoRecord) -> None:
+        """``record`` was undone, or cannot be any more (another program changed its notes)."""
+        if record in self.records:
+            self.records.remove(record)
+
+
+@dataclass
+class SaveInFlight:
+    """A save on its way to the file: what it writes, and which showing of the editor it was started from (the
+    user may type on, or start another note, before it ends)."""
+
+    content: str
+    tags: list[str]
+    shown: int
+    #: what was asked meanwhile (Save again, Undo), done in order once this save has ended
+    then: list[Callable[[], None]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -66,15 +120,31 @@ class NotesState:
     changed_elsewhere: bool = False
     #: why the note being edited (with unsaved changes) is not in the list; empty while it is listed
     unlisted: str = ""
-    undo_record: UndoRecord | None = None
+    #: what Undo puts back in this file, newest last (each file opened keeps its own: :attr:`histories`)
+    history: UndoHistory = field(default_factory=UndoHistory)
+    histories: dict[str, UndoHistory] = field(default_factory=dict)
+    #: the save being written, None: none
+    saving: SaveInFlight | None = None
+    #: bumped each time the editor is given a note (or a new one) to show
+    shown: int = 0
     #: what saving leaves the agent without in this file (``ZekeReader.vector_notice``), None: nothing
     vector_notice: str | None = None
     #: bumped by every new list, so a page asked for before it is dropped
     generation: int = 0
 
+    @property
+    def undo_record(self) -> UndoRecord | None:
+        """What the next Undo puts back."""
+        return self.history.last()
+
+    def file_opened(self, path: str) -> None:
+        """Another file is shown: its own Undo history (kept while the inspector runs) comes back."""
+        self.history = self.histories.setdefault(path, UndoHistory())
+
     def show(self, note: Note | None) -> None:
         """``note`` goes into the editor as loaded (None: an empty editor)."""
         self.current, self.is_new, self.changed_elsewhere, self.unlisted = note, False, False, ""
+        self.shown += 1
 
     def kept(self) -> str | None:
         """The id of the saved note in the editor: the one a new list keeps selected."""

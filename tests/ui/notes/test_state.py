@@ -124,7 +124,7 @@ def test_undo_records_say_what_they_undo_and_what_each_note_must_hold():
     assert record.expected() == {"n1": THEIRS, "n2": None}
     state = NotesState()
     assert state.undo_tip() == "Nothing to undo"
-    state.undo_record = record
+    state.history.push(record)
     assert state.undo_tip() == "Undo: delete 2 notes"
 
 
