@@ -233,6 +233,11 @@ class NotesEditor(Protocol):
     """Changing notes the way the file's agent does. ``expected`` is the note as it was loaded: a change by another
     program since then is :class:`ConflictError` carrying the current row, and nothing is written."""
 
+    def edit_effects(self, note: Note | None, /) -> list[str]:
+        """What saving ``note`` (None: a new one) changes that the agent will see beyond its text and tags, each a
+        clause in words (``"saving clears its last use, …"``), said before saving; reads nothing."""
+        ...
+
     async def save_note(self, user: str, content: str, tags: Sequence[str] = ()) -> Note: ...
 
     async def update_note(

@@ -592,6 +592,10 @@ class MemoryStore(sql_console.SqlConsole):
         finally:
             self._caches.touched(notes.notes_session(user))
 
+    def edit_effects(self, note: notes.Note | None, /) -> list[str]:
+        """oxmem's own notes: an edit changes nothing but the note (it is re-embedded as it is saved)."""
+        return []
+
     async def restore_notes(
         self, items: Sequence[notes.Note], *, expected: Mapping[str, notes.Note | None] | None = None
     ) -> list[notes.Note]:

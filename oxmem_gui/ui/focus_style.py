@@ -36,7 +36,7 @@ class FocusFrameStyle(QProxyStyle):
         super().drawControl(element, option, painter, widget)
         # a list or table with the focus, or a read-only text (an editable one shows its caret)
         read_only_text = isinstance(widget, (QTextEdit, QPlainTextEdit)) and widget.isReadOnly()
-        framed = (isinstance(widget, QAbstractItemView) or read_only_text) and widget.hasFocus()
+        framed = (isinstance(widget, QAbstractItemView) or read_only_text) and widget is not None and widget.hasFocus()
         if element == QStyle.ControlElement.CE_ShapedFrame and framed:
             painter.save()
             painter.setPen(QPen(option.palette.color(QPalette.ColorRole.Highlight), FOCUS_WIDTH))

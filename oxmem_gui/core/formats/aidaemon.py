@@ -68,6 +68,7 @@ from .aidaemon_times import session_spans, session_table, upper_at, upper_from_i
 from .base import Capabilities, ForeignReader, Retriever, ranking
 from .detect import LABELS
 from .info import EmbeddingInfo, real_dimensions
+from .omega_facts import FACT_RULES
 from .times import shown_time
 
 T = TypeVar("T")
@@ -135,6 +136,7 @@ class AidaemonReader(ForeignReader):
             group_label="Category",
             refusals=self.refusals(),
             note_tags=False,
+            note_rules=FACT_RULES,
             fixed_groups={self._episodes: EPISODES_REFUSAL.removesuffix("; nothing was changed") + "."}
             if self._episodes
             else {},

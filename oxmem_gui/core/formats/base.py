@@ -123,6 +123,9 @@ class Capabilities:
     note_tags: bool = True
     #: tags are compared as written (Agno's topics): the editor keeps their case
     tags_keep_case: bool = False
+    #: how one of the format's notes must be written, said where it is typed (Omega's ``key: value``), None: as
+    #: the user likes
+    note_rules: str | None = None
     #: what else an edit of one of the format's notes may change: ``"scope"`` (move it to another group),
     #: ``"ttl"`` (its time to live in seconds) — ``update_note(…, scope=…, ttl_seconds=…)``
     note_fields: tuple[str, ...] = ()
@@ -260,6 +263,11 @@ class ForeignReader(sql_console.SqlConsole):
     async def migrate(self) -> MigrationReport:
         """``oxmem init``: another agent's schema is left as it is; nothing is written."""
         return self.migration_report
+
+    def edit_effects(self, note: Note | None, /) -> list[str]:
+        """What saving ``note`` (None: a new one) changes that the agent will see, beyond its text and tags — said
+        before saving; reads nothing. None here: the format's edits change nothing else."""
+        return []
 
     @property
     def open_notice(self) -> str | None:

@@ -618,6 +618,7 @@ class LangGraphStoreReader(ForeignReader):
             note_noun="item",
             group_label="Namespace",
             note_tags=False,
+            note_rules="an item's value is one JSON object, e.g. {\"text\": \"…\"}",
             refusals=self.refusals(),
         )
 

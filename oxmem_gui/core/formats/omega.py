@@ -150,6 +150,7 @@ class OmegaReader(ForeignReader):
             refusals=self.refusals(),
             note_tags=False,
             session_lifecycle=True,
+            note_rules=omega_facts.FACT_RULES,
             schedule_refusals={
                 "new": omega_tasks.NOT_CREATED,
                 "delete": omega_tasks.NEVER_DELETED,

@@ -118,6 +118,10 @@ def get_fact(conn: apsw.Connection, group: str, fact_id: str) -> Note:
     return found
 
 
+#: how a fact is written, said where one is typed
+FACT_RULES = "a fact is written “key: value” (e.g. “home city: Berlin”): the key before the first colon"
+
+
 def parse_fact(content: Any, tags: Sequence[str] = (), agent: str = "Omega") -> tuple[str, str]:
     """``"key: value"`` → ``(key, value)``; anything else (and any tag) is :class:`InvalidInputError`."""
     if tags:

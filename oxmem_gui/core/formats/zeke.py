@@ -385,6 +385,17 @@ class ZekeReader(ForeignReader):
         )]  # fmt: skip
         return guess_model(sizes[0] // 4) if sizes else None
 
+    def edit_effects(self, note: Note | None, /) -> list[str]:
+        """Saving a memory clears its last use (ZEKE's upsert sets ``last_accessed_at`` to None): its LRU age is
+        then counted from its creation, so the clean-up reaches it sooner — said when it had one."""
+        accessed = note.details.get("last_accessed_at") if note is not None and note.details else None
+        if not accessed:
+            return []
+        return [
+            "saving clears when it was last used, as ZEKE's own upsert does: ZEKE's clean-up then counts its age "
+            "from its creation, so it goes sooner, and the list shows it as updated then"
+        ]
+
     async def vector_notice(self) -> str | None:
         """What an edit will leave the agent's vector search without, said before saving: None when an edit
         re-embeds the memory as ZEKE would (or the file keeps no vectors)."""

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import datetime
 
-from PySide6.QtCore import QItemSelectionModel, QModelIndex
+from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt
 from PySide6.QtWidgets import QPushButton, QWidget
 
 from ...core.api import BROWSE_PAGE as PAGE
@@ -67,7 +67,8 @@ class NotesPanel(NoteEdits, QWidget):
         self.editor.delete_button.clicked.connect(self.delete)
         self.editor.undo_button.clicked.connect(self.undo)
 
-        self.splitter = fill_with_panes(self, self.list_pane, self.editor, (560, 420))
+        # the editor under the list: the notes' text has the window's width (over half of it at 1024 px)
+        self.splitter = fill_with_panes(self, self.list_pane, self.editor, (250, 318), Qt.Orientation.Vertical)
         self.splitter.setChildrenCollapsible(False)
 
         ctx.opened.connect(self._store_opened)
@@ -135,7 +136,7 @@ class NotesPanel(NoteEdits, QWidget):
         store = self.ctx.store
         self.editor.tags.keep_case = store is not None and store.capabilities.tags_keep_case
         self.editor.set_read_only(refusal)
-        self.editor.set_hint(self.state.vector_notice if refusal is None else None)
+        self._show_hints()
         no_tags = self.no_tags()
         if no_tags is not None:
             self.editor.tags.set_read_only(refusal or no_tags)
@@ -205,7 +206,19 @@ class NotesPanel(NoteEdits, QWidget):
     def _show_note(self, note: Note | None) -> None:
         self.state.show(note)
         self.editor.show_note(note)
+        self._show_hints()
         self._update_buttons()
+
+    def _show_hints(self) -> None:
+        """While notes can be edited: the format's rules for writing one, and what saving the note shown will
+        change that the agent sees — said before saving, not after."""
+        store = self.ctx.store
+        if store is None or self.refusal() is not None:
+            self.editor.set_hint([])
+            return
+        note = None if self.state.is_new else self.state.current
+        said = [store.capabilities.note_rules, self.state.vector_notice, *store.edit_effects(note)]
+        self.editor.set_hint([s for s in said if s])
 
     # -- loading ------------------------------------------------------------------------------------
 
@@ -314,6 +327,7 @@ class NotesPanel(NoteEdits, QWidget):
             selection.blockSignals(False)
             if redraw:
                 self.editor.show_note(self.state.current)
+                self._show_hints()
             view.verticalScrollBar().setValue(scroll)
             self._update_buttons()
 

@@ -200,10 +200,11 @@ class NoteEditor(QWidget):
         self.content.setPlaceholderText("" if refusal else "What should the agent remember?")
         self.tags.set_read_only(refusal)
 
-    def set_hint(self, text: str | None) -> None:
-        """What saving will leave the agent without (a ZEKE memory with no vector), shown under the text."""
-        self.hint.setText(text[:1].upper() + text[1:] + "." if text else "")
-        self.hint.setVisible(bool(text))
+    def set_hint(self, said: list[str]) -> None:
+        """Under the text, before saving: how the format's notes are written, and what saving this one changes
+        that the agent will see (a memory saved with no vector, its last use cleared), each a sentence."""
+        self.hint.setText(" ".join(s[:1].upper() + s[1:] + "." for s in said))
+        self.hint.setVisible(bool(said))
 
     def show_note(self, note: Note | None) -> None:
         """The note's text, tags, dates and details (nothing for None); no change signal is sent for the text."""
