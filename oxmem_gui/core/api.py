@@ -49,6 +49,7 @@ from .formats.info import DatabaseInfo, info_lines
 from .formats.langgraph_checkpoints import CheckpointInfo
 from .formats.table_browser import MAX_PAGE as TABLE_MAX_PAGE
 from .formats.table_browser import TableInfo, TablePage, shown_value
+from .known_places import Found, find_known
 from .memory import (
     NATIVE_FORMATS,
     choose_ranking,
@@ -179,6 +180,8 @@ __all__ = [
     "extract_text",
     "FileDiff",
     "fill_demo",
+    "find_known",
+    "Found",
     "format_in_timezone",
     "FTS_MODES",
     "fts_terms",

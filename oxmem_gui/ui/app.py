@@ -13,7 +13,7 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QApplication
 
-from ..core.api import KEY_ENV, TOKEN_ENV, MemoryStore, OxmemError, default_db_path, token_from
+from ..core.api import KEY_ENV, TOKEN_ENV, OxmemError, default_db_path, token_from
 from ..logs import setup_logging
 from .context import StoreContext
 from .crash import CrashReporter
@@ -31,7 +31,9 @@ def window_size(text: str) -> tuple[int, int]:
 
 def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="oxmem-gui", description="Inspect and fix an AI agent's memory store.")
-    parser.add_argument("db", nargs="?", help="store file (default: $OXMEM_DB or the user data folder's memory.db)")
+    parser.add_argument(
+        "db", nargs="?", help="store file (default: $OXMEM_DB; with neither, a start page to choose one from)"
+    )
     parser.add_argument("--demo", action="store_true", help="open a fresh demo store (editing enabled)")
     parser.add_argument(
         "--remote", metavar="URL", help="open an agent's memory on a libSQL / Turso server as a read-only snapshot"
@@ -54,46 +56,57 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
-async def open_initial(args: argparse.Namespace, ctx: StoreContext) -> None:
-    """The store of the command line: a fresh demo (read-write, nothing to protect), a given file (read-only),
-    or the default store (created if missing, then read-only like any other)."""
+async def open_initial(args: argparse.Namespace, ctx: StoreContext) -> bool:
+    """The store of the command line: a fresh demo (read-write, nothing to protect), a remote memory's snapshot,
+    or a given file — ``db``, else ``$OXMEM_DB`` — read-only. Nothing named: nothing is opened, and no file is
+    created (the start page offers the ways in); returns whether a store was opened. A file named that does not
+    exist is not created either: opening it fails (:class:`OxmemError`)."""
     if args.demo:
         await ctx.open_demo(args.embedding)
-        return
+        return True
     if args.remote is not None:
         await ctx.open_remote(args.remote, token_from(args.auth_token_env), embedding=args.embedding)
-        return
-    path = Path(args.db).expanduser() if args.db else default_db_path()
-    if not args.db and not path.exists():
-        await (await MemoryStore.open(path, embedding="deterministic")).aclose()
+        return True
+    if args.db:
+        path = Path(args.db).expanduser()
+    elif os.environ.get("OXMEM_DB"):
+        path = default_db_path()
+    else:
+        return False
     await ctx.open(path, read_only=True, embedding=args.embedding, key=os.environ.get(KEY_ENV) or None)
+    return True
 
 
 async def start(args: argparse.Namespace, ctx: StoreContext, window: MainWindow) -> bool:
-    """Open the command line's store; when that fails, the window says why and offers other ways in (a file, a
-    recent one, a demo store) instead of showing empty panels. Returns whether a store is open."""
+    """Open the command line's store; with none named, or when it fails (saying why), the window shows the start
+    page with the other ways in (a file, the demo, a new store, the agents' files found on this machine, a recent
+    one) instead of empty panels. Returns whether a store is open."""
     try:
-        await open_initial(args, ctx)
+        opened = await open_initial(args, ctx)
     except OxmemError as exc:
         window.show_start(str(exc))
         return False
-    return True
+    if not opened:
+        window.show_start()
+    return opened
 
 
 async def run_window(args: argparse.Namespace, ctx: StoreContext, window: MainWindow) -> int:
     if args.screenshot:
         try:
-            await open_initial(args, ctx)
+            opened = await open_initial(args, ctx)
         except OxmemError as exc:
             print(f"oxmem-gui: error: {exc}", file=sys.stderr)
             return 2
+        if not opened:
+            window.show_start()  # nothing named: the picture is of the start page
     else:
-        await start(args, ctx, window)
+        opened = await start(args, ctx, window)
     if args.panel:
         window.show_panel(args.panel)
     if args.calendar:
         window.schedules.show_view(("month", "week", "agenda").index(args.calendar))
-    if args.query and args.session:
+    if args.query and args.session and opened:
         await ctx.wait_idle()
         window.show_panel("search")
         window.search.controls.session.setCurrentText(args.session)
@@ -103,11 +116,12 @@ async def run_window(args: argparse.Namespace, ctx: StoreContext, window: MainWi
         window.resize(*args.size)
     if args.screenshot:
         await ctx.wait_idle()
-        if args.panel == "sessions" or (args.panel is None and window.current_panel() == "sessions"):
+        on_sessions = args.panel == "sessions" or (args.panel is None and window.current_panel() == "sessions")
+        if opened and on_sessions:
             window.sessions.sessions_view.selectRow(0)
             await ctx.wait_idle()
             window.sessions.events_view.selectRow(2)
-        if window.current_panel() == "notes" and window.notes.model.rowCount():
+        if opened and window.current_panel() == "notes" and window.notes.model.rowCount():
             window.notes.list_pane.view.setCurrentIndex(window.notes.model.index(1, 0))
         QApplication.processEvents()
         await asyncio.sleep(0.05)

@@ -3,6 +3,7 @@ indicator, and progress of long work in the status bar."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 from pathlib import Path
@@ -29,7 +30,15 @@ from PySide6.QtWidgets import (
 )
 
 from .. import __version__
-from ..core.api import Capabilities, InvalidInputError, JudgmentStore, describe_memory, endpoint, info_lines
+from ..core.api import (
+    Capabilities,
+    InvalidInputError,
+    JudgmentStore,
+    describe_memory,
+    endpoint,
+    find_known,
+    info_lines,
+)
 from .context import StoreContext
 from .dialogs import Dialogs
 from .file_ops import FileOperations
@@ -104,7 +113,10 @@ class MainWindow(FileOperations, QMainWindow):
         self.start = StartPage()
         self.start.open_file.connect(self.open_dialog)
         self.start.open_demo.connect(self.open_demo)
+        self.start.new_store.connect(self.new_store)
         self.start.open_recent.connect(self.open_path)
+        self.start.open_found.connect(self.open_path)
+        self._looks = 0  # the start page's latest look at the usual places (an earlier one's answer is dropped)
         self.pages = QStackedWidget()
         self.pages.addWidget(body)
         self.pages.addWidget(self.start)
@@ -284,11 +296,28 @@ class MainWindow(FileOperations, QMainWindow):
         self.show_panel("sessions")
         self.sessions.show_event(session_id, sequence)
 
-    def show_start(self, message: str) -> None:
-        """No store could be opened: say why, and offer a file, a recent file or a demo store instead."""
+    def show_start(self, message: str | None = None) -> None:
+        """No store is open: say why (``message``; None when no file was named, at a first launch) and offer a
+        file, the demo, a new store, the agents' files found at their usual places, or a recent file instead. The
+        places are looked at on a worker thread (:func:`..core.known_places.find_known`: file reads and SQL, never
+        on the GUI thread); the page's list fills in when that ends."""
         self.start.show_message(message, self.recent_files())
         self.pages.setCurrentWidget(self.start)
         self.setWindowTitle("oxmem")
+        self._looks += 1
+        look = self._looks
+        self.start.show_looking()
+
+        def failed(exc: Exception) -> bool:
+            if look == self._looks:
+                self.start.show_not_found(str(exc))
+            return True
+
+        self.ctx.run(
+            lambda: asyncio.to_thread(find_known),
+            on_done=lambda found: self.start.show_found(found) if look == self._looks else None,
+            on_error=failed,
+        )
 
     def find_in_panel(self) -> None:
         panel = self.stack.currentWidget()
@@ -421,6 +450,8 @@ class MainWindow(FileOperations, QMainWindow):
 
     def _mode(self, read_only: bool) -> None:
         self.mode_icon.setPixmap(icon("lock" if read_only else "edit").pixmap(16, 16))
+        for label in (self.mode_icon, self.mode_label):  # with no store open (the start page), no mode to tell
+            label.setVisible(self.ctx.store is not None)
         snapshot = self.ctx.store.open_notice if self.ctx.store is not None else None
         if snapshot:
             self.mode_label.setText("Read-only snapshot")

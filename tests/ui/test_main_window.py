@@ -10,11 +10,13 @@ import sys
 import tempfile
 from pathlib import Path
 
+import pytest
 from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
 from PySide6.QtGui import QDropEvent, QImage, QPalette
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QWidget
 
 from oxmem_gui.core import MemoryStore
+from oxmem_gui.core.known_places import human_size
 from oxmem_gui.ui.app import start
 from oxmem_gui.ui.main_window import PANELS
 from oxmem_gui.ui.status_bar import GAP
@@ -466,3 +468,132 @@ def test_escape_in_a_filter_clears_it_and_keeps_what_was_selected(make_window, q
         len(schedules.state.schedules) == 7
         and schedules.state.schedules[row.row()].schedule_id == chosen == schedules.state.selected
     )
+
+
+@pytest.fixture
+def first_launch(qtbot, qloop, tmp_path, monkeypatch):
+    """A window on a machine of its own (HOME and the working directory in ``tmp_path``, no $OXMEM_DB): nothing
+    open yet. Returns ``(home, work, window, ctx, dialogs)``."""
+    from PySide6.QtCore import QSettings
+
+    from oxmem_gui.core.retrieval.judgments import JudgmentStore
+    from oxmem_gui.ui.context import StoreContext
+    from oxmem_gui.ui.main_window import MainWindow
+    from tests.ui.conftest import FakeDialogs
+
+    home, work = tmp_path / "home", tmp_path / "work"
+    home.mkdir()
+    work.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    for name in ("XDG_DATA_HOME", "OXMEM_DB", "MEMORY_DB", "MEM0_DIR"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.chdir(work)
+    ctx, dialogs = StoreContext(), FakeDialogs()
+    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
+    window = MainWindow(ctx, settings, dialogs, JudgmentStore(tmp_path / "inspector.db"))
+    qtbot.addWidget(window)
+    yield home, work, window, ctx, dialogs
+    qloop.run_until_complete(ctx.close())
+
+
+def files_under(folder: Path) -> list[str]:
+    return sorted(str(p.relative_to(folder)) for p in folder.rglob("*"))
+
+
+def test_a_first_launch_creates_no_file_and_lists_the_agents_file_found_at_its_place(first_launch, qloop, qtbot):
+    """``oxmem-gui`` with no file: no store is created (it used to make an empty ``memory.db`` and show empty
+    lists); the start page lists the Omega file at Omega's place, and Enter on it opens it read-only."""
+    from oxmem_gui.core.api import default_db_path
+    from tests.core.formats import fixtures as fx
+
+    home, work, window, ctx, dialogs = first_launch
+    omega = fx.make_omega(home / ".omega" / "data" / "memory.db")
+    before = files_under(home) + files_under(work)
+    args = argparse.Namespace(db=None, demo=False, remote=None, embedding="deterministic")
+    window.show()
+    window.resize(1024, 640)
+    assert qloop.run_until_complete(start(args, ctx, window)) is False
+    settle(qloop, ctx)
+    assert not default_db_path().exists() and default_db_path().is_relative_to(home)
+    assert files_under(home) + files_under(work) == before  # nothing created, nothing left beside the Omega file
+    page = window.start
+    assert window.pages.currentWidget() is page and ctx.store is None
+    assert page.heading.text() == "<h2>Open an agent's memory</h2>"
+    assert page.found_paths() == [str(omega)]
+    row = page.found.topLevelItem(0)
+    assert [row.text(c) for c in range(3)] == ["Omega", f"Omega memory, {human_size(omega.stat().st_size)}", str(omega)]
+    assert window.statusBar().currentMessage() == "" and dialogs.errors == []
+    assert window.mode_label.isHidden()  # no file, so no "Read-only" to say
+    QApplication.processEvents()
+    assert unreachable(window) == [] and window.minimumSizeHint().height() <= 640
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    window.grab().save(str(SHOTS / "start-1024x640.png"))
+    page.found.setFocus()
+    qtbot.keyClick(page.found, Qt.Key.Key_Return)
+    settle(qloop, ctx)
+    assert ctx.store is not None and ctx.store.path == omega and ctx.read_only
+    assert window.pages.currentIndex() == 0 and window.windowTitle().startswith("memory.db — Omega")
+    assert not window.mode_label.isHidden() and window.mode_label.text() == "Read-only"
+
+
+def test_a_new_empty_store_is_made_only_when_asked_where(first_launch, qloop, tmp_path):
+    home, _, window, ctx, dialogs = first_launch
+    args = argparse.Namespace(db=None, demo=False, remote=None, embedding="deterministic")
+    assert qloop.run_until_complete(start(args, ctx, window)) is False
+    settle(qloop, ctx)
+    assert window.start.found_paths() == [] and "No agent's memory file" in window.start.found_status.text()
+    dialogs.files = [None]
+    window.start.new_button.click()  # cancelled: nothing made
+    settle(qloop, ctx)
+    assert ctx.store is None and files_under(home) == []
+    chosen = tmp_path / "mine" / "new.db"
+    dialogs.files = [chosen]
+    window.start.new_button.click()
+    settle(qloop, ctx)
+    assert ctx.store.path == chosen and chosen.is_file() and not ctx.read_only and dialogs.errors == []
+
+
+def test_a_file_dropped_on_the_start_page_opens(first_launch, qloop, tmp_path):
+    _, _, window, ctx, dialogs = first_launch
+    window.show_start("gone.db does not exist")
+    settle(qloop, ctx)
+    other = tmp_path / "other.db"
+    qloop.run_until_complete(qloop.run_until_complete(MemoryStore.open(other, embedding="deterministic")).aclose())
+    assert window.acceptDrops() and not any(w.acceptDrops() for w in window.start.findChildren(QWidget))
+    data = QMimeData()
+    data.setUrls([QUrl.fromLocalFile(str(other))])
+    event = QDropEvent(
+        QPointF(20, 20), Qt.DropAction.CopyAction, data, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier
+    )
+    window.dropEvent(event)
+    settle(qloop, ctx)
+    assert ctx.store.path == other and ctx.read_only and window.pages.currentIndex() == 0
+
+
+def test_oxmem_db_still_opens_directly_and_a_missing_one_is_not_created(first_launch, qloop, monkeypatch, tmp_path):
+    _, _, window, ctx, _ = first_launch
+    missing = tmp_path / "missing.db"
+    monkeypatch.setenv("OXMEM_DB", str(missing))
+    args = argparse.Namespace(db=None, demo=False, remote=None, embedding="deterministic")
+    assert qloop.run_until_complete(start(args, ctx, window)) is False
+    settle(qloop, ctx)
+    assert not missing.exists() and "missing.db" in window.start.message.text()
+    assert window.start.heading.text() == "<h2>No memory store is open</h2>"
+    qloop.run_until_complete(qloop.run_until_complete(MemoryStore.open(missing, embedding="deterministic")).aclose())
+    assert qloop.run_until_complete(start(args, ctx, window)) is True
+    assert ctx.store.path == missing and ctx.read_only and window.pages.currentIndex() == 0
+
+
+def test_a_screenshot_with_no_file_named_pictures_the_start_page_and_creates_nothing(tmp_path):
+    from tests.core.formats import fixtures as fx
+
+    home, work, out = tmp_path / "home", tmp_path / "work", tmp_path / "start.png"
+    work.mkdir()
+    fx.make_omega(home / ".omega" / "data" / "memory.db")
+    env = {k: v for k, v in os.environ.items() if k not in ("OXMEM_DB", "XDG_DATA_HOME", "MEMORY_DB", "MEM0_DIR")}
+    env.update(QT_QPA_PLATFORM="offscreen", HOME=str(home), TMPDIR=str(tmp_path))
+    cmd = [sys.executable, "-m", "oxmem_gui", "--size", "1024x640", "--screenshot", str(out)]
+    done = subprocess.run(cmd, env=env, cwd=work, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert QImage(str(out)).size().toTuple() == (1024, 640)
+    assert not (home / ".local" / "share" / "oxmem").exists() and list(work.iterdir()) == []
