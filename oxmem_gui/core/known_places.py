@@ -1,9 +1,9 @@
 """The agents' memory files at their usual places on this machine, and what each is — for the inspector's start
 page (“Found on this machine”).
 
-Each place is the one the agent itself uses when nothing else is configured (``/work/shared/FORMATS.md``, the
-agents' READMEs); a place that depends on where the agent runs (Oxydra's workspace, ZEKE's and aidaemon's folder)
-is looked for in the current directory:
+Each place is the one the agent itself uses when nothing else is configured (its own documentation; see
+docs/formats.md); a place that depends on where the agent runs (Oxydra's workspace, ZEKE's and aidaemon's
+folder) is looked for in the current directory:
 
 =========  ====================================================  ==============================================
 agent      places looked at, in order                            why there
