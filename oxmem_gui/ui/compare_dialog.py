@@ -1,6 +1,8 @@
 """File ▸ Compare with Backup…: what changed from a backup (or another file of the format) to the open file —
-the counts first, then every change grouped by kind, and the selected change in full below (a note's text as a word
-diff: removed words struck through in red, added ones in green; its tags added and removed)."""
+the counts first, then every change grouped by kind, and the selected change in full below — what changed in that
+row, never the row again: a note's or summary's text as a word diff (removed words struck through in red, added ones
+in green) and both texts whole, its tags added and removed; a session's events before and now and what the change
+means; a schedule's fields before and now."""
 
 from __future__ import annotations
 
@@ -53,6 +55,42 @@ def note_tags(change: NoteChange) -> list[str]:
     return (change.new or change.old).tags
 
 
+#: what each kind of change to a session means, from the backup (before) to the file (now)
+SESSION_KINDS = {
+    "added": "A session the backup does not have.",
+    "removed": "A session the backup has that the file no longer does.",
+    "appended": "Events added after the backup's last one; none of the backup's events replaced.",
+    "rewritten": "Events replaced or removed: as many events as the backup or fewer, and another last sequence.",
+}
+#: what an added or removed schedule means (a changed one lists its fields)
+SCHEDULE_KINDS = {
+    "added": "A schedule the backup does not have.",
+    "removed": "A schedule the backup has that the file no longer does.",
+}
+
+
+def _fields(rows: list[tuple[str, object, object]]) -> str:
+    """Fields before (the backup) and now (the file), as an HTML table (empty: no rows); None is shown as —."""
+    cells = "".join(
+        f"<tr><td>{html.escape(f)}</td><td style='{_STYLE['-']}'>{html.escape('—' if a is None else str(a))}</td>"
+        f"<td style='{_STYLE['+']}'>{html.escape('—' if b is None else str(b))}</td></tr>"
+        for f, a, b in rows
+    )
+    return f"<table cellpadding=4><tr><th>field</th><th>before</th><th>now</th></tr>{cells}</table>" if rows else ""
+
+
+def _before_now(old: str | None, new: str | None) -> str:
+    """Both texts whole, side by side (the word diff above marks what changed between them)."""
+    def cell(text: str | None) -> str:
+        return html.escape(text).replace("\n", "<br>") if text is not None else "<i>none</i>"
+
+    return (
+        "<table width='100%' cellpadding=4><tr><th align=left width='50%'>Before (the backup)</th>"
+        "<th align=left width='50%'>Now (this file)</th></tr>"
+        f"<tr><td valign=top>{cell(old)}</td><td valign=top>{cell(new)}</td></tr></table>"
+    )
+
+
 def _detail(change: object) -> str:
     """The selected change in full, as HTML."""
     if isinstance(change, NoteChange):
@@ -68,22 +106,27 @@ def _detail(change: object) -> str:
                 + " ".join(f'<span style="{_STYLE["-"]}">{html.escape(t)}</span>' for t in change.tags_removed)
             )
         old, new = change.old.content if change.old else "", change.new.content if change.new else ""
-        parts.append(words_html(old, new))
-        return "<p>" + "</p><p>".join(parts) + "</p>"
+        same = change.kind == "changed" and not change.text_changed
+        parts.append(("<i>Text unchanged:</i> " if same else "") + words_html(old, new))
+        both = _before_now(old, new) if change.text_changed else ""
+        return "<p>" + "</p><p>".join(parts) + "</p>" + both
     if isinstance(change, SummaryChange):
         text = words_html(change.old or "", change.new or "")
-        return f"<p><b>Summary of {html.escape(change.session_id)}</b></p><p>{text}</p>"
+        return (f"<p><b>Summary of {html.escape(change.session_id)}</b></p><p>{text}</p>"
+                + _before_now(change.old, change.new))  # fmt: skip
     if isinstance(change, ScheduleChange):
-        rows = "".join(
-            f"<tr><td>{html.escape(f)}</td><td style='{_STYLE['-']}'>{html.escape(str(a))}</td>"
-            f"<td style='{_STYLE['+']}'>{html.escape(str(b))}</td></tr>"
-            for f, a, b in change.fields
-        )
         head = (
             f"<p><b>{html.escape(change.kind.capitalize())}</b>: {html.escape(change.name)} · {change.schedule_id}</p>"
         )
-        return head + (
-            f"<table cellpadding=4><tr><th>field</th><th>before</th><th>now</th></tr>{rows}</table>" if rows else ""
+        what = SCHEDULE_KINDS.get(change.kind)
+        return head + (f"<p>{html.escape(what)}</p>" if what and not change.fields else "") + _fields(change.fields)
+    if isinstance(change, SessionChange):
+        rows: list[tuple[str, object, object]] = [("events", change.old_events, change.new_events)]
+        if change.kind == "appended":
+            rows.append(("events appended", None, change.appended))
+        return (
+            f"<p><b>{html.escape(change.kind.capitalize())}</b> · session <code>{html.escape(change.session_id)}"
+            f"</code></p><p>{html.escape(SESSION_KINDS.get(change.kind, ''))}</p>" + _fields(rows)
         )
     return f"<p>{html.escape(_line(change))}</p>"
 

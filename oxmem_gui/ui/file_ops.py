@@ -28,6 +28,7 @@ from ..core.api import (
     TargetExistsError,
     backups_dir,
     diff_files,
+    list_backups,
     read_jsonl,
     server_url,
 )
@@ -213,15 +214,34 @@ class FileOperations(_Window):
             self._restore(backup)
 
     def compare_with_backup(self) -> None:
-        """File ▸ Compare with Backup…: pick a backup (the backups folder first) or another file of the format;
-        what changed from it to the open file is read in the background and shown (:func:`.compare.diff_files`)."""
+        """File ▸ Compare with Backup…: pick a backup or another file of the format — the picker opens in the
+        backups folder, where this file's backups are kept, its newest backup selected (never the open file's own
+        folder, a temporary one for the demo); what changed from it to the open file is read in the background and
+        shown (:func:`.compare.diff_files`)."""
         store = self.ctx.store
         if store is None:
             return
+        name = store.path.stem + (store.path.suffix or ".db")  # as its backups name their source
+
+        def start() -> str:  # (file I/O: in a worker)
+            folder = backups_dir()
+            folder.mkdir(parents=True, exist_ok=True)
+            newest = next((b.path for b in list_backups(folder) if b.source == name), None)
+            return str(newest or folder)
+
+        def pick(where: str) -> None:
+            if self.ctx.store is store:  # (still the file asked about)
+                self._compare_from(store, where)
+
+        self.ctx.run(lambda: asyncio.to_thread(start), label="Finding backups", on_done=pick)
+
+    def _compare_from(self, store: Memory, where: str) -> None:
+        """Pick the file to compare ``store`` with, the picker starting at ``where`` (a folder, or a file to
+        select), and show what changed."""
         path = self.dialogs.open_file(
             f"Compare {store.path.name} with a backup",
             "SQLite databases (*.db *.sqlite *.sqlite3);;All files (*)",
-            str(backups_dir()) if backups_dir().is_dir() else self._folder(),
+            where,
         )
         if path is None:
             return

@@ -32,10 +32,20 @@ from .actions import ResultActions
 from .controls import TIPS, WARN_STYLE, SearchControls, data_label, set_label
 from .explanation import ExplanationView, where
 from .results import GRADE_COLUMN, ResultsModel, ResultsView
-from .state import SearchState, legs_line, model_line, story_line
+from .state import SearchState, legs_line, model_line, story_line, within_text
 from .tools import ResultTools
+from .why_not import many_target, split_target
 
 DEMO_DEFAULT_TIP = "The demo is a temporary file: a default chosen for it would be forgotten when it closes"
+#: *Why not…?* after a search of many sessions, and its *Apply* then
+MANY_WHY_TIP = (
+    "Pick a memory of any session that the search did not recall: where it is in the ranking shown, and its own "
+    "session's story — where it ranked there, the step that cut it, the change that brings it back"
+)
+MANY_APPLY_TIP = "The suggestion is for the memory's own session: search that session to apply it"
+APPLY_TIP = "Make the suggested change to the controls and search again"
+#: the most memories the picker offers after a search of many sessions, over all of them
+MANY_CHOICES = 5000
 
 
 class SearchPanel(ResultActions, QWidget):
@@ -91,7 +101,7 @@ class SearchPanel(ResultActions, QWidget):
         #: the bar that offers the *Why not…?* story's suggested change
         self.why_label = data_label()
         self.apply_button = QPushButton("Apply")
-        self.apply_button.setToolTip("Make the suggested change to the controls and search again")
+        self.apply_button.setToolTip(APPLY_TIP)
         self.apply_button.clicked.connect(self.apply_suggestion)
         self.why_bar = QWidget()
         bar = QHBoxLayout(self.why_bar)
@@ -168,14 +178,9 @@ class SearchPanel(ResultActions, QWidget):
         for b in (self.tools.pin_button, self.tools.export_button):
             b.setEnabled(has)
         ranking = self.current_ranking()
-        self.tools.why_button.setEnabled(
-            has and ranking is not None and self.state.shown_scope is None and not self.stale()
-        )
-        self.tools.why_button.setToolTip(
-            self.tools.why_tip
-            if self.state.shown_scope is None
-            else "Why not…? explains a miss in one session: pick one"
-        )
+        # with 0 hits too; after a search of many sessions, a memory of any of them (told in its own session)
+        self.tools.why_button.setEnabled(has and ranking is not None and not self.stale())
+        self.tools.why_button.setToolTip(self.tools.why_tip if self.state.shown_scope is None else MANY_WHY_TIP)
         self.tools.compare_button.setEnabled(has and (self.state.pinned is not None or self.state.baseline is not None))
 
     def stale(self) -> bool:
@@ -405,20 +410,44 @@ class SearchPanel(ResultActions, QWidget):
     def why_not(self, target: str | None = None) -> None:
         """Explain a memory the shown search did not recall: ``target`` (a sequence number, a note id), else one
         picked from the session's events or the group's notes (the picker types to find). The story goes under the
-        list, the memory's row is pinned at its true rank, and *Apply* makes the suggested change."""
+        list, the memory's row is pinned at its true rank, and *Apply* makes the suggested change.
+
+        After a search of many sessions ("(all sessions)") the picker offers every session's memories and ``target``
+        names its session (:func:`.why_not.many_target`): the core explains a memory within one session, so the
+        story is its own session's ranking, said so above it with the memory's place in the ranking shown."""
         store, ranking, result = self.ctx.store, self.current_ranking(), self.state.result
-        if store is None or ranking is None or result is None or result.session_id is None:
+        many = self.state.many.get(self.state.shown_scope or "") if result is not None else None
+        if store is None or ranking is None or result is None or (result.session_id is None and many is None):
             self.controls.say("Search a session first: Why not…? explains a memory that search did not recall.")
             return
         scope, query, k = result.session_id, result.query, result.top_k
         options = self.controls.options()
+        if many is not None and target is not None:
+            scope, target = split_target(target)
+            if scope is None or not many.admits(scope):
+                self.dialogs.error(f"say which of {self.state.shown_scope} the memory {target!r} is in")
+                return
+
+        async def notes_of(user: str) -> list[tuple[str, str]]:
+            return [(f"{n.note_id}: {' '.join(n.content.split())}", n.note_id) for n in await store.list_notes(user)]
 
         async def memories() -> list[tuple[str, str]]:
+            if many is None:
+                assert scope is not None
+                return await notes_of(scope) if ranking.scope == "notes" else await store.why_not_choices(scope)
             if ranking.scope == "notes":
-                return [
-                    (f"{n.note_id}: {' '.join(n.content.split())}", n.note_id) for n in await store.list_notes(scope)
-                ]
-            return await store.why_not_choices(scope)
+                ids = await store.note_users()
+            else:
+                ids = [r.session_id for r in await store.sessions_page(limit=500)]
+            out: list[tuple[str, str]] = []
+            for sid in (i for i in ids if many.admits(i)):
+                if len(out) >= MANY_CHOICES:
+                    break
+                found = await notes_of(sid) if ranking.scope == "notes" else await store.why_not_choices(
+                    sid, MANY_CHOICES - len(out)
+                )
+                out += [(f"{sid} · {label}", many_target(sid, t)) for label, t in found]
+            return out[:MANY_CHOICES]
 
         def pick(items: list[tuple[str, str]]) -> None:
             chosen = self.dialogs.pick_memory(items)
@@ -429,8 +458,11 @@ class SearchPanel(ResultActions, QWidget):
             self.ctx.run(memories, on_done=pick)
             return
 
+        assert scope is not None
+        session = scope
+
         async def work() -> WhyNot:
-            return await store.why_not(ranking.name, scope, query, target, k, options)
+            return await store.why_not(ranking.name, session, query, target, k, options)
 
         def failed(exc: Exception) -> bool:
             if isinstance(exc, (InvalidInputError, NotFoundError)):
@@ -438,8 +470,8 @@ class SearchPanel(ResultActions, QWidget):
                 return True
             return False
 
-        asked = result
-        self.ctx.run(work, on_done=lambda story: self._show_story(story, asked), on_error=failed)
+        asked, within = result, session if many is not None else None
+        self.ctx.run(work, on_done=lambda story: self._show_story(story, asked, within), on_error=failed)
 
     def why_not_event(self, session_id: str, sequence: int) -> None:
         """*Why wasn't this recalled?* from the session browser: explain that event for the query shown, when it
@@ -447,6 +479,10 @@ class SearchPanel(ResultActions, QWidget):
         r = self.state.result
         if r is not None and r.session_id == session_id and not self.stale():
             self.why_not(str(sequence))
+            return
+        many = self.state.many.get(self.state.shown_scope or "")
+        if r is not None and r.session_id is None and many is not None and many.admits(session_id) and not self.stale():
+            self.why_not(many_target(session_id, str(sequence)))  # the search of many sessions shown holds it
             return
         self.state.pending_why = (session_id, str(sequence))
         self.controls.session.setCurrentText(session_id)
@@ -456,22 +492,37 @@ class SearchPanel(ResultActions, QWidget):
             self.controls.say(f"Type the query it should have been recalled for; event #{sequence} is explained then.")
             self.controls.query.setFocus()
 
-    def _show_story(self, story: WhyNot, asked: QueryResult) -> None:
+    def _show_story(self, story: WhyNot, asked: QueryResult, within: str | None = None) -> None:
+        """Show ``story`` of a memory for the search ``asked``; ``within``: the memory's session, when ``asked``
+        searched many sessions and the story is that session's own ranking."""
         if self.state.result is not asked:
             return  # another search is shown now
         self.state.story = story
         # the store's rankings rank every candidate; an agent's keeps its candidates in the pool
         candidates = self.state.result.ranking or self.state.result.pool
-        hit = next((h for h in candidates if h.chunk_id == story.chunk_id), None)
-        if hit is not None and not story.recalled:
+        at = next((i for i, h in enumerate(candidates, 1) if h.chunk_id == story.chunk_id), None)
+        hit = candidates[at - 1] if at is not None else None
+        if within is not None:  # pinned at its place in the ranking shown, by that ranking's numbers
+            if hit is not None and at is not None and at > len(asked.hits):
+                self.model.pin(hit, f"#{at} of {len(candidates)}")
+                self.view.resizeColumnToContents(0)
+            elif hit is None and story.chunk_id:
+                self.model.pin(None)
+        elif hit is not None and not story.recalled:
             self.model.pin(hit, f"#{story.rank} of {story.of}" if story.rank else "not taken")
             self.view.resizeColumnToContents(0)
         elif hit is None and story.chunk_id:
             self.model.pin(None)
-        set_label(self.why_label, story_line(story))
-        self.apply_button.setEnabled(bool(story.changes))
+        line = story_line(story)
+        if within is not None:
+            line = f"Within session {within}'s own ranking: {line[:1].lower()}{line[1:]}"
+        set_label(self.why_label, line)
+        # a suggestion for the memory's own session would not be checked against the ranking of many sessions
+        self.apply_button.setEnabled(bool(story.changes) and within is None)
+        self.apply_button.setToolTip(MANY_APPLY_TIP if within is not None else APPLY_TIP)
         self.why_bar.show()
-        self.explain_view.show_text("\n".join(story.lines()))
+        head = [within_text(story, within, asked, self.state.shown_scope or "many sessions"), ""] if within else []
+        self.explain_view.show_text("\n".join([*head, *story.lines()]))
         row = next((r for r, hit in self._hits() if hit.chunk_id == story.chunk_id), None)
         if row is not None:
             self.view.selectionModel().blockSignals(True)

@@ -171,6 +171,31 @@ def legs_line(result: QueryResult) -> str:
     return f"FTS expression: <code>{expression}</code> — " + " · ".join(legs)
 
 
+def shown_place(story: WhyNot, shown: QueryResult, shown_scope: str) -> str:
+    """Where the story's memory is in ``shown``, the ranking of many sessions the panel shows (its own numbers)."""
+    candidates = shown.ranking or shown.pool
+    if story.chunk_id is None:
+        return f"In the {shown_scope} ranking shown: it has no chunk, so nothing ranks it"
+    rank = next((i for i, h in enumerate(candidates, 1) if h.chunk_id == story.chunk_id), None)
+    if rank is None:
+        return f"In the {shown_scope} ranking shown: not among its {plural(len(candidates), 'candidate')}"
+    top = f"top {shown.top_k}"
+    return (f"In the {shown_scope} ranking shown: #{rank} of {len(candidates)} candidates ("
+            + (f"recalled in the {top})" if rank <= len(shown.hits) else f"not in the {top})"))  # fmt: skip
+
+
+def within_text(story: WhyNot, session: str, shown: QueryResult, shown_scope: str) -> str:
+    """The head of a *Why not…?* story asked after a search of many sessions: the memory's session, its place in
+    the ranking shown, and that the story below is its own session's ranking (the core explains one session at a
+    time), the same story as ``oxmem search SESSION QUERY --why ID`` tells."""
+    return "\n".join([
+        f"The memory is in session {session}.",
+        shown_place(story, shown, shown_scope) + ".",
+        f"Below, ranked within session {session}: Why not…? explains a memory by its own session's ranking, not "
+        f"by the ranking of {shown_scope} (as `oxmem search SESSION QUERY --why ID` does).",
+    ])  # fmt: skip
+
+
 def story_line(story: WhyNot) -> str:
     """A *Why not…?* story in one line: recalled, or why not and the first change that brings it back."""
     if story.recalled:

@@ -1,5 +1,6 @@
 """*Why not…?*: pick a memory of the session that a search did not recall, and read why (the core's
-:mod:`~oxmem_gui.core.retrieval.why_not`)."""
+:mod:`~oxmem_gui.core.retrieval.why_not`). After a search of many sessions the picker offers every session's
+memories, each target naming its session (:func:`many_target`)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,21 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+
+#: what joins a session and a memory of it in a picked target of a search over many sessions
+SEP = "\t"
+
+
+def many_target(session: str, target: str) -> str:
+    """A memory of ``session`` as the picker hands it back when the search ran over many sessions."""
+    return f"{session}{SEP}{target}"
+
+
+def split_target(picked: str) -> tuple[str | None, str]:
+    """``(session, target)`` of a :func:`many_target` (the session None for a plain target). A target (a sequence
+    number, a chunk or note id) holds no tab, so a session id holding one still splits right."""
+    session, sep, target = picked.rpartition(SEP)
+    return (session, target) if sep else (None, picked)
 
 
 class WhyNotPicker(QDialog):

@@ -129,3 +129,61 @@ def test_zekes_recall_picks_from_the_scopes_memories(files, make_window, qloop, 
     assert panel.state.story.chunk_id == memory and panel.state.story.cut.startswith(
         "its FTS leg does not match the query"
     )
+
+
+def test_why_not_after_all_sessions_with_no_hits_explains_a_memory_in_its_own_session(make_window, qloop):
+    from oxmem_gui.core.api import SearchOptions
+    from oxmem_gui.ui.search.why_not import many_target
+
+    window, ctx, dialogs = make_window()
+    window.show_panel("search")
+    settle(qloop, ctx)
+    window.search.controls.tags.set_tags(["no-such-tag"])  # nothing is tagged so: no hits in any session
+    panel = search(window, ctx, qloop, "(all sessions)", QUERY, top_k=3, ranking="tuned")
+    assert panel.state.result.hits == [] and panel.results_label.text() == f"0 hits for “{QUERY}” in (all sessions)"
+    assert panel.tools.why_button.isEnabled()
+    assert panel.tools.why_button.toolTip().startswith("Pick a memory of any session")
+    dialogs.memory_answers.append(many_target(LISBON, "5"))
+    panel.tools.why_button.click()
+    settle(qloop, ctx)
+    settle(qloop, ctx)
+    offered = dialogs.memory_lists[0]
+    fifth = next(label for label, target in offered if target == f"{LISBON}\t5")
+    assert fifth.startswith(f"{LISBON} · #5 assistant: Two direct options for 12–15 March: easyJet at €168")
+    assert len({t.partition("\t")[0] for _, t in offered}) >= 3  # every session's memories
+    # the story is the core's, for the memory's own session: the same as `oxmem search LISBON QUERY --why 5`
+    want = qloop.run_until_complete(
+        ctx.store.why_not("tuned", LISBON, QUERY, "5", 3, SearchOptions(tags=("no-such-tag",)))
+    )
+    story = panel.state.story
+    assert story.lines() == want.lines() and (story.reason, story.session_id) == ("tag-filter", LISBON)
+    text = panel.explain_view.toPlainText()
+    assert text.startswith(
+        f"The memory is in session {LISBON}.\n"
+        "In the (all sessions) ranking shown: not among its 0 candidates.\n"
+        f"Below, ranked within session {LISBON}: Why not…? explains a memory by its own session's ranking"
+    )
+    assert "\n".join(want.lines()) in text
+    assert panel.why_label.text().startswith(f"Within session {LISBON}'s own ranking: not recalled: The tag filter")
+    assert not panel.apply_button.isEnabled()
+
+
+def test_why_not_after_all_sessions_pins_the_memory_at_its_place_in_the_ranking_shown(make_window, qloop):
+    window, ctx, _ = make_window()
+    panel = search(window, ctx, qloop, "(all sessions)", QUERY, top_k=3, ranking="tuned")
+    shown = panel.state.result
+    assert len(shown.hits) == 3 and len(shown.ranking) == 18 and panel.tools.why_button.isEnabled()
+    # the session browser's Why wasn't this recalled? explains it in the all-sessions search shown
+    window.sessions.why_not.emit(LISBON, 6)
+    settle(qloop, ctx)
+    story = panel.state.story
+    assert panel.state.result is shown and (story.session_id, story.sequence) == (LISBON, 6)
+    assert shown.ranking[8].chunk_id == story.chunk_id  # #9 of the 18 candidates over every session
+    want = qloop.run_until_complete(ctx.store.why_not("tuned", LISBON, QUERY, "6", 3))
+    assert story.lines() == want.lines() and (story.rank, story.of) == (want.rank, want.of) != (9, 18)
+    m = panel.model
+    assert m.rowCount() == 4 and m.index(3, 0).data() == "#9 of 18" and m.hit(3).chunk_id == story.chunk_id
+    lines = panel.explain_view.toPlainText().splitlines()
+    assert lines[1] == "In the (all sessions) ranking shown: #9 of 18 candidates (not in the top 3)."
+    assert lines[4] == want.lines()[0]
+    assert not panel.apply_button.isEnabled() and "the memory's own session" in panel.apply_button.toolTip()
