@@ -67,6 +67,7 @@ KEYS = (
     ("Escape", "clear the filter being typed in; close a dialog"),
     ("Enter or double-click on a search hit", "show its event in the session browser"),
     ("Ctrl+L on a search hit (or its context menu)", "more like this: search with its own stored vector"),
+    ("Ctrl+Shift+C in a table (or right-click its header)", "show or hide its columns"),
     ("Comma or Enter in a tag field", "add the tag"),
     ("Ctrl+Z / Ctrl+Shift+Z in a text field", "undo / redo typing (Ctrl+Alt+Z undoes the last saved note edit)"),
     ("Alt+underlined letter", "press that button or open that menu"),

@@ -68,7 +68,7 @@ class NotesPanel(NoteEdits, QWidget):
         self.editor.undo_button.clicked.connect(self.undo)
 
         # the editor under the list: the notes' text has the window's width (over half of it at 1024 px)
-        self.splitter = fill_with_panes(self, self.list_pane, self.editor, (250, 318), Qt.Orientation.Vertical)
+        self.splitter = fill_with_panes(self, self.list_pane, self.editor, (284, 284), Qt.Orientation.Vertical)
         self.splitter.setChildrenCollapsible(False)
 
         ctx.opened.connect(self._store_opened)

@@ -13,6 +13,7 @@ from PySide6.QtWidgets import (
     QApplication,
     QComboBox,
     QHBoxLayout,
+    QHeaderView,
     QLabel,
     QLineEdit,
     QPlainTextEdit,
@@ -25,9 +26,14 @@ from PySide6.QtWidgets import (
 )
 
 from ...core.api import Note, utc_now
-from ..widgets import escape_clears, fit_columns, line_edit, tab_leaves
+from ..widgets import ColumnChooser, escape_clears, fit_columns, line_edit, tab_leaves
 from ..widgets.tags import FlowLayout, TagChipDelegate, TagEditor, wrap_chip_rows
 from .model import NotesModel, age, detail_lines, readable
+
+#: the Tags column's width (a note's chips wrap onto lines within it)
+TAGS_WIDTH = 160
+#: the columns shown only on demand: Created, Updated
+HIDDEN_COLUMNS = (2, 3)
 
 
 def data_label() -> QLabel:
@@ -67,9 +73,12 @@ class NotesList(QWidget):
         self.view.verticalHeader().setDefaultSectionSize(self.view.fontMetrics().height() + 10)
         self.view.setItemDelegateForColumn(1, TagChipDelegate(self.view))
         wrap_chip_rows(self.view, 1)
-        self.view.horizontalHeader().resizeSection(0, 190)
-        self.view.horizontalHeader().resizeSection(1, 160)
-        fit_columns(self.view, (2, 3))
+        # the note's text takes what the list's width leaves (over half the window at 1024 px); its dates are in the
+        # editor, and in the list on demand (the header's context menu, the list's, Ctrl+Shift+C)
+        self.view.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        self.view.horizontalHeader().resizeSection(1, TAGS_WIDTH)
+        fit_columns(self.view, (2, 3, 4))
+        self.columns = ColumnChooser(self.view, hidden=HIDDEN_COLUMNS, fixed=(0,))
         self.count_label = data_label()
 
         self.bulk_add = QPushButton("Add tag…")
@@ -91,8 +100,8 @@ class NotesList(QWidget):
         row = QHBoxLayout()
         row.addWidget(self.group_label)
         row.addWidget(self.user_box, 1)
+        row.addWidget(self.filter, 2)  # beside the user: the list under them keeps the rows
         layout.addLayout(row)
-        layout.addWidget(self.filter)
         row = QHBoxLayout()
         row.addWidget(self.tag_filter, 1)
         row.addWidget(self.tag_mode, 0, Qt.AlignmentFlag.AlignTop)
@@ -145,6 +154,8 @@ class NoteEditor(QWidget):
         fields = QWidget()  # one note's: shown unless several are selected
         field_layout = QVBoxLayout(fields)
         field_layout.setContentsMargins(0, 0, 0, 0)
+        # the text gives up height before the tags do (many chips wrap onto lines); it scrolls, at least 2 lines
+        self.content.setMinimumHeight(2 * self.content.fontMetrics().lineSpacing() + 12)
         field_layout.addWidget(self.content, 1)
         #: what saving will leave the agent without, said before saving (empty: nothing)
         self.hint = data_label()

@@ -139,6 +139,8 @@ class SearchPanel(ResultActions, QWidget):
         split.setSizes([420, 200])
         self.splitter = split
         layout = QVBoxLayout(self)
+        margins = layout.contentsMargins()  # none at the sides, as in Sessions and Notes: the width goes to the text
+        layout.setContentsMargins(0, margins.top(), 0, margins.bottom())
         layout.addWidget(c)
         layout.addWidget(t)
         layout.addWidget(self.results_label)

@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
 
 from ...core.api import KEYWORDS_MODE, Hit, Move, QueryResult, explain, fts_terms, hit_flags
 from ..rows_model import RowsModel, tip
-from ..widgets import tab_leaves
+from ..widgets import ColumnChooser, tab_leaves
 
 VALUE_ROLE = Qt.ItemDataRole.UserRole + 20  # the exact float behind a number cell
 BAR_ROLE = Qt.ItemDataRole.UserRole + 21
@@ -327,6 +327,8 @@ class GradeDelegate(QStyledItemDelegate):
         model.setData(index, editor.currentText(), Qt.ItemDataRole.EditRole)
 
 
+#: the columns hidden until asked for: Vector, FTS, Flags (each hit's tooltip and the pane below have them)
+HIDDEN_COLUMNS = (4, 5, 6)
 #: at most this wide (px) when a column is sized to its content; the Text column takes the rest
 COLUMN_CAPS = {0: 56, 1: 64, 2: 72, 4: 100, 5: 100, 6: 110, 7: 100, SESSION_COLUMN: 140}
 CONTRIBUTIONS_WIDTH = 64
@@ -359,6 +361,10 @@ class ResultsView(QTableView):
             QAbstractItemView.EditTrigger.DoubleClicked | QAbstractItemView.EditTrigger.SelectedClicked
         )
         self.horizontalHeader().resizeSection(3, CONTRIBUTIONS_WIDTH)
+        #: Vector, FTS and Flags are in the pane below and each cell's tooltip; shown on demand (the header's
+        #: context menu, the hits' context menu or Ctrl+Shift+C), they leave the Text its width by default
+        self.columns = ColumnChooser(self, hidden=HIDDEN_COLUMNS, fixed=(SESSION_COLUMN, TEXT_COLUMN), own_menu=True)
+        self.addAction(self.columns.menu.menuAction())
 
     def fit_columns(self) -> None:
         """Each column but Text as wide as its header and its cells (up to its cap); Text takes the rest. The

@@ -159,9 +159,21 @@ class EventsModel(PagedTableModel):
         if column == 0:
             return row.sequence
         if column == 3:
-            return row.created_at[:16]
+            return self.short_time(row.created_at)
         role, source, text = describe_event(row)
         return (role, source, preview(text))[{1: 0, 2: 1, 4: 2}[column]]
+
+    def short_time(self, stamp: str) -> str:
+        """An event's time to the minute, as short as the events loaded allow (the Text column keeps the width):
+        the clock alone while they are all of one day, with month and day while of one year, else whole (the
+        tooltip and the line above the JSON have it whole)."""
+        stamp = stamp[:16]
+        first, last = (self.rows[0].created_at, self.rows[-1].created_at) if self.rows else (stamp, stamp)
+        if first[:10] == last[:10] == stamp[:10]:
+            return stamp[11:]
+        if first[:4] == last[:4] == stamp[:4]:
+            return stamp[5:]
+        return stamp
 
     def full(self, row: Event, column: int) -> str:
         if column == 3:

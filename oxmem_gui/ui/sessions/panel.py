@@ -10,6 +10,7 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QFormLayout,
     QHBoxLayout,
+    QHeaderView,
     QLabel,
     QLineEdit,
     QMenu,
@@ -27,7 +28,7 @@ from ...core.api import NATIVE_FORMATS, CheckpointInfo, Event, SessionRow, Timel
 from ..change_marks import HoldWhilePointed, mark_current_seen
 from ..context import StoreContext, gone
 from ..dialogs import Dialogs
-from ..widgets import ElidedLabel, escape_clears, fit_columns, show_editable, tab_leaves
+from ..widgets import ColumnChooser, ElidedLabel, escape_clears, fit_columns, show_editable, tab_leaves
 from ..widgets.json_view import JsonView
 from .context_preview import ContextPreview
 from .models import ID_ROLE, ChunksModel, EventsModel, SessionsModel, describe_event, preview
@@ -41,6 +42,13 @@ DELETE_TIP = "Delete the selected session: its events, chunks, vectors and summa
 
 #: the widest an event's role or source gets (a long one is cut, whole in its tooltip)
 EVENT_COLUMN_WIDEST = 100
+#: the session list's width at first (it keeps it as the window widens: the events' Text gets the room)
+LIST_WIDTH = 170
+#: the columns shown only on demand (the header's context menu, or Ctrl+Shift+C in the table): the list's Updated,
+#: Events, Chunks, Last seq and Created (the heading above the events has the shown session's counts); the
+#: events' Source
+SESSION_COLUMNS_HIDDEN = (1, 2, 3, 4, 5)
+EVENT_COLUMNS_HIDDEN = (2,)
 
 
 def _table(model: Any) -> QTableView:
@@ -94,14 +102,20 @@ class SessionsPanel(QWidget):
         self.open_button.clicked.connect(self.toggle_open)
         self.open_button.setVisible(False)
         top = QHBoxLayout()
-        top.addWidget(self.filter, 1)
         top.addWidget(self.open_button)
         top.addWidget(self.delete_button)
+        top.addStretch(1)
 
         self.sessions_view = _table(self.sessions)
         self.sessions_view.horizontalHeader().setMinimumSectionSize(40)
-        self.sessions_view.horizontalHeader().resizeSection(0, 190)
-        fit_columns(self.sessions_view, (1, 2, 3, 4))
+        # the Session column takes what the list's width leaves; a long label loses its middle (its start and its
+        # end tell sessions apart), whole in its tooltip
+        self.sessions_view.horizontalHeader().setStretchLastSection(False)
+        self.sessions_view.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        self.sessions_view.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        fit_columns(self.sessions_view, (1, 2, 3, 4, 5))
+        #: the list shows a session and its size; its times, chunks and last sequence are a right-click away
+        self.session_columns = ColumnChooser(self.sessions_view, hidden=SESSION_COLUMNS_HIDDEN, fixed=(0,))
         self.sessions_view.selectionModel().currentRowChanged.connect(self._session_changed)
         self.sessions.dataChanged.connect(lambda *_: self._update_header())
 
@@ -113,6 +127,9 @@ class SessionsPanel(QWidget):
         self.events_view = _table(self.events)
         fit_columns(self.events_view, (0, 3))
         fit_columns(self.events_view, (1, 2), widest=EVENT_COLUMN_WIDEST)
+        #: Source (in the JSON) is a right-click on the header away (or Ctrl+Shift+C): Seq, Role, Time and the
+        #: Text show, the Text with half the window at 1024 px
+        self.event_columns = ColumnChooser(self.events_view, hidden=EVENT_COLUMNS_HIDDEN, fixed=(4,), own_menu=True)
         self.events_view.selectionModel().currentRowChanged.connect(self._event_changed)
         self.events_view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.events_view.customContextMenuRequested.connect(self._event_menu)
@@ -120,7 +137,7 @@ class SessionsPanel(QWidget):
         self.event_menu: QMenu | None = None
         self.events.modelReset.connect(lambda: self._show_event(None))
         self.event_label = ElidedLabel("")
-        self.json_view = JsonView()
+        self.json_view = JsonView(wrap=True)
         events_split = QSplitter(Qt.Orientation.Vertical)
         events_split.addWidget(self.events_view)
         events_split.addWidget(_pane(self.event_label, self.json_view))
@@ -157,14 +174,21 @@ class SessionsPanel(QWidget):
         left = QWidget()
         left_layout = QVBoxLayout(left)
         left_layout.setContentsMargins(0, 0, 0, 0)
+        left_layout.addWidget(self.filter)  # above the buttons: the narrow list leaves it its width
         left_layout.addLayout(top)
         left_layout.addWidget(self.sessions_view)
         split.addWidget(left)
         split.addWidget(_pane(self.header, self.tabs))
         split.setChildrenCollapsible(False)
-        split.setSizes([320, 530])  # the list is skimmed, the events read: their Text gets the room (kept in ratio)
+        # the list is skimmed, the events read: at 1024 px their Text gets half the window, and the room a wider
+        # window adds
+        split.setSizes([LIST_WIDTH, 686])
+        split.setStretchFactor(0, 0)
+        split.setStretchFactor(1, 1)
         self.splitter = split
         layout = QVBoxLayout(self)
+        margins = layout.contentsMargins()  # none at the sides: that width goes to the text
+        layout.setContentsMargins(0, margins.top(), 0, margins.bottom())
         layout.addWidget(split)
 
         ctx.opened.connect(self._opened)
@@ -266,9 +290,11 @@ class SessionsPanel(QWidget):
 
     def _event_menu(self, point: Any) -> None:
         """The event's context menu (the menu key opens it too): *Why wasn't this recalled?*, and *Delete This
-        Turn…* where the format deletes turns (disabled, with why, until editing is enabled)."""
+        Turn…* where the format deletes turns (disabled, with why, until editing is enabled). With no event
+        selected, the columns to show (as the header's menu, or Ctrl+Shift+C)."""
         sequence, session = self.selected_event(), self.selected_session()
-        if sequence is None or session is None:
+        if sequence is None or session is None:  # no event: the columns to show
+            self.event_columns.popup(self.events_view.viewport().mapToGlobal(point))
             return
         menu = QMenu(self.events_view)
         menu.setToolTipsVisible(True)

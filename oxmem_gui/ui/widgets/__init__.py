@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any, TypeVar
 
-from PySide6.QtCore import QEvent, QItemSelectionModel, QObject, QSize, Qt
+from PySide6.QtCore import QEvent, QItemSelectionModel, QObject, QPoint, QSize, Qt, Signal
 from PySide6.QtGui import QFontMetrics, QKeySequence, QPainter, QPaintEvent, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
     QLabel,
     QLineEdit,
+    QMenu,
     QSizePolicy,
     QSplitter,
     QTableView,
@@ -153,3 +154,69 @@ def fit_columns(view: QTableView, columns: range | tuple[int, ...], widest: int 
     model.rowsInserted.connect(fit)
     model.modelReset.connect(fit)
     fit()
+
+
+#: opens a table's *Columns* menu (:class:`ColumnChooser`) from the keyboard
+COLUMNS_KEY = "Ctrl+Shift+C"
+
+
+class ColumnChooser(QObject):
+    """Which of ``view``'s columns show. Those in ``hidden`` start hidden, so the text people come to read keeps
+    the width; the *Columns* menu shows or hides each column but those in ``fixed`` (always shown, or shown by the
+    panel itself). The menu opens from the header (right-click) and, unless ``own_menu`` (the view has a context
+    menu of its own), as the view's context menu; from the keyboard, :data:`COLUMNS_KEY` in the view opens it (and
+    so do the menu key or Shift+F10, unless ``own_menu``). ``changed(column, shown)`` follows each choice."""
+
+    changed = Signal(int, bool)
+
+    def __init__(
+        self, view: QTableView, hidden: Iterable[int] = (), fixed: Iterable[int] = (), own_menu: bool = False
+    ) -> None:
+        super().__init__(view)
+        self.view = view
+        self.fixed = frozenset(fixed)
+        for column in hidden:
+            view.setColumnHidden(column, True)
+        #: the *Columns* menu, its entries made afresh each time it opens (a heading can change with the file)
+        self.menu = QMenu("Columns", view)
+        self.menu.aboutToShow.connect(self._fill)
+        header = view.horizontalHeader()
+        header.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        header.customContextMenuRequested.connect(lambda point: self.popup(header.mapToGlobal(point)))
+        if not own_menu:
+            view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+            view.customContextMenuRequested.connect(lambda point: self.popup(view.viewport().mapToGlobal(point)))
+        key = QShortcut(QKeySequence(COLUMNS_KEY), view)
+        key.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)  # (the constructor's context is not applied)
+        key.activated.connect(self._popup_at_current)
+
+    def offered(self) -> list[tuple[int, str]]:
+        """The columns the menu offers, ``(column, heading)``, in the model's order."""
+        model = self.view.model()
+        return [
+            (c, str(model.headerData(c, Qt.Orientation.Horizontal, Qt.ItemDataRole.DisplayRole)))
+            for c in range(model.columnCount())
+            if c not in self.fixed
+        ]
+
+    def _fill(self) -> None:
+        self.menu.clear()
+        for column, heading in self.offered():
+            action = self.menu.addAction(heading)
+            action.setCheckable(True)
+            action.setChecked(not self.view.isColumnHidden(column))
+            action.toggled.connect(lambda shown, c=column: self.show_column(c, shown))
+
+    def show_column(self, column: int, shown: bool) -> None:
+        """Show or hide ``column`` (one never sized gets the width of its content)."""
+        self.view.setColumnHidden(column, not shown)
+        if shown and self.view.columnWidth(column) < self.view.horizontalHeader().minimumSectionSize():
+            self.view.resizeColumnToContents(column)
+        self.changed.emit(column, shown)
+
+    def popup(self, at: QPoint) -> None:
+        self.menu.popup(at)
+
+    def _popup_at_current(self) -> None:
+        cell = self.view.visualRect(self.view.currentIndex())
+        self.popup(self.view.viewport().mapToGlobal(cell.bottomLeft() if cell.isValid() else QPoint(0, 0)))

@@ -8,7 +8,7 @@ import re
 from typing import Any
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QColor, QFont, QFontDatabase, QSyntaxHighlighter, QTextCharFormat
+from PySide6.QtGui import QColor, QFont, QFontDatabase, QSyntaxHighlighter, QTextCharFormat, QTextOption
 from PySide6.QtWidgets import QPlainTextEdit, QWidget
 
 from ..resources import is_dark
@@ -45,9 +45,11 @@ class JsonHighlighter(QSyntaxHighlighter):
 
 
 class JsonView(QPlainTextEdit):
-    """Read-only; the keyboard scrolls and selects in it, and Tab moves on to the next control."""
+    """Read-only; the keyboard scrolls and selects in it, and Tab moves on to the next control. With ``wrap``, a
+    long line (a message's text) wraps at the view's width, within a word when it has to, so it is read without
+    scrolling sideways; else lines are kept whole."""
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, parent: QWidget | None = None, wrap: bool = False) -> None:
         super().__init__(parent)
         self.setReadOnly(True)
         self.setTabChangesFocus(True)
@@ -55,7 +57,11 @@ class JsonView(QPlainTextEdit):
             Qt.TextInteractionFlag.TextSelectableByMouse | Qt.TextInteractionFlag.TextSelectableByKeyboard
         )
         self.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
-        self.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        if wrap:
+            self.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
+            self.setWordWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
+        else:
+            self.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
         self.highlighter = JsonHighlighter(self.document())
 
     def show_value(self, value: Any) -> None:
