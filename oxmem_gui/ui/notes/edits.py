@@ -16,6 +16,7 @@ from ...core.api import ConflictError, Note, normalize_tags, notes_json, notes_m
 from ..context import StoreContext
 from ..dialogs import Dialogs
 from ..widgets import plural
+from .model import readable
 from .state import NoteFilters, NotesState, SaveInFlight, UndoRecord
 
 if TYPE_CHECKING:
@@ -23,11 +24,13 @@ if TYPE_CHECKING:
     from .panes import NoteEditor, NotesList
 
 
-def note_text(note: Note | None) -> str:
-    """A note as the conflict dialog shows it."""
+def note_text(note: Note | None, saved: bool = True) -> str:
+    """A note as the conflict dialog shows it: its text, tags and (``saved``: it is in the file) when it was
+    last updated."""
     if note is None:
         return "(deleted)"
-    return f"{note.content}\n\ntags: {', '.join(note.tags) or '—'}\nupdated {note.updated_at or '—'}"
+    when = f"\nupdated {readable(note.updated_at)}" if saved else ""
+    return f"{note.content}\n\ntags: {', '.join(note.tags) or '—'}{when}"
 
 
 class NoteEdits:
@@ -192,7 +195,7 @@ class NoteEdits:
             ("both", "Keep both (mine as a new note)"),
         ]
         choice = self.dialogs.conflict(
-            "Note changed by another program", str(exc), note_text(theirs), note_text(mine), choices
+            "Note changed by another program", str(exc), note_text(theirs), note_text(mine, saved=False), choices
         )
         if choice in ("mine", "both"):
             self.state.saving = SaveInFlight(content, tags, flight.shown if flight else self.state.shown)
