@@ -1,6 +1,8 @@
 """``oxmem diff`` of two files of 100k notes: a backup, and the file after 1% of the notes were changed, 1% deleted
-and 1% added. The baseline, measured in the same run, is only reading every note of both files through the same
-reader interface (what the diff cannot do without); the diff's own work is the rest.
+and 1% added. The baseline, measured in the same run, is how the diff worked before: every note of both files read
+through the reader interface (``list_notes``, each note's JSON decoded), then compared note by note — the diff now
+reads the store's notes as rows in one query and decodes only the rows that differ. The goal: ≤ 5 s at 100k notes
+(7.7 s was measured before, on a quiet machine).
 
     python bench/bench_diff.py [--notes 100000] [--users 100]
 """
@@ -20,6 +22,7 @@ OUT = Path(__file__).resolve().parent / "out"
 
 from oxmem_gui.core import MemoryStore  # noqa: E402
 from oxmem_gui.core.compare import _all_notes, diff_files  # noqa: E402
+from oxmem_gui.core.compare import _notes as compare_notes  # noqa: E402
 from oxmem_gui.core.memory import open_memory  # noqa: E402
 from oxmem_gui.core.store import notes as note_rows  # noqa: E402
 from oxmem_gui.core.store.events import embed_prepared, write_events  # noqa: E402
@@ -63,15 +66,22 @@ async def build(backup: Path, edited: Path, n: int, users: int) -> None:
         await _write(store, _notes(rng, users, n // 100))
 
 
-async def read_both(a: Path, b: Path) -> int:
-    count = 0
+GOAL_S = 5.0
+
+
+async def read_both(a: Path, b: Path) -> tuple[int, dict[str, int]]:
+    """The baseline: both files' notes read through the reader interface and compared (the diff's notes before)."""
+    found = []
     for path in (a, b):
         m = await open_memory(path, read_only=True, create=False, embedding="deterministic")
         try:
-            count += len(await _all_notes(m))
+            found.append(await _all_notes(m))
         finally:
             await m.aclose()
-    return count
+    counts: dict[str, int] = {}
+    for change in compare_notes(*found):
+        counts[f"notes {change.kind}"] = counts.get(f"notes {change.kind}", 0) + 1
+    return sum(map(len, found)), counts
 
 
 def main() -> None:
@@ -88,15 +98,20 @@ def main() -> None:
     rows = []
     for _ in range(2):  # the second run with a warm page cache
         t = time.perf_counter()
-        read = asyncio.run(read_both(backup, edited))
+        read, found = asyncio.run(read_both(backup, edited))
         read_s = time.perf_counter() - t
         t = time.perf_counter()
         diff = asyncio.run(diff_files(backup, edited, embedding="deterministic"))
         diff_s = time.perf_counter() - t
+        if diff.counts() != found:
+            sys.exit(f"the diff found {diff.counts()}, the baseline {found}")
         rows.append((read, read_s, diff_s, diff.counts()))
     read, read_s, diff_s, counts = rows[-1]
-    print(f"{'notes read (both files)':<26}{'read only s':>12}{'diff s':>9}{'diff / read':>13}  changes found")
-    print(f"{read:<26,}{read_s:>12.2f}{diff_s:>9.2f}{diff_s / read_s:>12.2f}×  {counts}")
+    met = "met" if diff_s <= GOAL_S else "NOT met"
+    goal = f"≤ {GOAL_S:g} s"
+    print(f"{'notes (both files)':<20}{'before s':>10}{'diff s':>8}{'speed-up':>10}{'goal':>8}  changes found")
+    print(f"{read:<20,}{read_s:>10.2f}{diff_s:>8.2f}{read_s / diff_s:>9.1f}×{goal:>8}  {counts}")
+    print(f"goal ≤ {GOAL_S:g} s at 100k notes: {met} ({diff_s:.2f} s; 7.7 s measured before on a quiet machine)")
 
 
 if __name__ == "__main__":

@@ -7,7 +7,8 @@ note's edit does to its notes session), summaries by session, notes (facts,
 memories) by ``(group, id)`` (added, deleted, changed: the text's word diff and the tags added and removed; a new
 version of a fact that an agent keeps as a new row is a change of it),
 schedules by id (added, removed, paused, resumed, changed: which fields). Only keys and the compared values are
-held, never the files' other rows; a note's word diff is computed when asked for (:func:`word_diff`).
+held, never the files' other rows; a note's word diff is computed when asked for (:func:`word_diff`). The store's
+notes are read as rows, every user's in one query, and only the rows that differ are decoded (:mod:`.compare_rows`).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from .compare_rows import Stored, differing, note_of, store_rows
 from .errors import InvalidInputError
 from .formats.detect import article
 from .memory import Memory, open_memory
@@ -164,11 +166,19 @@ async def _all_notes(memory: Memory) -> dict[tuple[str, str], Note]:
     return found
 
 
-def _notes(before: dict[tuple[str, str], Note], after: dict[tuple[str, str], Note]) -> list[NoteChange]:
-    out = [NoteChange(*key, "deleted", before[key], None) for key in sorted(before.keys() - after)]
-    out += [NoteChange(*key, "added", None, after[key]) for key in sorted(after.keys() - before)]
-    for key in sorted(before.keys() & after.keys()):
-        a, b = before[key], after[key]
+async def _stored_notes(memory: Memory) -> dict[tuple[str, str], Stored]:
+    """:func:`_all_notes`, the store's as rows read in one query (:func:`.compare_rows.store_rows`)."""
+    if isinstance(memory, MemoryStore) and memory.capabilities.has_notes:
+        return await memory._db.read(store_rows)
+    return dict(await _all_notes(memory))
+
+
+def _notes(before: dict[tuple[str, str], Stored], after: dict[tuple[str, str], Stored]) -> list[NoteChange]:
+    keys = differing(before, after)  # the others hold the same stored row on both sides
+    out = [NoteChange(*key, "deleted", note_of(before[key]), None) for key in sorted(keys - after.keys())]
+    out += [NoteChange(*key, "added", None, note_of(after[key])) for key in sorted(keys - before.keys())]
+    for key in sorted(keys & before.keys() & after.keys()):
+        a, b = note_of(before[key]), note_of(after[key])
         if a.content != b.content or sorted(a.tags) != sorted(b.tags):
             out.append(NoteChange(*key, "changed", a, b))
     return _versions(out)
@@ -246,7 +256,7 @@ async def diff_memories(old: Memory, new: Memory) -> FileDiff:
         result.sessions = _sessions(before, after)
         both = {s.session_id for s in before} & {s.session_id for s in after}
         result.summaries = await _summaries(old, new, both)
-    result.notes = _notes(await _all_notes(old), await _all_notes(new))
+    result.notes = _notes(await _stored_notes(old), await _stored_notes(new))
     if caps.has_schedules:
         huge = 1 << 62
         result.schedules = _schedules(await old.schedules.search(limit=huge), await new.schedules.search(limit=huge))

@@ -153,3 +153,93 @@ def test_every_format_diffs_empty_against_itself_and_lists_note_edits(formats, t
 def test_files_of_two_formats_are_refused_in_one_line(formats):
     with pytest.raises(InvalidInputError, match=r"^omega\.db is an Omega .* and zeke\.db is a ZEKE .*: compare"):
         diff(formats["omega"], formats["zeke"])
+
+
+def test_a_diff_of_a_thousand_notes_3_changed_2_added_1_deleted_gives_exactly_those(tmp_path, loop):
+    path = tmp_path / "memory.db"
+    store = open_sync(loop, path)
+    ids = [store.save_note(f"user{i % 4}", f"note {i} likes tea number {i}", ["tea", f"n{i % 7}"]).note_id
+           for i in range(1000)]  # fmt: skip
+    store.aclose()
+    backup = tmp_path / "backup.db"
+    shutil.copy(path, backup)
+    store = open_sync(loop, path)
+    store.update_note("user1", ids[1], "note 1 likes coffee number 1", ["tea", "n1"])  # text only
+    store.update_note("user2", ids[502], "note 502 likes tea number 502", ["tea", "green"])  # tags only
+    store.update_note("user3", ids[999], "note 999 likes tea number 999 and cake", ["n5", "cake"])  # both
+    added = [store.save_note("user0", "prefers window seats", ["travel"]), store.save_note("zoe", "likes jazz")]
+    store.delete_note("user0", ids[400])
+    store.aclose()
+    before = (_sha(backup), _sha(path))
+    d = diff(backup, path)
+    assert (_sha(backup), _sha(path)) == before
+    assert d.counts() == {"notes deleted": 1, "notes added": 2, "notes changed": 3}
+    assert [(c.kind, c.group, c.note_id) for c in d.notes] == [
+        ("deleted", "user0", ids[400]),
+        ("added", "user0", added[0].note_id),
+        ("added", "zoe", added[1].note_id),
+        ("changed", "user1", ids[1]),
+        ("changed", "user2", ids[502]),
+        ("changed", "user3", ids[999]),
+    ]
+    deleted, *_, text, tags, both = d.notes
+    assert (deleted.old.content, deleted.old.tags) == ("note 400 likes tea number 400", ["tea", "n1"])
+    assert deleted.new is None
+    assert [(c.old, c.new.content, c.new.tags) for c in d.notes[1:3]] == [
+        (None, "prefers window seats", ["travel"]),
+        (None, "likes jazz", []),
+    ]
+    assert word_diff(text.old.content, text.new.content) == [
+        ("=", "note 1 likes "), ("-", "tea"), ("+", "coffee"), ("=", " number 1")
+    ]  # fmt: skip
+    assert (text.tags_added, text.tags_removed, tags.text_changed) == ([], [], False)
+    assert (tags.tags_added, tags.tags_removed) == (["green"], ["n5"])
+    assert (both.tags_added, both.tags_removed, both.text_changed) == (["cake"], ["tea"], True)
+    assert diff(path, backup).counts() == {"notes deleted": 2, "notes added": 1, "notes changed": 3}
+
+
+def test_diff_a_note_rewritten_in_other_bytes_is_not_a_change_and_one_edited_in_place_is(tmp_path, loop):
+    path = tmp_path / "memory.db"
+    store = open_sync(loop, path)
+    same, edited = (store.save_note("ann", text, ["a", "b"]) for text in ("same words", "old words"))
+    store.aclose()
+    backup = tmp_path / "backup.db"
+    shutil.copy(path, backup)
+    store = open_sync(loop, path)  # as another program might: metadata keys reordered, tags too, a new time
+    for note_id, payload in ((same.note_id, None), (edited.note_id, '{"content": "new words", "role": "user"}')):
+        store.exec_sql(
+            "UPDATE chunks SET metadata_json = json_set(json_remove(metadata_json, '$.tags'), '$.tags', "
+            "json('[\"b\",\"a\"]'), '$.updated_at', '2030-01-01T00:00:00+00:00') WHERE session_id = 'memory:ann' "
+            "AND json_extract(metadata_json, '$.note_id') = ?",
+            (note_id,),
+        )
+        if payload:
+            store.exec_sql(
+                "UPDATE conversation_events SET payload_json = ? WHERE session_id = 'memory:ann' AND sequence = "
+                "(SELECT sequence_start FROM chunks WHERE json_extract(metadata_json, '$.note_id') = ?)",
+                (payload, note_id),
+            )
+    store.aclose()
+    d = diff(backup, path)
+    assert [(c.kind, c.note_id, c.old.content, c.new.content, c.new.tags) for c in d.notes] == [
+        ("changed", edited.note_id, "old words", "new words", ["b", "a"])
+    ]
+
+
+def test_diff_reads_a_note_id_on_two_rows_as_the_notes_list_reads_it(tmp_path, loop):
+    path = tmp_path / "memory.db"
+    store = open_sync(loop, path)
+    first, second = store.save_note("ann", "first", ["a"]), store.save_note("ann", "second", ["a"])
+    store.aclose()
+    backup = tmp_path / "backup.db"
+    shutil.copy(path, backup)
+    store = open_sync(loop, path)
+    store.exec_sql(
+        "UPDATE chunks SET metadata_json = json_set(metadata_json, '$.note_id', ?) WHERE session_id = 'memory:ann' "
+        "AND json_extract(metadata_json, '$.note_id') = ?",
+        (first.note_id, second.note_id),
+    )
+    assert [n.content for n in store.list_notes("ann")] == ["second", "first"]  # both rows now say first's id
+    store.aclose()
+    # a dict of that list keeps its last: the first note, unchanged; the second is gone
+    assert [(c.kind, c.note_id) for c in diff(backup, path).notes] == [("deleted", second.note_id)]
