@@ -46,11 +46,12 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 @pytest.fixture(autouse=True, scope="session")
 def logs_in_tmp(tmp_path_factory):
-    """The programs' log file, settings and backups go to the test run's folder, never the user's."""
+    """The programs' log file, settings, backups and kept caches go to the test run's folder, never the user's."""
     folder = tmp_path_factory.mktemp("log")
     os.environ["OXMEM_LOG_DIR"] = str(folder)
     os.environ["OXMEM_CONFIG_DIR"] = str(tmp_path_factory.mktemp("config"))  # the default rankings chosen
     os.environ["OXMEM_BACKUP_DIR"] = str(tmp_path_factory.mktemp("backups"))  # what the command line's edits back up
+    os.environ["OXMEM_CACHE_DIR"] = str(tmp_path_factory.mktemp("caches"))  # the search caches kept between opens
     return folder
 
 

@@ -646,6 +646,10 @@ class Database:
         """Synchronous form of :meth:`run` for code that is not on an event loop (scripts, benchmarks)."""
         return self._executor.submit(self._guarded, fn, False, *args, **kwargs).result()
 
+    @property
+    def is_closed(self) -> bool:
+        return self._closed
+
     def close(self) -> None:
         """Close the connection and its thread (again: nothing)."""
         if self._closed:

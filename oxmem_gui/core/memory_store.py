@@ -8,7 +8,9 @@ transaction.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
+import logging
 import os
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -52,6 +54,7 @@ from .retrieval import notes as note_hits
 from .retrieval import why_not
 from .retrieval.caches import SearchCaches
 from .retrieval.options import SearchOptions
+from .retrieval.persisted import DiskCache
 from .retrieval.ranking import TUNED, RankingProfile, native_query, profile_query
 from .retrieval.scope import AllSessions, Scope
 from .retrieval.vectors import DEFAULT_MAX_BYTES
@@ -76,6 +79,7 @@ if TYPE_CHECKING:
     from .remote import RemoteSnapshot
 
 T = TypeVar("T")
+log = logging.getLogger(__name__)
 
 #: why the store deletes no single turn (its events' chunks, vectors and summary range are kept per session)
 TURNS_REASON = "oxmem's store deletes whole sessions, not single turns (Delete session…)"
@@ -106,6 +110,9 @@ class MemoryStore(sql_console.SqlConsole):
         self._available = ModelBackends(choice.available, db.path)
         self.migration_report = report
         self._caches = SearchCaches(vector_cache_bytes, self.backend.model_name)
+        #: the caches kept on disk between processes (:mod:`.retrieval.persisted`); None: kept only in memory
+        self._disk: DiskCache | None = None
+        self._warmed = False
         #: ``oxmem``, ``oxydra`` or ``oxydra-libsql`` (:mod:`.formats.detect`), found when opening
         self.format = fmt
         #: an early Oxydra file has no schedules (oxmem does not add them to the agent's schema)
@@ -128,6 +135,7 @@ class MemoryStore(sql_console.SqlConsole):
         vector_cache_bytes: int = DEFAULT_MAX_BYTES,
         busy_timeout_ms: int = BUSY_TIMEOUT_MS,
         database: Database | None = None,
+        keep_caches: bool = True,
     ) -> MemoryStore:
         """Open the store at ``path`` (read-write: creating a new one, or migrating this project's own store at its
         first write — never another agent's file; see :mod:`.migrations`).
@@ -141,7 +149,8 @@ class MemoryStore(sql_console.SqlConsole):
         (least recently used sessions are dropped first; 2 GiB by default). ``busy_timeout_ms`` is how long a
         write waits for another program's write lock before :class:`StoreBusyError` (30 s by default).
         ``open_notice`` says when the file could only be opened as a snapshot. ``database``: a connection to
-        ``path`` already open (read-only) to use instead of opening another.
+        ``path`` already open (read-only) to use instead of opening another. ``keep_caches``: the search caches
+        are kept on disk between processes (:mod:`.retrieval.persisted`; a remote memory's snapshot keeps none).
         """
         if isinstance(embedding, str):
             choice = await asyncio.to_thread(choose_backend, embedding, model_path)
@@ -156,6 +165,9 @@ class MemoryStore(sql_console.SqlConsole):
             raise
         store = cls(db, choice, report, vector_cache_bytes, fmt)
         store._has_schedules = await db.read(schedules.has_schedule_tables)
+        if keep_caches and db.notice is None:  # (a snapshot of an unwritable folder's file: nothing kept)
+            with contextlib.suppress(OSError):
+                store._disk = DiskCache(db.path)
         return store
 
     @property
@@ -228,7 +240,7 @@ class MemoryStore(sql_console.SqlConsole):
         tuning options do not apply)."""
         given = SearchOptions.of(options).given()
         vectors = self._query_vectors(given.pop("query_embedding", None), given.pop("query_embedding_model", None))
-        return await self._db.read(
+        return await self._searching(
             native_query, self._caches.vectors, self._available, retriever, scope, query, top_k,
             bm25=self._caches.bm25, query_embeddings=vectors, **given,
         )  # fmt: skip
@@ -249,7 +261,21 @@ class MemoryStore(sql_console.SqlConsole):
         """The store deletes nothing on its own: nothing to apply."""
         raise InvalidInputError("oxmem stores delete nothing on their own: there is no clean-up to apply")
 
+    async def _searching(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """``fn`` in a read transaction, the search caches an earlier process kept for this file restored first
+        (once: checked and brought up to date, :mod:`.retrieval.persisted`)."""
+        if not self._warmed:
+            self._warmed = True
+            if self._disk is not None and self.remote is None:
+                await self._db.read(self._caches.restore, self._disk)
+        return await self._db.read(fn, *args, **kwargs)
+
     async def aclose(self) -> None:
+        if self._disk is not None and self.remote is None and not self._db.is_closed:
+            try:
+                await self._db.read(self._caches.save, self._disk)
+            except Exception:  # a cache not kept costs the next process a rebuild, never this close
+                log.info("the search caches of %s were not kept", self.path, exc_info=True)
         if self._libsql is not None:
             await asyncio.to_thread(self._libsql.close)
         self._db.close()
@@ -392,7 +418,7 @@ class MemoryStore(sql_console.SqlConsole):
         """contract §6. ``query_embedding`` (for ``query_embedding_model``, default the store's backend model)
         is used instead of embedding the query for that model's vectors; ``models`` restricts the vector leg to
         those models' vectors."""
-        return await self._db.read(
+        return await self._searching(
             retrieval.hybrid_query,
             self._caches.vectors,
             self._available,
@@ -429,7 +455,7 @@ class MemoryStore(sql_console.SqlConsole):
         models: Sequence[str] | None = None,
     ) -> retrieval.QueryResult:
         """``profile``'s ranking (:mod:`.ranking`); the options mean what they mean for :meth:`hybrid_query`."""
-        return await self._db.read(
+        return await self._searching(
             profile_query,
             self._caches.vectors,
             self._available,
@@ -461,7 +487,7 @@ class MemoryStore(sql_console.SqlConsole):
             raise InvalidInputError("say which session the memory should have been recalled in")
         given = SearchOptions.of(options).given()
         vectors = self._query_vectors(given.pop("query_embedding", None), given.pop("query_embedding_model", None))
-        return await self._db.read(
+        return await self._searching(
             why_not.why_not,
             self._caches.vectors,
             self._available,
@@ -482,7 +508,7 @@ class MemoryStore(sql_console.SqlConsole):
 
     async def session_models(self, session_id: str) -> list[str]:
         """The embedding models of the session's stored vectors."""
-        return await self._db.read(self._caches.vectors.models, session_id)
+        return await self._searching(self._caches.vectors.models, session_id)
 
     # -- notes --------------------------------------------------------------------------------------
 

@@ -32,12 +32,13 @@ import re
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
+from typing import Any
 
 import apsw
 import numpy as np
 
 from ..database import data_version
-from .scope import Scope, admits, scope_sql
+from .scope import Scope, admits, scope_json, scope_of, scope_sql
 
 K1 = 1.2
 B = 0.75
@@ -198,23 +199,34 @@ class Bm25Index:
             if at:
                 self._sessions[scope] = np.concatenate([cached, np.array(at, dtype=cached.dtype)])
 
-    def _prepare(self, conn: apsw.Connection) -> bool:
-        if self._usable is not None:
-            return self._usable
-        self._usable = False
+    def _scorable(self, conn: apsw.Connection) -> list[int] | None:
+        """FTS5's totals record when the table is one this index scores (unicode61 with no options, at least
+        ``min_rows`` rows), with the vocabulary table and tokenizer made ready; else None."""
         sql = conn.execute("SELECT sql FROM sqlite_master WHERE name = ?", (self.table,)).fetchall()
         if not sql or not _plain_unicode61(sql[0][0] or ""):
-            return False
+            return None
         try:
             averages = conn.execute(f"SELECT block FROM {self.table}_data WHERE id = 1").fetchall()
             totals = _varints(averages[0][0]) if averages else []
-            if not totals or totals[0] < self.min_rows:
-                return False
-            rows = conn.execute(f"SELECT id, sz FROM {self.table}_docsize ORDER BY id").fetchall()
+            if not totals or totals[0] < max(self.min_rows, 1):
+                return None
             conn.execute(
                 f"CREATE VIRTUAL TABLE IF NOT EXISTS {self._vocab} USING fts5vocab(main, '{self.table}', 'instance')"
             )
             self._tokenizer = conn.fts5_tokenizer("unicode61", [])
+        except apsw.Error:
+            return None
+        return totals
+
+    def _prepare(self, conn: apsw.Connection) -> bool:
+        if self._usable is not None:
+            return self._usable
+        self._usable = False
+        totals = self._scorable(conn)
+        if totals is None:
+            return False
+        try:
+            rows = conn.execute(f"SELECT id, sz FROM {self.table}_docsize ORDER BY id").fetchall()
         except apsw.Error:
             return False
         if len(rows) != totals[0]:
@@ -289,6 +301,61 @@ class Bm25Index:
         known = positions < len(self._rowids)
         known[known] = self._rowids[positions[known]] == wanted[known]
         return positions[known]
+
+    # -- kept on disk (:mod:`.persisted`) ----------------------------------------------------------------
+
+    def export(self) -> tuple[dict[str, Any], dict[str, np.ndarray]] | None:
+        """The row list, row lengths, postings and sessions, to keep on disk; None when nothing is built (or the
+        index does not follow other programs' commits, so could not be brought up to date)."""
+        with self._lock:
+            if not self._usable or not self.FOLLOWS or self._rowids is None or self._newest_chunk is None:
+                return None
+            tokens, scopes = list(self._postings), list(self._sessions)
+            described = {
+                "newest_chunk": self._newest_chunk,
+                "tokens": tokens,
+                "scopes": [scope_json(s) for s in scopes],
+            }
+            arrays = {"rowids": self._rowids, "lengths": self._lengths, "alive": self._alive}
+            for i, token in enumerate(tokens):
+                arrays[f"positions{i}"], arrays[f"freqs{i}"] = self._postings[token]
+            for i, scope in enumerate(scopes):
+                arrays[f"session{i}"] = self._sessions[scope]
+            return described, arrays
+
+    def restore(self, conn: apsw.Connection, described: dict[str, Any], arrays: dict[str, np.ndarray]) -> bool:
+        """Take what :meth:`export` kept, then follow the file to its state now (:meth:`_follow`: the newest row
+        must still hold the same chunk, rows added since are appended, rows gone marked dead). False, with
+        nothing kept, when that cannot be done. Raises ValueError when the arrays do not fit together."""
+        rowids, lengths, alive = arrays["rowids"], arrays["lengths"], arrays["alive"]
+        if not (len(rowids) == len(lengths) == len(alive)) or not len(rowids):
+            raise ValueError("the row arrays differ in length")
+        postings = OrderedDict()
+        for i, token in enumerate(described["tokens"]):
+            positions, freqs = arrays[f"positions{i}"], arrays[f"freqs{i}"]
+            if len(positions) != len(freqs) or (len(positions) and int(positions.max()) >= len(rowids)):
+                raise ValueError(f"the posting of {token!r} does not fit the rows")
+            postings[str(token)] = (positions, freqs)
+        sessions = OrderedDict()
+        for i, kept in enumerate(described["scopes"]):
+            sessions[scope_of(kept)] = arrays[f"session{i}"]
+        with self._lock:
+            self.clear()
+            totals = self._scorable(conn)
+            if totals is None:
+                self._usable = False
+                return False
+            self._rowids, self._lengths, self._alive = rowids, lengths, alive.copy()
+            self._postings, self._sessions = postings, sessions
+            self._newest_chunk = str(described["newest_chunk"])
+            self._rows = totals[0]
+            self._avgdl = float(sum(totals[1:])) / float(totals[0])
+            self._usable = True
+            if not self._follow(conn):
+                self.clear()
+                return False
+            self._version = data_version(conn)
+            return True
 
     # -- scoring -------------------------------------------------------------------------------------
 

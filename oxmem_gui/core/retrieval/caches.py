@@ -9,8 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import apsw
+
 from ..store.events import StoreResult
 from .bm25 import Bm25Index
+from .persisted import DiskCache
 from .vectors import VectorIndex
 
 
@@ -38,3 +41,27 @@ class SearchCaches:
     def clear(self) -> None:
         """Every vector may have changed (re-embedding)."""
         self.vectors.clear()
+
+    # -- kept on disk between processes (:mod:`.persisted`) ------------------------------------------
+
+    def _parts(self) -> dict[str, VectorIndex | Bm25Index]:
+        return {"vectors": self.vectors, "bm25": self.bm25}
+
+    def fingerprint(self) -> tuple:
+        """What the caches hold, in brief: saving is skipped while it is what was restored or saved."""
+        entries = tuple((key, len(e)) for key, e in self.vectors._entries.items())
+        rowids = self.bm25._rowids
+        return entries, None if rowids is None else (len(rowids), len(self.bm25._postings))
+
+    def rows(self) -> int:
+        rowids = self.bm25._rowids
+        return sum(len(e) for e in self.vectors._entries.values()) + (0 if rowids is None else len(rowids))
+
+    def restore(self, conn: apsw.Connection, disk: DiskCache) -> bool:
+        """Take the caches an earlier process kept for this file, checked and brought up to date (in the read
+        transaction of the caller, on the connection's thread)."""
+        return disk.restore(conn, self._parts(), self.fingerprint)
+
+    def save(self, conn: apsw.Connection, disk: DiskCache) -> bool:
+        """Keep the caches for the next process on this file (on the connection's thread, as they are used)."""
+        return disk.save(self._parts(), self.fingerprint(), self.rows())

@@ -46,3 +46,17 @@ def admits(scope: Scope, session_id: str) -> bool:
 def shown_scope(scope: Scope) -> str | None:
     """The scope as a result names it: the session id, or None for many sessions."""
     return scope if isinstance(scope, str) else None
+
+
+def scope_json(scope: Scope) -> dict[str, str]:
+    """The scope as JSON keeps it: ``{"session": id}`` or ``{"prefix": p}``."""
+    return {"session": scope} if isinstance(scope, str) else {"prefix": scope.prefix}
+
+
+def scope_of(kept: dict[str, str]) -> Scope:
+    """The scope :func:`scope_json` kept (ValueError for anything else)."""
+    if isinstance(kept, dict) and isinstance(kept.get("session"), str):
+        return kept["session"]
+    if isinstance(kept, dict) and isinstance(kept.get("prefix"), str):
+        return AllSessions(kept["prefix"])
+    raise ValueError(f"not a scope: {kept!r}")

@@ -40,6 +40,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 import apsw
 import numpy as np
@@ -47,9 +48,11 @@ import numpy as np
 from ..database import data_version
 from ..embeddings.backends import from_blob
 from ..errors import EmbeddingError
-from .scope import AllSessions, Scope, admits, scope_sql
+from .scope import AllSessions, Scope, admits, scope_json, scope_of, scope_sql
 
 DEFAULT_MAX_BYTES = 2 << 30  # 2 GiB: a million 384-dimension vectors, and some
+#: a missing sequence number or vector rowid, in the arrays kept on disk
+NONE = -(2**63)
 
 
 @dataclass
@@ -105,7 +108,10 @@ class SessionMatrix:
         if not extra:
             return
         if self._matrix is None or n + extra > len(self._matrix):
-            capacity = max(n + extra, 2 * n, 64)
+            # doubling; a matrix restored from disk (read-only, exactly full) gets an eighth of room, as one read
+            # from SQLite does (a million rows doubled would take 3 GB)
+            restored = self._matrix is not None and not self._matrix.flags.writeable
+            capacity = max(n + extra, n + n // 8 + 64 if restored else 2 * n, 64)
             grown = np.empty((capacity, self.dims), dtype=np.float32)
             inv = np.empty(capacity, dtype=np.float32)
             if self._matrix is not None:
@@ -146,6 +152,47 @@ class SessionMatrix:
         self.sequence_start.extend(starts)
         self.sequence_end.extend(ends)
         self.vector_rowids.extend(rowids if rowids is not None else [None] * extra)
+
+    def export(self) -> tuple[dict[str, Any], dict[str, np.ndarray]] | None:
+        """The matrix as arrays to keep on disk (:mod:`.persisted`) and what else describes it; None when a chunk id
+        holds a NUL (the ids are kept NUL-separated)."""
+        n = len(self.chunk_ids)
+        if any("\x00" in c for c in self.chunk_ids):
+            return None
+        matrix = self._matrix[:n] if self._matrix is not None else np.zeros((0, self.dims), dtype=np.float32)
+        inv = self._inv[:n] if self._inv is not None else np.zeros(0, dtype=np.float32)
+        numbers = np.array(
+            [[NONE if v is None else v for v in column] for column in (self.sequence_start, self.sequence_end,
+                                                                       self.vector_rowids)],
+            dtype=np.int64,
+        ).reshape(3, n)  # fmt: skip
+        ids = np.frombuffer("\x00".join(self.chunk_ids).encode("utf-8"), dtype=np.uint8)
+        return {"model": self.model, "dims": self.dims, "n": n, "errors": self.errors}, {
+            "matrix": matrix,
+            "inv": inv,
+            "numbers": numbers,
+            "ids": ids,
+        }
+
+    @classmethod
+    def restored(cls, described: dict[str, Any], arrays: dict[str, np.ndarray]) -> SessionMatrix:
+        """The matrix :meth:`export` gave, its vectors and norms used where they lie (memory-mapped, read-only:
+        the first append copies them)."""
+        n, dims = int(described["n"]), int(described["dims"])
+        entry = cls(str(described["model"]), dims)
+        numbers, ids = arrays["numbers"], bytes(arrays["ids"]).decode("utf-8")
+        if arrays["matrix"].shape != (n, dims) or arrays["inv"].shape != (n,) or numbers.shape != (3, n):
+            raise ValueError("the arrays do not have the sizes their description gives")
+        entry.chunk_ids = ids.split("\x00") if n else []
+        if len(entry.chunk_ids) != n:
+            raise ValueError("the chunk ids do not have the count their description gives")
+        starts, ends, rowids = ([None if v == NONE else v for v in column] for column in numbers.tolist())
+        entry.sequence_start, entry.sequence_end, entry.vector_rowids = starts, ends, rowids
+        entry.errors = [(str(a), str(b)) for a, b in described.get("errors", [])]
+        entry._rows = dict(zip(entry.chunk_ids, range(n), strict=True))
+        if n:
+            entry._matrix, entry._inv = arrays["matrix"], arrays["inv"]
+        return entry
 
     def row_of(self, chunk_id: str) -> int | None:
         """The row of ``chunk_id``'s vector (None: not in this matrix)."""
@@ -398,6 +445,48 @@ class VectorIndex:
                     vectors = np.vstack([np.asarray(v, dtype=np.float32)[:dims] for *_, v in chunks])
                     entry.append([c[0] for c in chunks], [c[1] for c in chunks], [c[2] for c in chunks], vectors)
             self._evict()
+
+    def export(self) -> tuple[dict[str, Any], dict[str, np.ndarray]] | None:
+        """What is cached, to keep on disk (:mod:`.persisted`): each matrix (:meth:`SessionMatrix.export`), the
+        models of each session, and the newest rows the matrices were followed to; None when nothing is."""
+        with self._lock:
+            if not self._entries or not self._newest:
+                return None
+            described: dict[str, Any] = {
+                "newest": {t: list(v) if v else None for t, v in self._newest.items()},
+                "models": [[scope_json(s), list(m)] for s, m in self._models.items()],
+                "entries": [],
+            }
+            arrays: dict[str, np.ndarray] = {}
+            for i, ((scope, _model, _dims), entry) in enumerate(self._entries.items()):
+                exported = entry.export()
+                if exported is None:
+                    continue
+                about, its = exported
+                described["entries"].append({**about, "scope": scope_json(scope), "at": i})
+                arrays.update({f"{name}{i}": a for name, a in its.items()})
+            return described, arrays
+
+    def restore(self, conn: apsw.Connection, described: dict[str, Any], arrays: dict[str, np.ndarray]) -> int:
+        """Take what :meth:`export` kept (in an earlier process), then bring it up to date with the file as it is
+        now, as another program's commits are followed (steps 1–2 of the module's note: the newest rows must
+        still be there, vectors added since are appended, anything else drops what it touches). Returns how many
+        matrices were kept. Raises ValueError (nothing taken) when the arrays do not fit their description."""
+        entries: OrderedDict[tuple[Scope, str, int], SessionMatrix] = OrderedDict()
+        for about in described["entries"]:
+            i = about["at"]
+            its = {name: arrays[f"{name}{i}"] for name in ("matrix", "inv", "numbers", "ids")}
+            entry = SessionMatrix.restored(about, its)
+            entries[(scope_of(about["scope"]), entry.model, entry.dims)] = entry
+        newest = {t: (int(v[0]), str(v[1])) if v else None for t, v in described["newest"].items()}
+        models = {scope_of(s): [str(x) for x in m] for s, m in described["models"]}
+        with self._lock:
+            self.clear()
+            self._entries, self._models, self._newest = entries, models, newest
+            self._follow(conn)
+            self._data_version = data_version(conn)
+            self._evict()
+            return len(self._entries)
 
     def invalidate(self, session_id: Scope) -> None:
         """Drop what is cached of the session, and of every scope of many sessions that holds it."""

@@ -1,0 +1,171 @@
+"""The search caches kept on disk between processes (core/retrieval/persisted.py): a store opened again answers
+exactly as a cold one, whatever another process wrote between the opens; a damaged or foreign cache is rebuilt;
+nothing is ever written beside the store file."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from oxmem_gui.core import MemoryStore
+from oxmem_gui.core.retrieval import persisted
+from oxmem_gui.core.retrieval.scope import ALL_SESSIONS
+from tests.processes import ROOT
+
+QUERIES = ("quiet hotel in alfama", "invoice rounding", "garden tomato", "train ticket berlin", "castle")
+
+
+@pytest.fixture(autouse=True)
+def small_caches_are_kept(monkeypatch, tmp_path):
+    """Keep caches of any size, in the test's folder."""
+    monkeypatch.setattr(persisted, "MIN_ROWS", 0)
+    monkeypatch.setenv(persisted.CACHE_ENV, str(tmp_path / "cache"))
+    monkeypatch.delenv(persisted.MAX_ENV, raising=False)
+
+
+def write(db: Path, *step: object) -> None:
+    """One step of the other program (tests/core/retrieval/cache_writer.py), in its own process."""
+    done = subprocess.run(
+        [sys.executable, "-m", "tests.core.retrieval.cache_writer", str(db), *map(str, step)],
+        cwd=ROOT, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+
+
+async def answers(db: Path, keep: bool) -> tuple[list, str]:
+    """Every query's hits over each session and over all of them (ids and every number), and what the restore
+    did."""
+    store = await MemoryStore.open(db, read_only=True, embedding="deterministic", keep_caches=keep)
+    store._caches.bm25.min_rows = 0  # the BM25 postings too, small as the store is
+    try:
+        sessions = [s.session_id for s in await store.list_sessions()]
+        found = []
+        for scope in [*sessions, ALL_SESSIONS]:
+            for ranking in ("oxmem", "tuned"):
+                for query in QUERIES:
+                    result = await store.search(ranking, scope, query, 5)
+                    found.append([(h.chunk_id, h.score, h.vector_score, h.fts_score) for h in result.hits])
+        said = store._disk.said if store._disk is not None else "-"
+    finally:
+        await store.aclose()
+    return found, said
+
+
+def same_as_cold(db: Path) -> str:
+    warm, said = asyncio.run(answers(db, keep=True))
+    cold, _ = asyncio.run(answers(db, keep=False))
+    assert warm == cold, said
+    return said
+
+
+def test_reopened_after_each_write_of_another_process_the_answers_are_a_cold_stores(tmp_path):
+    db = tmp_path / "memory.db"
+    write(db, "fill", 3, 30)
+    assert same_as_cold(db).startswith("nothing restored")  # the first open keeps what it built
+    rng = random.Random(47)
+    steps = ["append", "append", "forget", "reindex", "drop-newest", "append", "replace", "append", "forget"]
+    said = []
+    for i, step in enumerate(rng.sample(steps, len(steps)) + ["append", "drop-newest", "append"]):
+        if step == "append":
+            write(db, step, rng.choice(["s0", "s1", "s2", "new"]), rng.randint(1, 12), i)
+        elif step == "forget":
+            write(db, step, rng.choice(["s0", "s1", "s2"]))
+        elif step == "replace":
+            write(db, step, i)
+        else:
+            write(db, step)
+        said.append((step, same_as_cold(db)))
+    restored = [step for step, what in said if what == "restored"]
+    assert "append" in restored, said  # what was appended is read on top of what was kept
+    assert ("replace", "nothing restored: kept for another file of that name") in said
+    assert same_as_cold(db) == "restored"  # nothing changed since: all of it kept
+
+
+def test_the_first_query_reads_only_what_was_appended_since(tmp_path):
+    db = tmp_path / "memory.db"
+    write(db, "fill", 2, 40)
+    asyncio.run(answers(db, keep=True))
+    write(db, "append", "s1", 20, 9)
+
+    async def first() -> tuple[int, int]:
+        store = await MemoryStore.open(db, read_only=True, embedding="deterministic")
+        store._caches.bm25.min_rows = 0
+        await store.search("oxmem", ALL_SESSIONS, "quiet hotel", 5)
+        vectors, bm25 = store._caches.vectors.follows, store._caches.bm25.follows
+        await store.aclose()
+        return vectors["kept"], vectors["cleared"] + vectors["dropped"] + bm25["cleared"]
+
+    assert asyncio.run(first()) == (1, 0)  # followed from the kept state: nothing dropped, nothing rebuilt
+
+
+def kept_files(tmp_path: Path) -> list[Path]:
+    return sorted((tmp_path / "cache").rglob("*.npy"))
+
+
+@pytest.mark.parametrize("damage", ["truncated", "flipped", "version", "not json", "pointer"])
+def test_a_damaged_or_foreign_cache_is_rebuilt_never_trusted(tmp_path, damage):
+    db = tmp_path / "memory.db"
+    write(db, "fill", 2, 30)
+    cold = asyncio.run(answers(db, keep=False))[0]
+    asyncio.run(answers(db, keep=True))
+    files = kept_files(tmp_path)
+    matrix = next(p for p in files if p.name.startswith("vectors-matrix"))
+    meta = matrix.parent / "meta.json"
+    if damage == "truncated":
+        matrix.write_bytes(matrix.read_bytes()[:-100])
+    elif damage == "flipped":  # a vector changed, the file's size the same: only the hash tells
+        data = bytearray(matrix.read_bytes())
+        data[-4:] = np.float32(0.5).tobytes()
+        matrix.write_bytes(bytes(data))
+    elif damage == "version":
+        meta.write_text(json.dumps({**json.loads(meta.read_text()), "format": 999}))
+    elif damage == "not json":
+        meta.write_text("{")
+    else:
+        (matrix.parent.parent / "current").write_text("../../elsewhere")
+    warm, said = asyncio.run(answers(db, keep=True))
+    assert warm == cold
+    assert said.startswith(("nothing restored", "vectors not restored")), said
+
+
+def test_nothing_is_written_beside_the_store_and_a_read_only_file_is_left_as_found(tmp_path):
+    folder = tmp_path / "agent"
+    folder.mkdir()
+    db = folder / "memory.db"
+    write(db, "fill", 2, 30)
+    (folder / "memory.db").chmod(0o444)
+    folder.chmod(0o555)
+    try:
+        before = sorted(p.name for p in folder.iterdir()), hashlib.sha256(db.read_bytes()).hexdigest()
+        asyncio.run(answers(db, keep=True))
+        asyncio.run(answers(db, keep=True))
+        after = sorted(p.name for p in folder.iterdir()), hashlib.sha256(db.read_bytes()).hexdigest()
+    finally:
+        folder.chmod(0o755)
+    assert after == before
+    assert all(tmp_path / "cache" in p.parents for p in kept_files(tmp_path))
+
+
+def test_the_caches_are_bounded_least_recently_used_first_and_can_be_removed(tmp_path, monkeypatch):
+    first, second = tmp_path / "a.db", tmp_path / "b.db"
+    write(first, "fill", 2, 30)
+    write(second, "fill", 2, 30)
+    root = tmp_path / "cache"
+    asyncio.run(answers(first, keep=True))
+    asyncio.run(answers(second, keep=True))
+    a, b = persisted.DiskCache(first, root).folder, persisted.DiskCache(second, root).folder
+    assert sorted(f.name for f in root.iterdir()) == sorted([a.name, b.name])
+    persisted._bound(root, persisted.cached_bytes(root) - 1, keep=b)
+    assert [f.name for f in root.iterdir()] == [b.name]  # the least recently used went first
+    assert persisted.clear_all(root) > 0 and persisted.cached_bytes(root) == 0
+    monkeypatch.setenv(persisted.MAX_ENV, "0")
+    asyncio.run(answers(first, keep=True))
+    assert persisted.cached_bytes(root) == 0  # 0: nothing kept
