@@ -49,7 +49,7 @@ from .formats.info import DatabaseInfo, info_lines
 from .formats.langgraph_checkpoints import CheckpointInfo
 from .formats.table_browser import MAX_PAGE as TABLE_MAX_PAGE
 from .formats.table_browser import TableInfo, TablePage, shown_value
-from .known_places import Found, find_known
+from .known_places import Found, find_known, human_size
 from .memory import (
     NATIVE_FORMATS,
     choose_ranking,
@@ -89,6 +89,7 @@ from .retrieval.judgments import JudgmentStore
 from .retrieval.notes import NoteHit, NoteHits
 from .retrieval.options import DEFAULTS as SEARCH_DEFAULTS
 from .retrieval.options import SearchOptions
+from .retrieval.persisted import cache_root, cached_bytes, clear_all, max_bytes
 from .retrieval.ranking import PROFILES
 from .retrieval.scope import ALL_SESSIONS, AllSessions, Scope
 from .retrieval.why_not import WhyNot
@@ -139,6 +140,8 @@ __all__ = [
     "backups_dir",
     "BATCH_EVENTS",
     "BROWSE_PAGE",
+    "cache_root",
+    "cached_bytes",
     "BUSY_TIMEOUT_MS",
     "by_day",
     "by_hour",
@@ -152,6 +155,7 @@ __all__ = [
     "cell_lines",
     "CellLine",
     "check_store",
+    "clear_all",
     "CheckReport",
     "choose_ranking",
     "ChunkRow",
@@ -182,6 +186,7 @@ __all__ = [
     "fill_demo",
     "find_known",
     "Found",
+    "human_size",
     "format_in_timezone",
     "FTS_MODES",
     "fts_terms",
@@ -205,6 +210,7 @@ __all__ = [
     "MAX_NEXT_RUNS",
     "MAX_TAG_CHARS",
     "MAX_TAGS",
+    "max_bytes",
     "MAX_TOP_K",
     "Memory",
     "MemoryReader",

@@ -27,8 +27,13 @@ from ..core.api import (
     PullReport,
     TargetExistsError,
     backups_dir,
+    cache_root,
+    cached_bytes,
+    clear_all,
     diff_files,
+    human_size,
     list_backups,
+    max_bytes,
     read_jsonl,
     server_url,
 )
@@ -212,6 +217,27 @@ class FileOperations(_Window):
             self.open_path(str(backup.path))
         elif action == "restore" and backup is not None and store is not None and refusal is None:
             self._restore(backup)
+
+    def search_caches(self) -> None:
+        """File ▸ Search Caches…: how much the search indexes kept between launches take (the files opened before),
+        and a button that removes them all — nothing is lost: each is built again at its file's next search."""
+
+        def measured(size: int) -> None:
+            bound = max_bytes()
+            text = (
+                f"The search indexes of the files opened before are kept in {cache_root()}, so a file opened again "
+                f"answers its first search at once. They take {human_size(size)}. At most {human_size(bound)} are "
+                "kept (the setting OXMEM_CACHE_MAX_MB), the least recently used removed first.\n\n"
+                "Removing them loses nothing: each is built again at its file's next search."
+            )
+            if self.dialogs.report("Search caches", text, "Remove All" if size else None):
+                self.ctx.run(
+                    lambda: asyncio.to_thread(clear_all),
+                    label="Removing the search caches",
+                    on_done=lambda freed: self.dialogs.info(f"Removed {human_size(freed)} of search caches."),
+                )
+
+        self.ctx.run(lambda: asyncio.to_thread(cached_bytes), label="Measuring the search caches", on_done=measured)
 
     def compare_with_backup(self) -> None:
         """File ▸ Compare with Backup…: pick a backup or another file of the format — the picker opens in the

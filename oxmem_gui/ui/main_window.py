@@ -184,6 +184,7 @@ class MainWindow(FileOperations, QMainWindow):
         self._action(file, "&Back Up To…", self.back_up)
         self._action(file, "Bac&kups…", self.show_backups)
         self._action(file, "&Compare with Backup…", self.compare_with_backup)
+        self._action(file, "Search Ca&ches…", self.search_caches)
         self.save_snapshot_action = self._action(file, "Save &Snapshot As…", self.save_snapshot)
         self.save_snapshot_action.setStatusTip("Keep a copy of the remote memory's snapshot (it is removed on close)")
         file.addSeparator()

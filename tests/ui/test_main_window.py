@@ -597,3 +597,22 @@ def test_a_screenshot_with_no_file_named_pictures_the_start_page_and_creates_not
     assert done.returncode == 0, done.stderr
     assert QImage(str(out)).size().toTuple() == (1024, 640)
     assert not (home / ".local" / "share" / "oxmem").exists() and list(work.iterdir()) == []
+
+
+def test_the_search_caches_are_measured_and_removed_from_the_file_menu(make_window, qloop, tmp_path, monkeypatch):
+    caches = tmp_path / "caches"
+    (caches / "abc").mkdir(parents=True)
+    (caches / "abc" / "vectors.npy").write_bytes(b"\0" * 3000)
+    monkeypatch.setenv("OXMEM_CACHE_DIR", str(caches))
+    monkeypatch.setenv("OXMEM_CACHE_MAX_MB", "512")
+    window, ctx, dialogs = make_window()
+    dialogs.report_answer = True
+    window.search_caches()
+    settle(qloop, ctx)
+    title, text = dialogs.reports[-1]
+    assert title == "Search caches" and dialogs.report_actions[-1] == "Remove All"
+    assert f"kept in {caches}" in text and "They take 2.9 KB. At most 512 MB are kept" in text
+    assert dialogs.infos[-1] == "Removed 2.9 KB of search caches." and not caches.exists()
+    window.search_caches()
+    settle(qloop, ctx)
+    assert "They take 0 bytes" in dialogs.reports[-1][1] and dialogs.report_actions[-1] is None
