@@ -193,6 +193,11 @@ class MemoryReader(Protocol):
         self, retriever: str, scope: Scope, query: str, /, top_k: int = 8, options: SearchOptions | None = None
     ) -> QueryResult: ...
 
+    async def prepare_search(self, scope: Scope, /) -> int:
+        """Build ahead of the first query what a search of ``scope`` reads (or restore it: kept on disk between
+        processes); how many vectors it holds (0: nothing to prepare)."""
+        ...
+
     async def search_notes(
         self, user: str, query: str, /, top_k: int = 8, options: SearchOptions | None = None
     ) -> NoteHits: ...

@@ -261,6 +261,11 @@ class MemoryStore(sql_console.SqlConsole):
         """The store deletes nothing on its own: nothing to apply."""
         raise InvalidInputError("oxmem stores delete nothing on their own: there is no clean-up to apply")
 
+    async def prepare_search(self, scope: Scope) -> int:
+        """Build (or restore, :mod:`.retrieval.persisted`) ahead of the first query what a search of ``scope``
+        reads — its vector matrices and the BM25 rows — so that query answers at once; how many vectors are held."""
+        return await self._searching(self._caches.prepare, scope, self._available)
+
     async def _searching(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         """``fn`` in a read transaction, the search caches an earlier process kept for this file restored first
         (once: checked and brought up to date, :mod:`.retrieval.persisted`)."""

@@ -264,6 +264,10 @@ class ForeignReader(sql_console.SqlConsole):
         """``oxmem init``: another agent's schema is left as it is; nothing is written."""
         return self.migration_report
 
+    async def prepare_search(self, scope: Scope, /) -> int:
+        """Another agent's file: its searches read what they need at the query (nothing prepared ahead)."""
+        return 0
+
     def edit_effects(self, note: Note | None, /) -> list[str]:
         """What saving ``note`` (None: a new one) changes that the agent will see, beyond its text and tags — said
         before saving; reads nothing. None here: the format's edits change nothing else."""

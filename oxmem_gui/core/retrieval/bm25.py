@@ -218,6 +218,12 @@ class Bm25Index:
             return None
         return totals
 
+    def prepare(self, conn: apsw.Connection) -> bool:
+        """Read the row list now (in the caller's snapshot), ahead of the first query; whether it is used."""
+        with self._lock:
+            self._sync(conn)
+            return self._prepare(conn)
+
     def _prepare(self, conn: apsw.Connection) -> bool:
         if self._usable is not None:
             return self._usable

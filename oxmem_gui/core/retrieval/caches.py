@@ -7,13 +7,15 @@ matrix (:meth:`SearchCaches.committed`), a session changed in other ways is drop
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import apsw
 
+from ..embeddings.backends import EmbeddingBackend
 from ..store.events import StoreResult
 from .bm25 import Bm25Index
 from .persisted import DiskCache
+from .scope import Scope
 from .vectors import VectorIndex
 
 
@@ -41,6 +43,18 @@ class SearchCaches:
     def clear(self) -> None:
         """Every vector may have changed (re-embedding)."""
         self.vectors.clear()
+
+    def prepare(self, conn: apsw.Connection, scope: Scope, backends: Mapping[str, EmbeddingBackend]) -> int:
+        """Build ahead of the first query what a search of ``scope`` reads: its vector matrices (of each model
+        whose dimensions are known: a backend's, else the stored vectors' size) and the BM25 row list. Returns
+        how many vectors the matrices hold."""
+        held = 0
+        for model in self.vectors.models(conn, scope):
+            dims = backends[model].dimensions if model in backends else self.vectors.stored_dims(scope, model)
+            if dims:
+                held += len(self.vectors.get(conn, scope, model, dims))
+        self.bm25.prepare(conn)
+        return held
 
     # -- kept on disk between processes (:mod:`.persisted`) ------------------------------------------
 

@@ -373,6 +373,14 @@ class VectorIndex:
                 self._follow_from_here(conn)
         return models
 
+    def stored_dims(self, session_id: Scope, model: str) -> int | None:
+        """The dimensions of the session's vectors of ``model`` as :meth:`models` just read them (their blobs'
+        size), None when not known."""
+        with self._lock:
+            ahead = self._read_ahead
+            read = ahead[2].get(model) if ahead is not None and ahead[0] == session_id else None
+            return read.size // 4 if read is not None and read.size else None
+
     def _state(self, conn: apsw.Connection) -> tuple[int | None, int]:
         return self._data_version, conn.total_changes()
 

@@ -299,9 +299,21 @@ class SearchPanel(ResultActions, QWidget):
             if current in ids or current in self.state.many:
                 self.controls.session.setCurrentText(current)
             self._update_status()
+            self._prepare()
 
         self.ctx.run(load, on_done=got)
         return True
+
+    def _prepare(self) -> None:
+        """Build what the first search of the scope shown reads, from the moment the file opens (restored at once
+        when the file was opened before; the status bar says it is under way, and a search asked meanwhile is
+        answered once it ends)."""
+        store, ranking = self.ctx.store, self.current_ranking()
+        session = self.controls.session.currentText().strip()
+        if store is None or ranking is None or ranking.scope == "notes" or not session:
+            return
+        scope = self.state.many.get(session, session)
+        self.ctx.run(lambda: store.prepare_search(scope), label="Preparing the search index")
 
     # -- searching ----------------------------------------------------------------------------------
 

@@ -169,3 +169,21 @@ def test_the_caches_are_bounded_least_recently_used_first_and_can_be_removed(tmp
     monkeypatch.setenv(persisted.MAX_ENV, "0")
     asyncio.run(answers(first, keep=True))
     assert persisted.cached_bytes(root) == 0  # 0: nothing kept
+
+
+def test_prepare_search_builds_ahead_of_the_first_query_and_a_new_process_restores_it(tmp_path):
+    db = tmp_path / "memory.db"
+    write(db, "fill", 2, 30)
+
+    async def prepared() -> tuple[int, int, str]:
+        store = await MemoryStore.open(db, read_only=True, embedding="deterministic")
+        store._caches.bm25.min_rows = 0
+        held = await store.prepare_search(ALL_SESSIONS)
+        entries = len(store._caches.vectors._entries)
+        said = store._disk.said
+        await store.aclose()
+        return held, entries, said
+
+    held, entries, said = asyncio.run(prepared())
+    assert (held, entries) == (60, 1) and said.startswith("nothing restored")  # 2 sessions × 30 events, 1 chunk each
+    assert asyncio.run(prepared()) == (60, 1, "restored")

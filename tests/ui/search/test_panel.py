@@ -377,3 +377,13 @@ def test_the_panel_alone_searches_and_reweights_without_a_new_query(alone, qloop
     assert panel.state.base is fetched and ctx.running == []
     expected = rerank(fetched, 0.2, 0.8)
     assert [panel.model.hit(r).chunk_id for r in range(8)] == [h.chunk_id for h in expected.hits]
+
+
+def test_the_search_index_is_prepared_from_the_moment_the_file_opens(make_window, qloop):
+    from oxmem_gui.core.api import ALL_SESSIONS
+
+    window, ctx, _ = make_window()
+    settle(qloop, ctx)
+    assert window.search.controls.session.currentText() == "(all sessions)"
+    cached = ctx.store._caches.vectors.cached_sessions()
+    assert ALL_SESSIONS in cached  # built before any search was asked for
