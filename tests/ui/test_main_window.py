@@ -194,16 +194,21 @@ def test_demo_store_folder_is_removed_on_close(qloop, tmp_path):
     assert not folder.exists()
 
 
-def test_dropping_a_file_opens_it(make_window, qloop, tmp_path):
-    window, ctx, _ = make_window(read_only=True)
-    other = tmp_path / "other.db"
-    qloop.run_until_complete(qloop.run_until_complete(MemoryStore.open(other, embedding="deterministic")).aclose())
+def drop(window, path) -> None:
+    """``path`` dropped on the window, as a file manager drops it."""
     data = QMimeData()
-    data.setUrls([QUrl.fromLocalFile(str(other))])
+    data.setUrls([QUrl.fromLocalFile(str(path))])
     event = QDropEvent(
         QPointF(20, 20), Qt.DropAction.CopyAction, data, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier
     )
     window.dropEvent(event)
+
+
+def test_dropping_a_file_opens_it(make_window, qloop, tmp_path):
+    window, ctx, _ = make_window(read_only=True)
+    other = tmp_path / "other.db"
+    qloop.run_until_complete(qloop.run_until_complete(MemoryStore.open(other, embedding="deterministic")).aclose())
+    drop(window, other)
     settle(qloop, ctx)
     assert ctx.store.path == other and ctx.read_only
     assert window.windowTitle().startswith("other.db")
@@ -560,12 +565,7 @@ def test_a_file_dropped_on_the_start_page_opens(first_launch, qloop, tmp_path):
     other = tmp_path / "other.db"
     qloop.run_until_complete(qloop.run_until_complete(MemoryStore.open(other, embedding="deterministic")).aclose())
     assert window.acceptDrops() and not any(w.acceptDrops() for w in window.start.findChildren(QWidget))
-    data = QMimeData()
-    data.setUrls([QUrl.fromLocalFile(str(other))])
-    event = QDropEvent(
-        QPointF(20, 20), Qt.DropAction.CopyAction, data, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier
-    )
-    window.dropEvent(event)
+    drop(window, other)
     settle(qloop, ctx)
     assert ctx.store.path == other and ctx.read_only and window.pages.currentIndex() == 0
 
