@@ -115,7 +115,7 @@ class DiskCache:
     def __init__(self, db_path: Path, root: Path | None = None) -> None:
         self.root = cache_root() if root is None else root
         self.identity = Identity.of(db_path)
-        self.folder = self.root / blake3.blake3(self.identity.path.encode("utf-8")).hexdigest()[:32]
+        self.folder = self.root / blake3.blake3(os.fsencode(self.identity.path)).hexdigest()[:32]
         #: what the last restore or save left (a fingerprint of the caches): saving the same again is skipped
         self.kept: object = None
         #: what the last restore did, in words (for tests, benchmarks and ``--verbose``)
