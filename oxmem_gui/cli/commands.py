@@ -77,7 +77,8 @@ COMMANDS: tuple[Command, ...] = (
             sessions.import_arguments, sessions.import_jsonl, writes=True, creates=True, embeds=True,
             interrupted=f"the batches of {BATCH_EVENTS} events that finished are stored, whole; run the same command "
             "again to resume (it skips what is stored)", edits="events"),
-    Command("sessions", "list sessions, most recently updated first", run=sessions.sessions, needs="sessions"),
+    Command("sessions", "list sessions, most recently updated first, a page at a time", sessions.sessions_arguments,
+            sessions.sessions, needs="sessions"),
     Command("events", "show a session's events", sessions.events_arguments, sessions.events, needs="sessions"),
     Command("search", "hybrid search of a session, or of all of them, with each hit's score breakdown",
             searching.search_arguments, searching.search, needs="search", embeds=True),

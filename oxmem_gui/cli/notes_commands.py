@@ -6,7 +6,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..core.api import InvalidInputError, Memory, SearchOptions
+from ..core.api import InvalidInputError, Memory, SearchOptions, note_cursor
+from . import paging
 from .arguments import KEEP, like_option, search_options, tag_filter, text_arg, ttl_arg
 from .searching import like_options, pick_ranking, ranking_kwargs, search_kwargs, why_note
 from .text import preview, print_json, safe, text_table
@@ -24,10 +25,23 @@ def list_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--contains", type=text_arg, default=None, help="only notes whose text contains this (default: any text)"
     )
+    paging.page_options(
+        p,
+        "note",
+        paging.note_cursor_arg,
+        "the notes after this one: the cursor `more:` printed, the last shown note's '[\"UPDATED_AT\",SEQUENCE]' "
+        "(default: from the most recently updated)",
+    )
 
 
 async def list_notes(store: Memory, args: argparse.Namespace) -> int:
-    notes = await store.list_notes(args.user, args.tags, args.tag_mode, args.contains)
+    notes, more = await paging.page(
+        lambda after, n: store.notes_page(args.user, after, n, args.tags, args.tag_mode, args.contains),
+        note_cursor,
+        args.after,
+        args.offset,
+        paging.limit_of(args),
+    )
     if args.json:
         print_json(notes)
     else:
@@ -37,6 +51,7 @@ async def list_notes(store: Memory, args: argparse.Namespace) -> int:
                 [(n.note_id, n.updated_at, ",".join(n.tags), preview(n.content, 60)) for n in notes],
             )
         )
+    paging.say_more(more)
     return 0
 
 

@@ -5,7 +5,6 @@
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import sys
 
 from ..core.api import (
@@ -20,6 +19,7 @@ from ..core.api import (
     message_text,
     parse_time,
 )
+from . import paging
 from .arguments import int_in, text_arg
 from .text import preview, print_json, progress_printer, safe, text_table
 
@@ -93,41 +93,86 @@ async def import_jsonl(store: Memory, args: argparse.Namespace) -> int:
     return 0
 
 
+def sessions_arguments(p: argparse.ArgumentParser) -> None:
+    paging.page_options(
+        p,
+        "session",
+        paging.session_cursor_arg,
+        "the sessions after this one: the cursor `more:` printed, the last shown session's "
+        '\'["UPDATED_AT","SESSION_ID"]\' (default: from the most recently updated)',
+    )
+
+
 async def sessions(store: Memory, args: argparse.Namespace) -> int:
-    found = await store.list_sessions()
+    found, more = await paging.page(
+        lambda after, n: store.sessions_page(after, n),
+        lambda s: (s.updated_at, s.session_id),
+        args.after,
+        args.offset,
+        paging.limit_of(args),
+    )
+    stats = await store.session_stats([s.session_id for s in found]) if found else {}
+    rows = [
+        {
+            "session_id": s.session_id,
+            "created_at": s.created_at,
+            "updated_at": s.updated_at,
+            "last_sequence": stats[s.session_id].last_sequence if s.session_id in stats else None,
+            "event_count": stats[s.session_id].event_count if s.session_id in stats else None,
+        }
+        for s in found
+    ]
     if args.json:
-        print_json([{k: v for k, v in dataclasses.asdict(s).items() if k != "agent_identity"} for s in found])
+        print_json(rows)
     else:
         print(
             text_table(
                 ["session", "created", "updated", "last seq", "events"],
-                [(s.session_id, s.created_at, s.updated_at, s.last_sequence, s.event_count) for s in found],
+                [tuple(r.values()) for r in rows],
             )
         )
+    paging.say_more(more)
     return 0
 
 
 def events_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("session", type=text_arg)
-    p.add_argument(
-        "--limit",
-        type=int_in(1, INT64_MAX),
-        default=None,
-        metavar="N",
-        help="only the newest N events (default: every event)",
+    paging.page_options(
+        p,
+        "event",
+        int_in(paging.INT64_MIN, INT64_MAX),
+        "the events after this sequence (the seq column; the cursor `more:` printed), oldest first "
+        "(default: the newest --limit events)",
+        limit_help=f"how many events (default: {paging.DEFAULT_LIMIT:,}): the newest N, in order, or with --after "
+        "or --offset the N from there; when more follow, the last line on standard error is "
+        "`more: --after SEQ`, the next page's option",
     )
 
 
 async def events(store: Memory, args: argparse.Namespace) -> int:
-    found = await store.recall(args.session, args.limit)
+    limit, earlier, more = paging.limit_of(args), 0, None
+    if paging.from_start(args):
+        found, more = await paging.page(
+            lambda after, n: store.events_page(args.session, after, n),
+            lambda e: e.sequence,
+            args.after,
+            args.offset,
+            limit,
+        )
+    else:
+        found, earlier = await paging.newest_events(store, args.session, limit)
     if args.json:
         print_json(found)
+        paging.say_more(more)
+        paging.say_earlier(earlier)
         return 0
     rows = []
     for e in found:
         role, text = message_text(e)
         rows.append((e.sequence, e.created_at, role, preview(text)))
     print(text_table(["seq", "created", "role", "text"], rows))
+    paging.say_more(more)
+    paging.say_earlier(earlier)
     return 0
 
 
