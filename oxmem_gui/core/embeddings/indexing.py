@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,8 +19,11 @@ CHUNK_STRIDE = CHUNK_CHARS - CHUNK_OVERLAP
 ROLES = ("system", "user", "assistant", "tool")
 
 # Python's str.split() whitespace minus the information separators \x1c-\x1f (which Rust's
-# split_whitespace, used by the agent, does not split on).
-_WS_CHARS = "".join(chr(c) for c in range(sys.maxunicode + 1) if chr(c).isspace() and not 0x1C <= c <= 0x1F)
+# split_whitespace, used by the agent, does not split on) — Unicode's White_Space, written out (working it out over
+# every code point took 70 ms of every process's start; a test checks the two agree)
+_WS_CHARS = (
+    "\t\n\x0b\x0c\r \x85\xa0\u1680" + "".join(map(chr, range(0x2000, 0x200B))) + "\u2028\u2029\u202f\u205f\u3000"
+)
 _WS_RUN = re.compile(f"[{re.escape(_WS_CHARS)}]+")
 
 
