@@ -529,7 +529,7 @@ class SearchPanel(ResultActions, QWidget):
             self.model.pin(None)
         line = story_line(story)
         if within is not None:
-            line = f"Within session {within}'s own ranking: {line[:1].lower()}{line[1:]}"
+            line = f"In session {within}'s own ranking — {line}"
         set_label(self.why_label, line)
         # a suggestion for the memory's own session would not be checked against the ranking of many sessions
         self.apply_button.setEnabled(bool(story.changes) and within is None)

@@ -164,7 +164,7 @@ def test_why_not_after_all_sessions_with_no_hits_explains_a_memory_in_its_own_se
         f"Below, ranked within session {LISBON}: Why not…? explains a memory by its own session's ranking"
     )
     assert "\n".join(want.lines()) in text
-    assert panel.why_label.text().startswith(f"Within session {LISBON}'s own ranking: not recalled: The tag filter")
+    assert panel.why_label.text().startswith(f"In session {LISBON}'s own ranking — Not recalled: The tag filter")
     assert not panel.apply_button.isEnabled()
 
 
