@@ -641,7 +641,7 @@ def test_a_zeke_memory_says_before_saving_that_it_gets_no_vector_until_an_endpoi
     settle(qloop, ctx)
     hint = window.notes.editor.hint
     assert not hint.isHidden() and hint.text().startswith(
-        "The memory is saved without a vector: this file's vectors are text-embedding-3-small"
+        "The memory is saved without a vector — oxmem cannot make text-embedding-3-small vectors here"
     )
     try:
         dialogs.texts = ["http://user:sk-SECRET@localhost:11434/v1"]

@@ -392,8 +392,7 @@ class ZekeReader(ForeignReader):
         if not accessed:
             return []
         return [
-            "saving clears when it was last used, as ZEKE's own upsert does: ZEKE's clean-up then counts its age "
-            "from its creation, so it goes sooner, and the list shows it as updated then"
+            "saving clears its last use, as ZEKE's upsert does: its clean-up then counts its age from its creation"
         ]
 
     async def vector_notice(self) -> str | None:
@@ -402,14 +401,10 @@ class ZekeReader(ForeignReader):
         model = await self._db.read(self._file_model)
         if model is None or model == MODEL_NAME or (model == OPENAI_MODEL and endpoint.configured() is not None):
             return None
-        how = (
-            " (an embeddings endpoint would make it: --embeddings-url, or Edit ▸ Embeddings Endpoint…)"
-            if (model == OPENAI_MODEL)
-            else ""
-        )
+        how = " (an embeddings endpoint can: Edit ▸ Embeddings Endpoint…, --embeddings-url)" if model == OPENAI_MODEL else ""
         return (
-            f"the memory is saved without a vector: this file's vectors are {model}, which oxmem cannot make "
-            f"here{how}; ZEKE's vector search will not find it, its keyword search will"
+            f"the memory is saved without a vector — oxmem cannot make {model} vectors here{how}: ZEKE's vector "
+            "search will not find it, its keyword search will"
         )
 
     def _edit(self, fn: Any, *args: Any) -> Any:

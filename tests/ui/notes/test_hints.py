@@ -42,12 +42,11 @@ def test_a_zeke_memory_says_before_saving_that_its_last_use_is_cleared_and_it_ge
     notes = editing(make_window, qloop, tmp_path, fixtures.make_zeke, "persona:zeke")
     select(notes, fixtures.ZEKE_IDS["p-style"])  # last used 2026-02-27
     said = notes.editor.hint.text()
-    assert said.startswith("The memory is saved without a vector: this file's vectors are text-embedding-3-small")
+    assert said.startswith("The memory is saved without a vector — oxmem cannot make text-embedding-3-small vectors")
     assert said.endswith(
-        "Saving clears when it was last used, as ZEKE's own upsert does: ZEKE's clean-up then counts its age from "
-        "its creation, so it goes sooner, and the list shows it as updated then."
+        "Saving clears its last use, as ZEKE's upsert does: its clean-up then counts its age from its creation."
     )
     select(notes, fixtures.ZEKE_IDS["p-coffee"])  # never used: nothing to clear
-    assert "last used" not in notes.editor.hint.text() and "without a vector" in notes.editor.hint.text()
+    assert "last use" not in notes.editor.hint.text() and "without a vector" in notes.editor.hint.text()
     notes.new_note()
-    assert "last used" not in notes.editor.hint.text()
+    assert "last use" not in notes.editor.hint.text()
