@@ -391,9 +391,7 @@ class ZekeReader(ForeignReader):
         accessed = note.details.get("last_accessed_at") if note is not None and note.details else None
         if not accessed:
             return []
-        return [
-            "saving clears its last use, as ZEKE's upsert does: its clean-up then counts its age from its creation"
-        ]
+        return ["saving clears its last use, as ZEKE's upsert does: its clean-up then counts its age from its creation"]
 
     async def vector_notice(self) -> str | None:
         """What an edit will leave the agent's vector search without, said before saving: None when an edit
@@ -401,7 +399,11 @@ class ZekeReader(ForeignReader):
         model = await self._db.read(self._file_model)
         if model is None or model == MODEL_NAME or (model == OPENAI_MODEL and endpoint.configured() is not None):
             return None
-        how = " (an embeddings endpoint can: Edit ▸ Embeddings Endpoint…, --embeddings-url)" if model == OPENAI_MODEL else ""
+        how = (
+            " (an embeddings endpoint can: Edit ▸ Embeddings Endpoint…, --embeddings-url)"
+            if model == OPENAI_MODEL
+            else ""
+        )
         return (
             f"the memory is saved without a vector — oxmem cannot make {model} vectors here{how}: ZEKE's vector "
             "search will not find it, its keyword search will"
