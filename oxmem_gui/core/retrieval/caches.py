@@ -64,8 +64,10 @@ class SearchCaches:
     def fingerprint(self) -> tuple:
         """What the caches hold, in brief: saving is skipped while it is what was restored or saved."""
         entries = tuple((key, len(e)) for key, e in self.vectors._entries.items())
+        newest = tuple(sorted(self.vectors._newest.items()))
         rowids = self.bm25._rowids
-        return entries, None if rowids is None else (len(rowids), len(self.bm25._postings))
+        rows = None if rowids is None else (len(rowids), len(self.bm25._postings), self.bm25._newest_chunk)
+        return entries, newest, rows
 
     def rows(self) -> int:
         rowids = self.bm25._rowids
