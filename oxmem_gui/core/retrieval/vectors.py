@@ -89,7 +89,8 @@ class SessionMatrix:
     sequence_end: list[int | None] = field(default_factory=list)
     vector_rowids: list[int | None] = field(default_factory=list)
     errors: list[tuple[str, str]] = field(default_factory=list)
-    _rows: dict[str, int] = field(default_factory=dict)
+    #: chunk id → row, made at its first use (None: not yet; a restored million rows need it only to follow)
+    _rows: dict[str, int] | None = field(default_factory=dict)
     _matrix: np.ndarray | None = None
     _inv: np.ndarray | None = None
 
@@ -147,7 +148,8 @@ class SessionMatrix:
         block = self._matrix[n : n + extra]
         norms = np.sqrt(np.einsum("ij,ij->i", block, block))
         self._inv[n : n + extra] = np.divide(1.0, norms, out=np.zeros_like(norms), where=norms > 0)
-        self._rows.update(zip(chunk_ids, range(n, n + extra), strict=True))
+        if self._rows is not None:
+            self._rows.update(zip(chunk_ids, range(n, n + extra), strict=True))
         self.chunk_ids.extend(chunk_ids)
         self.sequence_start.extend(starts)
         self.sequence_end.extend(ends)
@@ -186,16 +188,21 @@ class SessionMatrix:
         entry.chunk_ids = ids.split("\x00") if n else []
         if len(entry.chunk_ids) != n:
             raise ValueError("the chunk ids do not have the count their description gives")
-        starts, ends, rowids = ([None if v == NONE else v for v in column] for column in numbers.tolist())
+        starts, ends, rowids = (
+            column.tolist() if not (column == NONE).any() else [None if v == NONE else v for v in column.tolist()]
+            for column in np.asarray(numbers)
+        )
         entry.sequence_start, entry.sequence_end, entry.vector_rowids = starts, ends, rowids
         entry.errors = [(str(a), str(b)) for a, b in described.get("errors", [])]
-        entry._rows = dict(zip(entry.chunk_ids, range(n), strict=True))
+        entry._rows = None
         if n:
             entry._matrix, entry._inv = arrays["matrix"], arrays["inv"]
         return entry
 
     def row_of(self, chunk_id: str) -> int | None:
         """The row of ``chunk_id``'s vector (None: not in this matrix)."""
+        if self._rows is None:
+            self._rows = dict(zip(self.chunk_ids, range(len(self.chunk_ids)), strict=True))
         return self._rows.get(chunk_id)
 
     def cosines(self, query: np.ndarray) -> np.ndarray:
@@ -603,7 +610,7 @@ class VectorIndex:
     def _append(entry: SessionMatrix, vrowid: int, cid: str, blob: bytes, start: int | None, end: int | None) -> bool:
         """A vector another program added to ``entry``'s session and model; False when the matrix cannot take it
         where a fresh read would put it (the chunk is there already, from another vector row)."""
-        row = entry._rows.get(cid)
+        row = entry.row_of(cid)
         if row is not None:
             if entry.vector_rowids[row] is not None:  # forgotten and stored again
                 return False
