@@ -40,11 +40,12 @@ import blake3
 import numpy as np
 
 from ..folders import cache_dir
+from .vectors import Room
 
 log = logging.getLogger(__name__)
 
 #: the version of what is kept; another version's cache is dropped
-FORMAT = 1
+FORMAT = 2
 CACHE_ENV = "OXMEM_CACHE_DIR"
 MAX_ENV = "OXMEM_CACHE_MAX_MB"
 DEFAULT_MAX_BYTES = 4 << 30
@@ -169,8 +170,8 @@ class DiskCache:
         path = files / f"{key}.npy"
         if _hash(path) != expected:
             raise ValueError(f"{key}.npy does not match its hash")
-        big = path.stat().st_size > 1 << 20
-        array: np.ndarray = np.load(path, mmap_mode="r" if big else None, allow_pickle=False)
+        big = path.stat().st_size > 1 << 20  # mapped copy-on-write: written to (rows appended), the file stays
+        array: np.ndarray = np.load(path, mmap_mode="c" if big else None, allow_pickle=False)
         return array
 
     # -- saving --------------------------------------------------------------------------------------
@@ -197,7 +198,7 @@ class DiskCache:
                 hashes = {}
                 for key, array in arrays.items():
                     path = files / f"{name}-{key}.npy"
-                    np.save(path, np.ascontiguousarray(array), allow_pickle=False)
+                    _write(path, array)
                     hashes[f"{name}-{key}"] = _hash(path)
                 meta["parts"][name] = {"described": described, "hashes": hashes}
             (files / "meta.json").write_text(json.dumps(meta), "utf-8")
@@ -214,6 +215,22 @@ class DiskCache:
         self.kept = fingerprint
         _bound(self.root, bound, keep=self.folder)
         return True
+
+
+def _write(path: Path, array: np.ndarray | Room) -> None:
+    """``array`` as a ``.npy`` file; a :class:`~.vectors.Room` with its zero rows after it, written through a map
+    (no second copy of a large matrix in memory)."""
+    if not isinstance(array, Room):
+        np.save(path, np.ascontiguousarray(array), allow_pickle=False)
+        return
+    kept = array.array
+    mapped = np.lib.format.open_memmap(
+        path, mode="w+", dtype=kept.dtype, shape=(len(kept) + array.rows, *kept.shape[1:])
+    )
+    mapped[: len(kept)] = kept
+    mapped[len(kept) :] = 0
+    mapped.flush()
+    del mapped
 
 
 def _bound(root: Path, bound: int, keep: Path) -> None:

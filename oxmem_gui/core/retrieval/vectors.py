@@ -55,6 +55,14 @@ DEFAULT_MAX_BYTES = 2 << 30  # 2 GiB: a million 384-dimension vectors, and some
 NONE = -(2**63)
 
 
+@dataclass(frozen=True)
+class Room:
+    """An array to keep on disk followed by ``rows`` more rows of zeros (room to grow into once mapped again)."""
+
+    array: np.ndarray
+    rows: int
+
+
 @dataclass
 class Candidate:
     chunk_id: str
@@ -109,9 +117,9 @@ class SessionMatrix:
         if not extra:
             return
         if self._matrix is None or n + extra > len(self._matrix):
-            # doubling; a matrix restored from disk (read-only, exactly full) gets an eighth of room, as one read
-            # from SQLite does (a million rows doubled would take 3 GB)
-            restored = self._matrix is not None and not self._matrix.flags.writeable
+            # doubling; a matrix restored from disk (mapped, its room used up) grows by an eighth, as one read from
+            # SQLite does (a million rows doubled would take 3 GB)
+            restored = isinstance(self._matrix, np.memmap)
             capacity = max(n + extra, n + n // 8 + 64 if restored else 2 * n, 64)
             grown = np.empty((capacity, self.dims), dtype=np.float32)
             inv = np.empty(capacity, dtype=np.float32)
@@ -161,6 +169,7 @@ class SessionMatrix:
         n = len(self.chunk_ids)
         if any("\x00" in c for c in self.chunk_ids):
             return None
+        room = n // 8 + 64  # kept on disk too: rows appended after a restore go there, the rest stays mapped
         matrix = self._matrix[:n] if self._matrix is not None else np.zeros((0, self.dims), dtype=np.float32)
         inv = self._inv[:n] if self._inv is not None else np.zeros(0, dtype=np.float32)
         numbers = np.array(
@@ -170,20 +179,23 @@ class SessionMatrix:
         ).reshape(3, n)  # fmt: skip
         ids = np.frombuffer("\x00".join(self.chunk_ids).encode("utf-8"), dtype=np.uint8)
         return {"model": self.model, "dims": self.dims, "n": n, "errors": self.errors}, {
-            "matrix": matrix,
-            "inv": inv,
+            "matrix": Room(matrix, room),
+            "inv": Room(inv, room),
             "numbers": numbers,
             "ids": ids,
         }
 
     @classmethod
     def restored(cls, described: dict[str, Any], arrays: dict[str, np.ndarray]) -> SessionMatrix:
-        """The matrix :meth:`export` gave, its vectors and norms used where they lie (memory-mapped, read-only:
-        the first append copies them)."""
+        """The matrix :meth:`export` gave, its vectors and norms used where they lie (memory-mapped copy-on-write,
+        with the room kept after them: rows appended since are written there, nothing is copied)."""
         n, dims = int(described["n"]), int(described["dims"])
         entry = cls(str(described["model"]), dims)
         numbers, ids = arrays["numbers"], bytes(arrays["ids"]).decode("utf-8")
-        if arrays["matrix"].shape != (n, dims) or arrays["inv"].shape != (n,) or numbers.shape != (3, n):
+        matrix, inv = arrays["matrix"], arrays["inv"]
+        if matrix.ndim != 2 or matrix.shape[1] != dims or len(matrix) < n or inv.shape != (len(matrix),):
+            raise ValueError("the arrays do not have the sizes their description gives")
+        if numbers.shape != (3, n):
             raise ValueError("the arrays do not have the sizes their description gives")
         entry.chunk_ids = ids.split("\x00") if n else []
         if len(entry.chunk_ids) != n:
@@ -196,7 +208,7 @@ class SessionMatrix:
         entry.errors = [(str(a), str(b)) for a, b in described.get("errors", [])]
         entry._rows = None
         if n:
-            entry._matrix, entry._inv = arrays["matrix"], arrays["inv"]
+            entry._matrix, entry._inv = matrix, inv
         return entry
 
     def row_of(self, chunk_id: str) -> int | None:
