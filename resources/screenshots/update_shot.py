@@ -34,8 +34,8 @@ async def scene(window, ctx):
     await ctx.wait_idle()
     window.show_panel("search")
     search = window.search
-    search.session.setCurrentText(SESSION)
-    search.query.setText("which seats do I prefer on flights")
+    search.controls.session.setCurrentText(SESSION)
+    search.controls.query.setText("which seats do I prefer on flights")
     search.search()
     await settle(ctx)
     search.view.selectRow(0)

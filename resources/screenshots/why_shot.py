@@ -12,9 +12,9 @@ async def scene(window, ctx):
     await ctx.wait_idle()
     window.show_panel("search")
     panel = window.search
-    panel.session.setCurrentText("telegram:alice:lisbon-trip")
-    panel.query.setText("which seat on the flight")
-    panel.top_k.setValue(3)
+    panel.controls.session.setCurrentText("telegram:alice:lisbon-trip")
+    panel.controls.query.setText("which seat on the flight")
+    panel.controls.top_k.setValue(3)
     panel.search()
     await settle(ctx, 0.2)
     panel.why_not("5")  # as the picker would give it: the event at sequence 5
