@@ -51,6 +51,7 @@ from .sessions.panel import SessionsPanel
 from .start_page import StartPage
 from .status_bar import StatusBar
 from .tables_panel import TablesPanel
+from .widgets import ColumnChooser
 
 PANELS = ("sessions", "notes", "search", "schedules", "tables")
 MAX_RECENT = 8
@@ -554,11 +555,24 @@ class MainWindow(FileOperations, QMainWindow):
             state = self.settings.value(key)
             if state is not None:
                 splitter.restoreState(state)
+        for key, chooser in self._column_choosers():
+            kept = self.settings.value(key)
+            if kept is not None:  # (QSettings gives one value as a string, several as a list, none as "")
+                chooser.hide_only([kept] if isinstance(kept, str) else list(kept))
         self.sessions.context.budget.setValue(int(self.settings.value("sessions/budget", 2000)))
         self.notes.state.user = self.settings.value("notes/user") or None
         self.search.controls.weight.setValue(int(self.settings.value("search/weight", 70)))
         panel = self.settings.value("window/panel", "sessions")
         self.show_panel(panel if panel in PANELS else "sessions")
+
+    def _column_choosers(self) -> list[tuple[str, ColumnChooser]]:
+        """Each table whose columns can be shown or hidden, with the setting that keeps its choice."""
+        return [
+            ("sessions/hidden_columns", self.sessions.session_columns),
+            ("sessions/hidden_event_columns", self.sessions.event_columns),
+            ("search/hidden_columns", self.search.view.columns),
+            ("notes/hidden_columns", self.notes.list_pane.columns),
+        ]
 
     def _fit_screen(self) -> None:
         """Keep the window, with its frame, inside the screen's available area: a first launch on a 1024×640
@@ -581,6 +595,8 @@ class MainWindow(FileOperations, QMainWindow):
         self.settings.setValue("notes/splitter", self.notes.splitter.saveState())
         self.settings.setValue("search/splitter", self.search.splitter.saveState())
         self.settings.setValue("schedules/splitter", self.schedules.splitter.saveState())
+        for key, chooser in self._column_choosers():
+            self.settings.setValue(key, [str(c) for c in chooser.hidden()] or ["none"])  # (an empty list is not kept)
         self.settings.setValue("search/weight", self.search.controls.weight.value())
         self.settings.setValue("sessions/budget", self.sessions.context.budget.value())
         if self.notes.state.user:

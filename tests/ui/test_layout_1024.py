@@ -157,3 +157,30 @@ def test_notes_a_notes_text_has_half_the_window(make_window, qloop):
     assert view.columnWidth(0) >= HALF, [view.columnWidth(c) for c in range(5)]
     assert visible_columns(view) == [0, 1, 4] and all_in_view(view)  # Note, Tags, Age
     assert offered(notes.list_pane.columns) == {"Tags": True, "Created": False, "Updated": False, "Age": True}
+
+
+def test_the_columns_chosen_are_kept_for_the_next_launch(make_window, qloop, tmp_path):
+    from PySide6.QtCore import QSettings
+
+    from oxmem_gui.core.api import JudgmentStore
+    from oxmem_gui.ui.context import StoreContext
+    from oxmem_gui.ui.main_window import MainWindow
+    from tests.ui.conftest import FakeDialogs
+
+    window, ctx, _ = make_window()
+    settle(qloop, ctx)
+    sessions, search = window.sessions.sessions_view, window.search.view
+    hidden_before = window.sessions.session_columns.hidden()
+    assert hidden_before and window.search.view.columns.hidden()
+    sessions.setColumnHidden(hidden_before[0], False)  # a column shown on demand…
+    for column in window.search.view.columns.hidden():  # …and every hidden one of the search hits
+        search.setColumnHidden(column, False)
+    window.save_settings()
+    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
+    again = MainWindow(StoreContext(), settings, FakeDialogs(), JudgmentStore(tmp_path / "again.db"))
+    try:
+        assert again.sessions.session_columns.hidden() == hidden_before[1:]
+        assert again.search.view.columns.hidden() == []
+        assert again.notes.list_pane.columns.hidden() == window.notes.list_pane.columns.hidden()
+    finally:
+        again.deleteLater()

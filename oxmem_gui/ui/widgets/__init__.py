@@ -190,6 +190,17 @@ class ColumnChooser(QObject):
         key.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)  # (the constructor's context is not applied)
         key.activated.connect(self._popup_at_current)
 
+    def hidden(self) -> list[int]:
+        """The columns the menu offers that are hidden now (what the window keeps between launches)."""
+        return [c for c, _ in self.offered() if self.view.isColumnHidden(c)]
+
+    def hide_only(self, columns: Iterable[object]) -> None:
+        """Show every column the menu offers but ``columns`` (as kept: numbers, or their text); anything else
+        in ``columns`` is ignored."""
+        wanted = {int(c) for c in columns if str(c).isdigit()}
+        for column, _ in self.offered():
+            self.view.setColumnHidden(column, column in wanted)
+
     def offered(self) -> list[tuple[int, str]]:
         """The columns the menu offers, ``(column, heading)``, in the model's order."""
         model = self.view.model()
