@@ -573,7 +573,7 @@ def test_the_session_list_is_read_again_only_when_the_file_changed(current):
         rest = await m.sessions_page(after=(first[-1].updated_at, first[-1].session_id))
         assert calls == []
         write(current, ("INSERT INTO events (session_id, event_type, data, created_at) VALUES "
-                        "('new', 'user_message', '{}', '2027-01-01T00:00:00+00:00')", ()))  # fmt: skip
+                        "('new', 'user_message', '{}', '2037-01-01T00:00:00+00:00')", ()))  # fmt: skip
         newest = await m.sessions_page(limit=2)
         await m.forget("new")
         after_forget = await m.sessions_page(limit=2)

@@ -289,7 +289,7 @@ def test_event_text_of_several_tool_calls_names_them_all():
         "content": None,
         "tool_calls": [{"id": "a", "name": "one", "arguments": {}}, {"id": "b", "name": "two"}],
     }
-    role, source, text = describe_event(Event(4, "2027-01-01T00:00:00Z", payload))
+    role, source, text = describe_event(Event(4, "2037-01-01T00:00:00Z", payload))
     assert (role, source) == ("assistant", "assistant_tool_call")
     assert text == "→ tool one, two — tool one arguments {}\ntool two invocation"
 
