@@ -120,14 +120,7 @@ class NoteEdits:
 
     def dirty_over(self, flight: SaveInFlight | None) -> bool:
         """Whether the editor holds something other than what ``flight`` wrote."""
-        if flight is None:
-            return False
-        editor = self.editor
-        return (
-            editor.content.toPlainText() != flight.content
-            or editor.tags.tags() != flight.tags
-            or bool(editor.tags.pending())
-        )
+        return flight is not None and self.editor.differs(flight.content, flight.tags)
 
     def _save_failed(self, exc: Exception) -> bool:
         self.state.saving = None  # what was asked meanwhile is not done: the user sees why, and asks again

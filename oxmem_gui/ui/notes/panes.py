@@ -189,9 +189,11 @@ class NoteEditor(QWidget):
         """Whether the editor holds something not saved over ``note`` (a tag still being typed counts)."""
         if is_new:
             return bool(self.content.toPlainText().strip()) or bool(self.tags.tags()) or bool(self.tags.pending())
-        if note is None:
-            return False
-        return self.content.toPlainText() != note.content or self.tags.tags() != note.tags or bool(self.tags.pending())
+        return note is not None and self.differs(note.content, note.tags)
+
+    def differs(self, content: str, tags: list[str]) -> bool:
+        """Whether the editor holds other than ``content`` and ``tags`` (a tag still being typed counts)."""
+        return self.content.toPlainText() != content or self.tags.tags() != tags or bool(self.tags.pending())
 
     def set_read_only(self, refusal: str | None) -> None:
         """Read-only, with the refusal as tooltip, while notes cannot be edited; editable again once they can."""
