@@ -45,7 +45,7 @@ from .vectors import Room
 log = logging.getLogger(__name__)
 
 #: the version of what is kept; another version's cache is dropped
-FORMAT = 2
+FORMAT = 3
 CACHE_ENV = "OXMEM_CACHE_DIR"
 MAX_ENV = "OXMEM_CACHE_MAX_MB"
 DEFAULT_MAX_BYTES = 4 << 30

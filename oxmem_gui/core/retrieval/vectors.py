@@ -37,6 +37,7 @@ score, then ordered by contract §6's tie-breaks on fresh sequence numbers (:met
 from __future__ import annotations
 
 import threading
+import zlib
 from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -61,6 +62,13 @@ class Room:
 
     array: np.ndarray
     rows: int
+
+
+def id_hashes(chunk_ids: Iterable[str]) -> np.ndarray:
+    """A 64-bit hash of each chunk id (CRC-32 and Adler-32 of its UTF-8), the same in every process: kept on disk
+    with a matrix, so a restored matrix finds a chunk id among its rows without a dict of every id."""
+    encoded = (c.encode("utf-8", "surrogatepass") for c in chunk_ids)
+    return np.fromiter(((zlib.crc32(b) << 32) | zlib.adler32(b) for b in encoded), dtype=np.uint64)
 
 
 @dataclass
@@ -97,8 +105,13 @@ class SessionMatrix:
     sequence_end: list[int | None] = field(default_factory=list)
     vector_rowids: list[int | None] = field(default_factory=list)
     errors: list[tuple[str, str]] = field(default_factory=list)
-    #: chunk id → row, made at its first use (None: not yet; a restored million rows need it only to follow)
-    _rows: dict[str, int] | None = field(default_factory=dict)
+    #: chunk id → row of the rows past ``_hashed``, made at its first use (None: not yet; a million rows read or
+    #: restored need it only to follow another program's commits, and a restored matrix not even then)
+    _rows: dict[str, int] | None = None
+    #: the first ``_hashed`` rows' id hashes sorted, and their rows (a restored matrix: kept on disk with it)
+    _sorted_hashes: np.ndarray | None = None
+    _hash_rows: np.ndarray | None = None
+    _hashed: int = 0
     _matrix: np.ndarray | None = None
     _inv: np.ndarray | None = None
 
@@ -172,6 +185,8 @@ class SessionMatrix:
         room = n // 8 + 64  # kept on disk too: rows appended after a restore go there, the rest stays mapped
         matrix = self._matrix[:n] if self._matrix is not None else np.zeros((0, self.dims), dtype=np.float32)
         inv = self._inv[:n] if self._inv is not None else np.zeros(0, dtype=np.float32)
+        hashes = id_hashes(self.chunk_ids)
+        order = np.argsort(hashes, kind="stable")
         numbers = np.array(
             [[NONE if v is None else v for v in column] for column in (self.sequence_start, self.sequence_end,
                                                                        self.vector_rowids)],
@@ -183,6 +198,8 @@ class SessionMatrix:
             "inv": Room(inv, room),
             "numbers": numbers,
             "ids": ids,
+            "hashes": hashes[order],
+            "order": order,
         }
 
     @classmethod
@@ -195,8 +212,12 @@ class SessionMatrix:
         matrix, inv = arrays["matrix"], arrays["inv"]
         if matrix.ndim != 2 or matrix.shape[1] != dims or len(matrix) < n or inv.shape != (len(matrix),):
             raise ValueError("the arrays do not have the sizes their description gives")
-        if numbers.shape != (3, n):
+        hashes, order = arrays["hashes"], arrays["order"]
+        if numbers.shape != (3, n) or hashes.shape != (n,) or order.shape != (n,):
             raise ValueError("the arrays do not have the sizes their description gives")
+        fits = hashes.dtype == np.uint64 and order.dtype.kind == "i"
+        if n and (not fits or int(order.min()) < 0 or int(order.max()) >= n):
+            raise ValueError("the chunk ids' hashes do not fit the rows")
         entry.chunk_ids = ids.split("\x00") if n else []
         if len(entry.chunk_ids) != n:
             raise ValueError("the chunk ids do not have the count their description gives")
@@ -206,7 +227,7 @@ class SessionMatrix:
         )
         entry.sequence_start, entry.sequence_end, entry.vector_rowids = starts, ends, rowids
         entry.errors = [(str(a), str(b)) for a, b in described.get("errors", [])]
-        entry._rows = None
+        entry._sorted_hashes, entry._hash_rows, entry._hashed = hashes, order, n
         if n:
             entry._matrix, entry._inv = matrix, inv
         return entry
@@ -214,8 +235,18 @@ class SessionMatrix:
     def row_of(self, chunk_id: str) -> int | None:
         """The row of ``chunk_id``'s vector (None: not in this matrix)."""
         if self._rows is None:
-            self._rows = dict(zip(self.chunk_ids, range(len(self.chunk_ids)), strict=True))
-        return self._rows.get(chunk_id)
+            start = self._hashed
+            self._rows = dict(zip(self.chunk_ids[start:], range(start, len(self.chunk_ids)), strict=True))
+        found = self._rows.get(chunk_id)
+        if found is None and self._sorted_hashes is not None and self._hash_rows is not None:
+            (wanted,) = id_hashes([chunk_id])
+            at = int(np.searchsorted(self._sorted_hashes, wanted))
+            while at < self._hashed and self._sorted_hashes[at] == wanted:  # (another id of the same hash: rare)
+                row = int(self._hash_rows[at])
+                if self.chunk_ids[row] == chunk_id:
+                    return row
+                at += 1
+        return found
 
     def cosines(self, query: np.ndarray) -> np.ndarray:
         n = len(self.chunk_ids)
@@ -502,7 +533,7 @@ class VectorIndex:
         entries: OrderedDict[tuple[Scope, str, int], SessionMatrix] = OrderedDict()
         for about in described["entries"]:
             i = about["at"]
-            its = {name: arrays[f"{name}{i}"] for name in ("matrix", "inv", "numbers", "ids")}
+            its = {name: arrays[f"{name}{i}"] for name in ("matrix", "inv", "numbers", "ids", "hashes", "order")}
             entry = SessionMatrix.restored(about, its)
             entries[(scope_of(about["scope"]), entry.model, entry.dims)] = entry
         newest = {t: (int(v[0]), str(v[1])) if v else None for t, v in described["newest"].items()}

@@ -1,6 +1,7 @@
 """The in-memory vector matrices: incremental updates, external writes, the memory bound."""
 
 import numpy as np
+import pytest
 
 from oxmem_gui.core.retrieval import vectors
 from oxmem_gui.core.retrieval.vectors import SessionMatrix, VectorIndex
@@ -72,6 +73,30 @@ def test_index_growth_keeps_rows():
     assert len(scores) == 200
     assert scores[0] == 1.0 and abs(scores[199] - 1 / np.sqrt(199**2 + 1)) < 1e-7
     assert VectorIndex().nbytes == 0
+
+
+def test_a_restored_matrix_finds_its_ids_by_their_kept_hashes_and_appended_ones_by_a_dict():
+    m = SessionMatrix("m", 2)
+    ids = [f"chunk:s:{i}:0:{i:016x}" for i in range(50)]
+    m.append(ids, list(range(50)), list(range(50)), np.ones((50, 2), dtype=np.float32), list(range(1, 51)))
+    described, arrays = m.export()
+    arrays = {k: (v.array if isinstance(v, vectors.Room) else v) for k, v in arrays.items()}
+    restored = SessionMatrix.restored(described, arrays)
+    assert restored._rows is None  # no dict of the ids it came with
+    assert [restored.row_of(c) for c in ids] == list(range(50))
+    assert restored.row_of("chunk:s:50:0:x") is None
+    restored.append(["chunk:s:50:0:x"], [50], [50], np.ones((1, 2), dtype=np.float32))
+    assert restored.row_of("chunk:s:50:0:x") == 50 and restored._rows == {"chunk:s:50:0:x": 50}
+    # ids of one hash (forced): each still found by its own id
+    arrays["hashes"] = np.zeros(50, dtype=np.uint64)
+    arrays["order"] = np.arange(50, dtype=np.int64)[::-1].copy()
+    clashing = SessionMatrix.restored(described, arrays)
+    assert clashing.row_of(ids[7]) is None  # its hash (not 0) is not among them
+    clashing._sorted_hashes = np.full(50, vectors.id_hashes([ids[7]])[0], dtype=np.uint64)
+    assert clashing.row_of(ids[7]) == 7  # after 42 rows of the same hash and other ids
+    arrays["order"] = np.full(50, 50, dtype=np.int64)
+    with pytest.raises(ValueError, match="hashes"):
+        SessionMatrix.restored(described, arrays)
 
 
 def test_cache_bound_is_configurable(tmp_path, loop):
