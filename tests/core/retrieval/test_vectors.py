@@ -99,6 +99,17 @@ def test_a_restored_matrix_finds_its_ids_by_their_kept_hashes_and_appended_ones_
         SessionMatrix.restored(described, arrays)
 
 
+def test_rows_of_models_taking_turns_and_of_other_sizes_are_each_read_in_order():
+    a, b = bytes(8), bytes(range(8))
+    rows = [(1, "c1", 1, 1, "m", a), (2, "c2", 2, 2, "m", b), (3, "c3", 3, 3, "n", a), (4, "c4", 4, 4, "m", a),
+            (5, "c5", 5, 5, "m", b"\x00" * 4), (6, "c6", 6, 6, "m", b), (7, "c7", 7, 7, "n", b)]  # fmt: skip
+    reads = vectors.read_by_model(rows)
+    m, n = reads["m"], reads["n"]
+    assert m.rowids == [1, 2, 4, 5, 6] and m.chunk_ids == ["c1", "c2", "c4", "c5", "c6"] and m.ends == [1, 2, 4, 5, 6]
+    assert m.blobs == [a, b, a, b"\x00" * 4, b]  # sizes differ: kept as read
+    assert n.rowids == [3, 7] and n.blobs is None and bytes(n.buffer) == a + b and n.size == 8
+
+
 def test_cache_bound_is_configurable(tmp_path, loop):
     s = open_sync(loop, tmp_path / "m.db", vector_cache_bytes=12_345)
     assert s.inner._caches.vectors.max_bytes == 12_345
