@@ -33,6 +33,8 @@ no cycles between groups — ``tests/core/test_layout.py`` holds the code to thi
 (re-embedding and the vector and BM25 caches too).
 """
 
+from typing import TYPE_CHECKING, Any
+
 from .errors import (
     ConflictError,
     DamagedError,
@@ -47,7 +49,20 @@ from .errors import (
     StoreBusyError,
     StoreOpenError,
 )
-from .memory_store import MemoryStore
+
+if TYPE_CHECKING:
+    from .memory_store import MemoryStore
+
+
+def __getattr__(name: str) -> Any:
+    """``MemoryStore``, imported when first asked for: importing one module of the core (a reader, the database)
+    does not import the store, its search and numpy (a command's process starts sooner)."""
+    if name == "MemoryStore":
+        from .memory_store import MemoryStore
+
+        return MemoryStore
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "ConflictError",
