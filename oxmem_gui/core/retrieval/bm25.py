@@ -116,6 +116,9 @@ class Bm25Index:
         self._alive: np.ndarray | None = None  # False for a row deleted since the row list was read
         self._newest_chunk: str | None = None  # the chunk id of the newest row, as last seen
         self._postings: OrderedDict[str, tuple[np.ndarray, np.ndarray]] = OrderedDict()
+        #: rows appended to a cached posting since, joined to it when the token is next used (following a few
+        #: appended rows does not copy every cached posting: a common word's holds most of a million rows)
+        self._tails: dict[str, list[tuple[int, float]]] = {}
         self._sessions: OrderedDict[Scope, np.ndarray] = OrderedDict()
         self._tokenizer = None
         #: what following another program's commits did, for tests and benchmarks: "kept", "cleared"
@@ -126,6 +129,7 @@ class Bm25Index:
             self._usable = None
             self._rowids = self._lengths = self._alive = None
             self._postings.clear()
+            self._tails.clear()
             self._sessions.clear()
 
     # -- building ------------------------------------------------------------------------------------
@@ -169,31 +173,31 @@ class Bm25Index:
         self._lengths = np.concatenate([self._lengths, _row_lengths([r[1] for r in added])])
         self._alive = np.concatenate([self._alive, np.ones(len(added), dtype=bool)])
         position = {int(rowid): first + i for i, rowid in enumerate(rowids)}
-        counts: list[tuple[int, dict[str, int]]] = []
+        found: dict[str, list[tuple[int, int]]] = {}  # token → (dense position, frequency) of the rows appended
         sessions: dict[str, list[int]] = {}
         for rowid, session_id, text in conn.execute(
             "SELECT rowid, session_id, chunk_text FROM chunks WHERE rowid > ? ORDER BY rowid", (after,)
         ):
             if rowid not in position:
                 continue
+            at = position[rowid]
             tokens: dict[str, int] = {}
             for token in self._tokenizer(text.encode("utf-8"), apsw.FTS5_TOKENIZE_DOCUMENT, None):
                 tokens[token[2]] = tokens.get(token[2], 0) + 1
-            counts.append((position[rowid], tokens))
-            sessions.setdefault(session_id, []).append(position[rowid])
-        for token, (positions, freqs) in list(self._postings.items()):
-            more = [
-                (at, float(sum(n for t, n in tokens.items() if t.startswith(token[:-1]))))
-                if token.endswith("*")
-                else (at, float(tokens.get(token, 0)))
-                for at, tokens in counts
-            ]
-            more = [(at, f) for at, f in more if f]
+            for token, n in tokens.items():
+                found.setdefault(token, []).append((at, n))
+            sessions.setdefault(session_id, []).append(at)
+        for token in self._postings:
+            if token.endswith("*"):  # every token starting with it, summed per row
+                summed: dict[int, int] = {}
+                for t in (t for t in found if t.startswith(token[:-1])):
+                    for at, n in found[t]:
+                        summed[at] = summed.get(at, 0) + n
+                more = [(at, float(n)) for at, n in sorted(summed.items())]
+            else:
+                more = [(at, float(n)) for at, n in found.get(token, ())]
             if more:
-                self._postings[token] = (
-                    np.concatenate([positions, np.array([m[0] for m in more], dtype=np.int64)]),
-                    np.concatenate([freqs, np.array([m[1] for m in more], dtype=np.float64)]),
-                )
+                self._tails.setdefault(token, []).extend(more)
         for scope, cached in list(self._sessions.items()):
             at = sorted(p for session_id, ps in sessions.items() if admits(scope, session_id) for p in ps)
             if at:
@@ -263,7 +267,7 @@ class Bm25Index:
         found = self._postings.get(token)
         if found is not None:
             self._postings.move_to_end(token)
-            return found
+            return self._joined(token, found)
         if token.endswith("*"):
             start = token[:-1]
             end = start[:-1] + chr(ord(start[-1]) + 1)
@@ -287,9 +291,23 @@ class Bm25Index:
         self._postings[token] = found
         size = sum(p.nbytes + f.nbytes for p, f in self._postings.values())
         while size > self.max_bytes and len(self._postings) > 1:
-            p, f = self._postings.popitem(last=False)[1]
+            evicted, (p, f) = self._postings.popitem(last=False)
+            self._tails.pop(evicted, None)
             size -= p.nbytes + f.nbytes
         return found
+
+    def _joined(self, token: str, posting: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+        """The cached posting of ``token`` with the rows appended since joined to it (kept so)."""
+        tail = self._tails.pop(token, None)
+        if not tail:
+            return posting
+        positions, freqs = posting
+        joined = (
+            np.concatenate([positions, np.array([at for at, _ in tail], dtype=np.int64)]),
+            np.concatenate([freqs, np.array([f for _, f in tail], dtype=np.float64)]),
+        )
+        self._postings[token] = joined
+        return joined
 
     def _session_rows(self, conn: apsw.Connection, session_id: Scope) -> np.ndarray:
         """The dense positions of the scope's rows, kept for a few scopes (followed as rows are appended)."""
@@ -316,6 +334,8 @@ class Bm25Index:
         with self._lock:
             if not self._usable or not self.FOLLOWS or self._rowids is None or self._newest_chunk is None:
                 return None
+            for token, posting in list(self._postings.items()):
+                self._joined(token, posting)
             tokens, scopes = list(self._postings), list(self._sessions)
             described = {
                 "newest_chunk": self._newest_chunk,

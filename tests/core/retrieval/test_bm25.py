@@ -74,6 +74,36 @@ def test_own_and_foreign_writes_are_seen(corpus, tmp_path, loop):
     assert [h.fts_raw for h in hits if h.fts_raw is not None] == [row[0] for row in expected]
 
 
+def test_rows_another_program_appends_join_each_cached_posting_when_it_is_next_used(corpus, tmp_path, loop):
+    s, _ = corpus
+    index = Bm25Index(min_rows=0)
+    conn = s.inner._db.conn
+    queries = ["w0 w1", "w1*", "w12 w0", "w2*", "w299"]
+
+    def check():
+        for q in queries:
+            for session in ("a", "c"):
+                fast, slow = both(conn, session, q, 400, index)
+                assert fast == slow, (q, session)
+
+    s.inner._db.call(lambda c: check())
+    other = open_sync(loop, tmp_path / "bm25.db")
+    other.store_many([("c", 500 + i, user(f"w0 w1 w12 w13 w1{i} w2{i} w12")) for i in range(5)])
+    other.aclose()
+
+    def follow_then_check():
+        index._sync(conn)
+        assert index.follows["kept"] == 1
+        assert {"w0", "w12"} <= set(index._tails) and "w299" not in index._tails  # nothing copied yet
+        kept = len(index._postings["w0"][0])
+        _, arrays = index.export()  # what is kept on disk has them
+        assert len(arrays[f"positions{list(index._postings).index('w0')}"]) == kept + 5
+        check()
+        assert not index._tails
+
+    s.inner._db.call(lambda c: follow_then_check())
+
+
 def test_falls_back_to_fts5_when_it_cannot_be_exact(corpus, monkeypatch):
     s, _ = corpus
     index = Bm25Index(min_rows=0)
