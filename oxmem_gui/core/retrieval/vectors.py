@@ -39,7 +39,7 @@ from __future__ import annotations
 import threading
 import zlib
 from collections import OrderedDict
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -71,6 +71,80 @@ def id_hashes(chunk_ids: Iterable[str]) -> np.ndarray:
     return np.fromiter(((zlib.crc32(b) << 32) | zlib.adler32(b) for b in encoded), dtype=np.uint64)
 
 
+class KeptColumn(Sequence[Any]):
+    """One column of a matrix restored from disk (its chunk ids, or one of its numbers), each row read where it
+    lies when asked for — a million rows are not made Python objects for the few candidates a query reads (that
+    took a quarter of a second) — followed by the rows appended since, as a list. :meth:`values` is the whole
+    column as a list (to keep it on disk again, or to go over every row)."""
+
+    def __init__(self, n: int, item: Callable[[int], Any], values: Callable[[], list[Any]]) -> None:
+        self._n, self._item, self._values = n, item, values
+        self._tail: list[Any] = []
+        self._changed: dict[int, Any] = {}
+
+    def __len__(self) -> int:
+        return self._n + len(self._tail)
+
+    def __getitem__(self, i: Any) -> Any:
+        if isinstance(i, slice):
+            return self.values()[i]
+        at = i + len(self) if i < 0 else i
+        if not 0 <= at < len(self):
+            raise IndexError(i)
+        if at >= self._n:
+            return self._tail[at - self._n]
+        return self._changed[at] if at in self._changed else self._item(at)
+
+    def __setitem__(self, i: int, value: Any) -> None:
+        at = i + len(self) if i < 0 else i
+        if at >= self._n:
+            self._tail[at - self._n] = value
+        elif at >= 0:
+            self._changed[at] = value
+        else:
+            raise IndexError(i)
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self.values())
+
+    def extend(self, values: Iterable[Any]) -> None:
+        self._tail.extend(values)
+
+    def values(self) -> list[Any]:
+        out = self._values()
+        for at, value in self._changed.items():
+            out[at] = value
+        return out + self._tail
+
+
+def _kept_ids(raw: np.ndarray, n: int) -> KeptColumn:
+    """The chunk ids kept NUL-separated in ``raw`` (UTF-8), as a column."""
+    nul = np.flatnonzero(raw == 0)
+    if (len(nul) != n - 1) if n else len(raw):
+        raise ValueError("the chunk ids do not have the count their description gives")
+    starts = np.concatenate([[0], nul + 1]).tolist()
+    ends = np.concatenate([nul, [len(raw)]]).tolist()
+    return KeptColumn(
+        n,
+        lambda i: bytes(raw[starts[i] : ends[i]]).decode("utf-8"),
+        lambda: bytes(raw).decode("utf-8").split("\x00") if n else [],
+    )
+
+
+def _kept_numbers(column: np.ndarray) -> KeptColumn:
+    """A column of sequence numbers or rowids as kept (:data:`NONE`: None), as a column."""
+
+    def item(i: int) -> int | None:
+        value = int(column[i])
+        return None if value == NONE else value
+
+    def values() -> list[Any]:
+        listed: list[Any] = column.tolist()
+        return listed if not (column == NONE).any() else [None if v == NONE else v for v in listed]
+
+    return KeptColumn(len(column), item, values)
+
+
 @dataclass
 class Candidate:
     chunk_id: str
@@ -100,10 +174,11 @@ class SessionMatrix:
 
     model: str
     dims: int
-    chunk_ids: list[str] = field(default_factory=list)
-    sequence_start: list[int | None] = field(default_factory=list)
-    sequence_end: list[int | None] = field(default_factory=list)
-    vector_rowids: list[int | None] = field(default_factory=list)
+    #: lists; a matrix restored from disk has :class:`KeptColumn` instead
+    chunk_ids: list[str] | KeptColumn = field(default_factory=list)
+    sequence_start: list[int | None] | KeptColumn = field(default_factory=list)
+    sequence_end: list[int | None] | KeptColumn = field(default_factory=list)
+    vector_rowids: list[int | None] | KeptColumn = field(default_factory=list)
     errors: list[tuple[str, str]] = field(default_factory=list)
     #: chunk id → row of the rows past ``_hashed``, made at its first use (None: not yet; a million rows read or
     #: restored need it only to follow another program's commits, and a restored matrix not even then)
@@ -179,20 +254,21 @@ class SessionMatrix:
     def export(self) -> tuple[dict[str, Any], dict[str, np.ndarray]] | None:
         """The matrix as arrays to keep on disk (:mod:`.persisted`) and what else describes it; None when a chunk id
         holds a NUL (the ids are kept NUL-separated)."""
-        n = len(self.chunk_ids)
-        if any("\x00" in c for c in self.chunk_ids):
+        chunk_ids = list(self.chunk_ids)
+        n = len(chunk_ids)
+        if any("\x00" in c for c in chunk_ids):
             return None
         room = n // 8 + 64  # kept on disk too: rows appended after a restore go there, the rest stays mapped
         matrix = self._matrix[:n] if self._matrix is not None else np.zeros((0, self.dims), dtype=np.float32)
         inv = self._inv[:n] if self._inv is not None else np.zeros(0, dtype=np.float32)
-        hashes = id_hashes(self.chunk_ids)
+        hashes = id_hashes(chunk_ids)
         order = np.argsort(hashes, kind="stable")
         numbers = np.array(
             [[NONE if v is None else v for v in column] for column in (self.sequence_start, self.sequence_end,
                                                                        self.vector_rowids)],
             dtype=np.int64,
         ).reshape(3, n)  # fmt: skip
-        ids = np.frombuffer("\x00".join(self.chunk_ids).encode("utf-8"), dtype=np.uint8)
+        ids = np.frombuffer("\x00".join(chunk_ids).encode("utf-8"), dtype=np.uint8)
         return {"model": self.model, "dims": self.dims, "n": n, "errors": self.errors}, {
             "matrix": Room(matrix, room),
             "inv": Room(inv, room),
@@ -208,7 +284,7 @@ class SessionMatrix:
         with the room kept after them: rows appended since are written there, nothing is copied)."""
         n, dims = int(described["n"]), int(described["dims"])
         entry = cls(str(described["model"]), dims)
-        numbers, ids = arrays["numbers"], bytes(arrays["ids"]).decode("utf-8")
+        numbers = arrays["numbers"]
         matrix, inv = arrays["matrix"], arrays["inv"]
         if matrix.ndim != 2 or matrix.shape[1] != dims or len(matrix) < n or inv.shape != (len(matrix),):
             raise ValueError("the arrays do not have the sizes their description gives")
@@ -218,13 +294,8 @@ class SessionMatrix:
         fits = hashes.dtype == np.uint64 and order.dtype.kind == "i"
         if n and (not fits or int(order.min()) < 0 or int(order.max()) >= n):
             raise ValueError("the chunk ids' hashes do not fit the rows")
-        entry.chunk_ids = ids.split("\x00") if n else []
-        if len(entry.chunk_ids) != n:
-            raise ValueError("the chunk ids do not have the count their description gives")
-        starts, ends, rowids = (
-            column.tolist() if not (column == NONE).any() else [None if v == NONE else v for v in column.tolist()]
-            for column in np.asarray(numbers)
-        )
+        entry.chunk_ids = _kept_ids(arrays["ids"], n)
+        starts, ends, rowids = (_kept_numbers(column) for column in numbers)
         entry.sequence_start, entry.sequence_end, entry.vector_rowids = starts, ends, rowids
         entry.errors = [(str(a), str(b)) for a, b in described.get("errors", [])]
         entry._sorted_hashes, entry._hash_rows, entry._hashed = hashes, order, n
@@ -235,8 +306,9 @@ class SessionMatrix:
     def row_of(self, chunk_id: str) -> int | None:
         """The row of ``chunk_id``'s vector (None: not in this matrix)."""
         if self._rows is None:
-            start = self._hashed
-            self._rows = dict(zip(self.chunk_ids[start:], range(start, len(self.chunk_ids)), strict=True))
+            ids, start = self.chunk_ids, self._hashed
+            tail = ids[start:] if isinstance(ids, list) else [ids[i] for i in range(start, len(ids))]
+            self._rows = dict(zip(tail, range(start, len(ids)), strict=True))
         found = self._rows.get(chunk_id)
         if found is None and self._sorted_hashes is not None and self._hash_rows is not None:
             (wanted,) = id_hashes([chunk_id])

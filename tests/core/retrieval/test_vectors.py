@@ -78,15 +78,26 @@ def test_index_growth_keeps_rows():
 def test_a_restored_matrix_finds_its_ids_by_their_kept_hashes_and_appended_ones_by_a_dict():
     m = SessionMatrix("m", 2)
     ids = [f"chunk:s:{i}:0:{i:016x}" for i in range(50)]
-    m.append(ids, list(range(50)), list(range(50)), np.ones((50, 2), dtype=np.float32), list(range(1, 51)))
+    starts = [None if i == 3 else i for i in range(50)]
+    m.append(ids, starts, list(range(50)), np.ones((50, 2), dtype=np.float32), list(range(1, 51)))
     described, arrays = m.export()
     arrays = {k: (v.array if isinstance(v, vectors.Room) else v) for k, v in arrays.items()}
     restored = SessionMatrix.restored(described, arrays)
-    assert restored._rows is None  # no dict of the ids it came with
+    assert restored._rows is None  # no dict of the ids it came with, no list of them either:
+    assert isinstance(restored.chunk_ids, vectors.KeptColumn) and restored.chunk_ids[-1] == ids[-1]
+    assert [restored.chunk_ids[7], restored.sequence_start[3], restored.sequence_start[4]] == [ids[7], None, 4]
+    assert list(restored.sequence_start) == starts and restored.chunk_ids[48:] == ids[48:]
+    restored.vector_rowids[3] = None  # (as ``_append`` marks a row)
+    assert restored.vector_rowids[3] is None and list(restored.vector_rowids)[:5] == [1, 2, 3, None, 5]
+    with pytest.raises(IndexError):
+        restored.chunk_ids[50]
     assert [restored.row_of(c) for c in ids] == list(range(50))
     assert restored.row_of("chunk:s:50:0:x") is None
     restored.append(["chunk:s:50:0:x"], [50], [50], np.ones((1, 2), dtype=np.float32))
     assert restored.row_of("chunk:s:50:0:x") == 50 and restored._rows == {"chunk:s:50:0:x": 50}
+    assert len(restored) == 51 and restored.chunk_ids[-1] == "chunk:s:50:0:x" and restored.vector_rowids[50] is None
+    again = restored.export()[1]["ids"]
+    assert bytes(again).decode().split("\x00") == [*ids, "chunk:s:50:0:x"]
     # ids of one hash (forced): each still found by its own id
     arrays["hashes"] = np.zeros(50, dtype=np.uint64)
     arrays["order"] = np.arange(50, dtype=np.int64)[::-1].copy()
