@@ -230,7 +230,9 @@ class FileOperations(_Window):
                 "kept (the setting OXMEM_CACHE_MAX_MB), the least recently used removed first.\n\n"
                 "Removing them loses nothing: each is built again at its file's next search."
             )
-            if self.dialogs.report("Search caches", text, "Remove All" if size else None):
+            if not size:
+                self.dialogs.info(text)
+            elif self.dialogs.confirm("Search caches", text, "Remove All"):  # (words that wrap, not a report's)
                 self.ctx.run(
                     lambda: asyncio.to_thread(clear_all),
                     label="Removing the search caches",

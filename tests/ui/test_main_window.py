@@ -606,13 +606,12 @@ def test_the_search_caches_are_measured_and_removed_from_the_file_menu(make_wind
     monkeypatch.setenv("OXMEM_CACHE_DIR", str(caches))
     monkeypatch.setenv("OXMEM_CACHE_MAX_MB", "512")
     window, ctx, dialogs = make_window()
-    dialogs.report_answer = True
+    dialogs.confirm_answer = True
     window.search_caches()
     settle(qloop, ctx)
-    title, text = dialogs.reports[-1]
-    assert title == "Search caches" and dialogs.report_actions[-1] == "Remove All"
+    text = dialogs.confirms[-1]
     assert f"kept in {caches}" in text and "They take 2.9 KB. At most 512 MB are kept" in text
     assert dialogs.infos[-1] == "Removed 2.9 KB of search caches." and not caches.exists()
     window.search_caches()
     settle(qloop, ctx)
-    assert "They take 0 bytes" in dialogs.reports[-1][1] and dialogs.report_actions[-1] is None
+    assert "They take 0 bytes" in dialogs.infos[-1] and len(dialogs.confirms) == 1  # nothing to remove: no button
