@@ -52,6 +52,8 @@ from ..errors import EmbeddingError
 from .scope import AllSessions, Scope, admits, scope_json, scope_of, scope_sql
 
 DEFAULT_MAX_BYTES = 2 << 30  # 2 GiB: a million 384-dimension vectors, and some
+#: the arrays :meth:`SessionMatrix.export` gives of a matrix, to keep on disk
+MATRIX_ARRAYS = ("matrix", "inv", "numbers", "ids", "ends", "hashes", "order")
 #: a missing sequence number or vector rowid, in the arrays kept on disk
 NONE = -(2**63)
 
@@ -117,13 +119,11 @@ class KeptColumn(Sequence[Any]):
         return out + self._tail
 
 
-def _kept_ids(raw: np.ndarray, n: int) -> KeptColumn:
-    """The chunk ids kept NUL-separated in ``raw`` (UTF-8), as a column."""
-    nul = np.flatnonzero(raw == 0)
-    if (len(nul) != n - 1) if n else len(raw):
+def _kept_ids(raw: np.ndarray, ends: np.ndarray, n: int) -> KeptColumn:
+    """The chunk ids kept NUL-separated in ``raw`` (UTF-8), each ending at its offset in ``ends``, as a column."""
+    if ends.shape != (n,) or ends.dtype.kind != "i" or (int(ends[-1]) != len(raw) if n else len(raw)):
         raise ValueError("the chunk ids do not have the count their description gives")
-    starts = np.concatenate([[0], nul + 1]).tolist()
-    ends = np.concatenate([nul, [len(raw)]]).tolist()
+    starts = np.concatenate([[0], ends[:-1] + 1])
     return KeptColumn(
         n,
         lambda i: bytes(raw[starts[i] : ends[i]]).decode("utf-8"),
@@ -269,11 +269,13 @@ class SessionMatrix:
             dtype=np.int64,
         ).reshape(3, n)  # fmt: skip
         ids = np.frombuffer("\x00".join(chunk_ids).encode("utf-8"), dtype=np.uint8)
+        ends = np.append(np.flatnonzero(ids == 0), len(ids)) if n else np.zeros(0, dtype=np.int64)
         return {"model": self.model, "dims": self.dims, "n": n, "errors": self.errors}, {
             "matrix": Room(matrix, room),
             "inv": Room(inv, room),
             "numbers": numbers,
             "ids": ids,
+            "ends": ends,
             "hashes": hashes[order],
             "order": order,
         }
@@ -294,7 +296,7 @@ class SessionMatrix:
         fits = hashes.dtype == np.uint64 and order.dtype.kind == "i"
         if n and (not fits or int(order.min()) < 0 or int(order.max()) >= n):
             raise ValueError("the chunk ids' hashes do not fit the rows")
-        entry.chunk_ids = _kept_ids(arrays["ids"], n)
+        entry.chunk_ids = _kept_ids(arrays["ids"], arrays["ends"], n)
         starts, ends, rowids = (_kept_numbers(column) for column in numbers)
         entry.sequence_start, entry.sequence_end, entry.vector_rowids = starts, ends, rowids
         entry.errors = [(str(a), str(b)) for a, b in described.get("errors", [])]
@@ -633,7 +635,7 @@ class VectorIndex:
         entries: OrderedDict[tuple[Scope, str, int], SessionMatrix] = OrderedDict()
         for about in described["entries"]:
             i = about["at"]
-            its = {name: arrays[f"{name}{i}"] for name in ("matrix", "inv", "numbers", "ids", "hashes", "order")}
+            its = {name: arrays[f"{name}{i}"] for name in MATRIX_ARRAYS}
             entry = SessionMatrix.restored(about, its)
             entries[(scope_of(about["scope"]), entry.model, entry.dims)] = entry
         newest = {t: (int(v[0]), str(v[1])) if v else None for t, v in described["newest"].items()}

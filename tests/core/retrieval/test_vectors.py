@@ -99,6 +99,7 @@ def test_a_restored_matrix_finds_its_ids_by_their_kept_hashes_and_appended_ones_
     again = restored.export()[1]["ids"]
     assert bytes(again).decode().split("\x00") == [*ids, "chunk:s:50:0:x"]
     # ids of one hash (forced): each still found by its own id
+    order = arrays["order"]
     arrays["hashes"] = np.zeros(50, dtype=np.uint64)
     arrays["order"] = np.arange(50, dtype=np.int64)[::-1].copy()
     clashing = SessionMatrix.restored(described, arrays)
@@ -107,6 +108,9 @@ def test_a_restored_matrix_finds_its_ids_by_their_kept_hashes_and_appended_ones_
     assert clashing.row_of(ids[7]) == 7  # after 42 rows of the same hash and other ids
     arrays["order"] = np.full(50, 50, dtype=np.int64)
     with pytest.raises(ValueError, match="hashes"):
+        SessionMatrix.restored(described, arrays)
+    arrays["order"], arrays["ends"] = order, arrays["ends"][:-1]
+    with pytest.raises(ValueError, match="chunk ids"):
         SessionMatrix.restored(described, arrays)
 
 
