@@ -113,10 +113,15 @@ class KeptColumn(Sequence[Any]):
         self._tail.extend(values)
 
     def values(self) -> list[Any]:
-        out = self._values()
-        for at, value in self._changed.items():
-            out[at] = value
-        return out + self._tail
+        """The whole column, made a list the first time (every later read of any row is the list's: a query
+        that goes over every chunk id — a tag filter — pays the million strings once, not at each query)."""
+        if self._n:
+            listed = self._values()
+            for at, value in self._changed.items():
+                listed[at] = value
+            self._tail = listed + self._tail
+            self._n, self._changed = 0, {}
+        return self._tail
 
 
 def _kept_ids(raw: np.ndarray, ends: np.ndarray, n: int) -> KeptColumn:

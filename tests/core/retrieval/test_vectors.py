@@ -87,6 +87,7 @@ def test_a_restored_matrix_finds_its_ids_by_their_kept_hashes_and_appended_ones_
     assert isinstance(restored.chunk_ids, vectors.KeptColumn) and restored.chunk_ids[-1] == ids[-1]
     assert [restored.chunk_ids[7], restored.sequence_start[3], restored.sequence_start[4]] == [ids[7], None, 4]
     assert list(restored.sequence_start) == starts and restored.chunk_ids[48:] == ids[48:]
+    assert restored.sequence_start._n == 0 and restored.sequence_start[4] == 4  # a list from then on
     restored.vector_rowids[3] = None  # (as ``_append`` marks a row)
     assert restored.vector_rowids[3] is None and list(restored.vector_rowids)[:5] == [1, 2, 3, None, 5]
     with pytest.raises(IndexError):
