@@ -88,8 +88,8 @@ class KeptColumn(Sequence[Any]):
         return self._n + len(self._tail)
 
     def __getitem__(self, i: Any) -> Any:
-        if isinstance(i, slice):
-            return self.values()[i]
+        if isinstance(i, slice):  # row by row (the rows appended since, say, are read without the rest)
+            return [self[at] for at in range(*i.indices(len(self)))]
         at = i + len(self) if i < 0 else i
         if not 0 <= at < len(self):
             raise IndexError(i)
@@ -185,13 +185,11 @@ class SessionMatrix:
     sequence_end: list[int | None] | KeptColumn = field(default_factory=list)
     vector_rowids: list[int | None] | KeptColumn = field(default_factory=list)
     errors: list[tuple[str, str]] = field(default_factory=list)
-    #: chunk id → row of the rows past ``_hashed``, made at its first use (None: not yet; a million rows read or
-    #: restored need it only to follow another program's commits, and a restored matrix not even then)
+    #: chunk id → row of the rows ``_hashes`` does not cover, made at its first use (None: not yet; a million rows
+    #: read or restored need it only to follow another program's commits, and a restored matrix not even then)
     _rows: dict[str, int] | None = None
-    #: the first ``_hashed`` rows' id hashes sorted, and their rows (a restored matrix: kept on disk with it)
-    _sorted_hashes: np.ndarray | None = None
-    _hash_rows: np.ndarray | None = None
-    _hashed: int = 0
+    #: the id hashes, sorted, of the rows a matrix was restored with, and their rows (kept on disk with it)
+    _hashes: tuple[np.ndarray, np.ndarray] | None = None
     _matrix: np.ndarray | None = None
     _inv: np.ndarray | None = None
 
@@ -305,25 +303,24 @@ class SessionMatrix:
         starts, ends, rowids = (_kept_numbers(column) for column in numbers)
         entry.sequence_start, entry.sequence_end, entry.vector_rowids = starts, ends, rowids
         entry.errors = [(str(a), str(b)) for a, b in described.get("errors", [])]
-        entry._sorted_hashes, entry._hash_rows, entry._hashed = hashes, order, n
+        entry._hashes = (hashes, order)
         if n:
             entry._matrix, entry._inv = matrix, inv
         return entry
 
     def row_of(self, chunk_id: str) -> int | None:
         """The row of ``chunk_id``'s vector (None: not in this matrix)."""
+        hashed = 0 if self._hashes is None else len(self._hashes[0])
         if self._rows is None:
-            ids, start = self.chunk_ids, self._hashed
-            tail = ids[start:] if isinstance(ids, list) else [ids[i] for i in range(start, len(ids))]
-            self._rows = dict(zip(tail, range(start, len(ids)), strict=True))
+            self._rows = dict(zip(self.chunk_ids[hashed:], range(hashed, len(self.chunk_ids)), strict=True))
         found = self._rows.get(chunk_id)
-        if found is None and self._sorted_hashes is not None and self._hash_rows is not None:
+        if found is None and self._hashes is not None:
+            hashes, rows = self._hashes
             (wanted,) = id_hashes([chunk_id])
-            at = int(np.searchsorted(self._sorted_hashes, wanted))
-            while at < self._hashed and self._sorted_hashes[at] == wanted:  # (another id of the same hash: rare)
-                row = int(self._hash_rows[at])
-                if self.chunk_ids[row] == chunk_id:
-                    return row
+            at = int(np.searchsorted(hashes, wanted))
+            while at < hashed and hashes[at] == wanted:  # (another id of the same hash: rare)
+                if self.chunk_ids[int(rows[at])] == chunk_id:
+                    return int(rows[at])
                 at += 1
         return found
 

@@ -105,7 +105,7 @@ def test_a_restored_matrix_finds_its_ids_by_their_kept_hashes_and_appended_ones_
     arrays["order"] = np.arange(50, dtype=np.int64)[::-1].copy()
     clashing = SessionMatrix.restored(described, arrays)
     assert clashing.row_of(ids[7]) is None  # its hash (not 0) is not among them
-    clashing._sorted_hashes = np.full(50, vectors.id_hashes([ids[7]])[0], dtype=np.uint64)
+    clashing._hashes = (np.full(50, vectors.id_hashes([ids[7]])[0], dtype=np.uint64), clashing._hashes[1])
     assert clashing.row_of(ids[7]) == 7  # after 42 rows of the same hash and other ids
     arrays["order"] = np.full(50, 50, dtype=np.int64)
     with pytest.raises(ValueError, match="hashes"):
