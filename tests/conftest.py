@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import random
 from collections.abc import Sequence
 
 import numpy as np
@@ -28,6 +29,20 @@ SLOW_GROUPS = {
 }
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--order",
+        default="given",
+        help="the order the tests run in: given (the files' order), reversed, or shuffled:SEED (any integer) — "
+        "no test may depend on it (docs/reliability.md)",
+    )
+
+
+def pytest_report_header(config: pytest.Config) -> str | None:
+    order = config.getoption("--order")
+    return None if order == "given" else f"tests run in {order} order"
+
+
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "slow: in one of the slow groups (crash, packaging, server)")
     config.addinivalue_line("markers", "crash: kills a real process mid-write, many times over")
@@ -42,6 +57,13 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             if any(where.startswith(place) for place in places):
                 item.add_marker(group)
                 item.add_marker("slow")
+    order = config.getoption("--order")
+    if order == "reversed":
+        items.reverse()
+    elif order.startswith("shuffled:") and order[9:].lstrip("-").isdigit():
+        random.Random(int(order[9:])).shuffle(items)
+    elif order != "given":
+        raise pytest.UsageError(f"--order {order!r}: given, reversed or shuffled:SEED (an integer)")
 
 
 @pytest.fixture(autouse=True, scope="session")

@@ -4,12 +4,38 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+def signals_as_at_a_terminal() -> None:
+    """A ``preexec_fn`` for a child a test will signal: its signals handled by default and none blocked, as a shell
+    at a terminal starts a program — not as the test runner was started. A job started with ``&`` from a script,
+    ``nohup`` or ``trap "" INT`` ignores SIGINT, a child inherits an ignored signal, and Python then installs no
+    KeyboardInterrupt for it: Ctrl-C sent to such a child does nothing."""
+    for number in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT):
+        signal.signal(number, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_SETMASK, ())
+
+
+def has_open(proc: subprocess.Popen, path: Path, seconds: float = 120) -> None:
+    """Wait until the child ``proc`` holds ``path`` open (it is past its imports and into its work), or fail."""
+    deadline = time.monotonic() + seconds
+    fds = Path(f"/proc/{proc.pid}/fd")
+    while proc.poll() is None and time.monotonic() < deadline:
+        try:
+            if any(os.readlink(fd) == str(path) for fd in fds.iterdir()):
+                return
+        except OSError:  # a descriptor closed while the folder was read
+            pass
+        time.sleep(0.01)
+    raise AssertionError(f"{path.name} was never opened by the child (exit {proc.poll()})")
 
 
 def start_agent(db: Path, *args: str, ready: Path | None = None) -> subprocess.Popen:
@@ -45,8 +71,6 @@ def agent(db: Path, *args: str) -> dict:
 
 def oxmem(*argv: str) -> subprocess.CompletedProcess:
     """The ``oxmem`` command line in its own process (deterministic embeddings)."""
-    import os
-
     return subprocess.run(
         [sys.executable, "-c", "import sys; from oxmem_gui.cli import main; sys.exit(main())", *argv],
         cwd=ROOT,

@@ -28,6 +28,7 @@ from tests.cli._support import (
     run_quiet,
     snapshot,
 )
+from tests.processes import signals_as_at_a_terminal
 
 REPO = Path(__file__).resolve().parents[2]
 LISBON = "telegram:alice:lisbon-trip"
@@ -782,7 +783,8 @@ def test_ctrl_c_during_an_import_says_what_was_stored_and_a_rerun_resumes(tmp_pa
     env = {**os.environ, "OXMEM_EMBEDDING": "deterministic"}
     code = "import sys; from oxmem_gui.cli import main; sys.exit(main())"
     argv = [sys.executable, "-c", code, "--db", str(db), "import-jsonl", str(lines)]
-    proc = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=signals_as_at_a_terminal)  # fmt: skip
 
     def stored() -> int:
         """The events committed so far (0 before the file has its tables); a busy moment of the writer is

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -278,9 +279,9 @@ def test_editing_or_deleting_a_note_whose_words_another_note_repeats_leaves_both
                 await m.update_note("alice", older.note_id, f"{words[i]}, said in March", expected=older)
         return [newer for _, newer in pairs]
 
+    before = through_libsql(libsql_file)
     newer = run(libsql_file, twins)
-    state = through_libsql(libsql_file)
-    assert state["lost"] == [] and state["ghosts"] == 0 and state["integrity"] == ["ok"]
+    state = healthy(libsql_file, before)  # every row written here is the nearest to itself, none stranded
     assert state["vectors"] == state["chunks"] == 21 + 5
     found = run(libsql_file, lambda m: m.list_notes("alice"))
     assert {n.note_id: n.content for n in found if n.note_id in {x.note_id for x in newer}} == {
@@ -316,14 +317,15 @@ def test_a_row_the_agent_stranded_is_found_by_check_and_repaired(libsql_file, ca
                            check=True, timeout=60).stdout.strip()  # fmt: skip
     row = "SELECT chunk_id, embedding_blob, embedding_model, created_at, updated_at FROM chunks_vec WHERE chunk_id = ?"
     before = apsw.Connection(str(libsql_file)).execute(row, (again,)).fetchall()
-    assert through_libsql(libsql_file)["lost"] == [again]
+    # What is guaranteed, not what the graph happens to be: libSQL starts each search at a random node, and after
+    # the agent's deletion its graph may leave an older vector unreachable too (see ``healthy``; it does under load)
+    assert again in through_libsql(libsql_file)["lost"]
     code, out, _ = cli(capsys, "--db", str(libsql_file), "check")
-    assert code == 1 and "1 of the 21 vectors are not found by idx_chunks_vec_embedding_ann" in out
+    named = re.search(r"(\d+) of the 21 vectors are not found by idx_chunks_vec_embedding_ann", out)
+    assert code == 1 and named and int(named[1]) >= 1, out
     code, out, err = cli(capsys, "--db", str(libsql_file), "check", "--repair")
     assert code == 0 and out.splitlines()[-1] == "healthy"
-    assert err.startswith("oxmem: re-inserted 1 of 21 vectors")
-    # the stranded vector is found again; libSQL's own graph may leave an older one unreachable after the agent's
-    # deletion (see ``healthy``): under load it sometimes does, so only the repaired one is held to it
+    assert re.match(r"oxmem: re-inserted \d+ of 21 vectors", err), err
     assert again not in through_libsql(libsql_file)["lost"]
     assert apsw.Connection(str(libsql_file)).execute(row, (again,)).fetchall() == before
 
@@ -341,7 +343,7 @@ def test_resaving_unchanged_text_and_undoing_a_delete_leave_every_row_findable(l
         await m.delete_notes("alice", [n.note_id for n in saved[:2]], expected=saved[:2])
         await m.restore_notes(saved[:2], expected={n.note_id: None for n in saved[:2]})
 
+    before = through_libsql(libsql_file)
     run(libsql_file, resave)
-    state = through_libsql(libsql_file)
-    assert (state["lost"], state["ghosts"], state["integrity"]) == ([], 0, ["ok"])
+    state = healthy(libsql_file, before)  # every row written here is the nearest to itself, none stranded
     assert state["vectors"] == state["chunks"] == 21 + 12
