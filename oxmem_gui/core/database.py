@@ -30,6 +30,7 @@ import functools
 import hashlib
 import os
 import stat
+import tempfile
 import threading
 import weakref
 from collections.abc import Callable, Iterator
@@ -99,7 +100,10 @@ def _is_wal(path: Path) -> bool:
 
 
 def _wal_files(path: Path) -> tuple[Path, Path]:
-    return Path(f"{path}-wal"), Path(f"{path}-shm")
+    """The ``-wal`` and ``-shm`` SQLite keeps beside the file ``path`` names — beside the file itself, not beside
+    a symbolic link to it (SQLite opens the resolved path, :func:`_uri`)."""
+    real = Path(path).resolve()
+    return Path(f"{real}-wal"), Path(f"{real}-shm")
 
 
 def database_path(path: str | os.PathLike[str]) -> Path:
@@ -201,7 +205,8 @@ def _unremovable_wal_files(p: Path) -> bool:
     connection can take back. (In a folder this user cannot write, SQLite cannot make them: see
     :func:`_snapshot_connection`.)"""
     wal, _ = _wal_files(p)
-    return _is_wal(p) and not wal.exists() and not os.access(p, os.W_OK) and os.access(p.parent, os.W_OK)
+    real = p.resolve()
+    return _is_wal(p) and not wal.exists() and not os.access(real, os.W_OK) and os.access(real.parent, os.W_OK)
 
 
 def _snapshot_connection(p: Path, flags: int, busy_timeout_ms: int, cause: Exception) -> tuple[apsw.Connection, str]:
@@ -209,7 +214,7 @@ def _snapshot_connection(p: Path, flags: int, busy_timeout_ms: int, cause: Excep
     that readers share with writers. Without pending ``-wal`` content the file itself is the whole database, so
     it is opened ``immutable`` — a snapshot, said in the notice. Otherwise there is no correct way to read it."""
     wal, _ = _wal_files(p)
-    if not _is_wal(p) or os.access(p.parent, os.W_OK):
+    if not _is_wal(p) or os.access(p.resolve().parent, os.W_OK):
         raise StoreOpenError(f"cannot open {p} read-only: {cause}") from cause
     if wal.exists() and wal.stat().st_size > 0:
         raise StoreOpenError(
@@ -302,9 +307,10 @@ def release_wal_files(path: Path) -> bool:
     open, they are in use and stay. A file this user cannot write gets :func:`discard_wal_files` instead (no other
     process holding a lock on the ``-shm``). Needs write permission on the folder; otherwise they stay.
     """
+    path = Path(path).resolve()  # the file's own folder and sidecars, not a symbolic link's
     wal, shm = _wal_files(path)
     with _OPEN_LOCK:
-        if Path(path).resolve() in _OPEN_HERE:
+        if path in _OPEN_HERE:
             return False
     try:
         if not wal.exists() or wal.stat().st_size != 0:
@@ -340,10 +346,21 @@ def _reading_mark(path: Path, wal_existed: bool) -> bool:
     by an oxmem read that never closed (its note still there). The agent's own are never touched."""
     mark = _reading_mark_path(path)
     if wal_existed:
-        return mark.exists()
+        with contextlib.suppress(OSError):
+            return stat.S_ISREG(os.lstat(mark).st_mode)  # a link or a folder planted there is no note of oxmem's
+        return False
     with contextlib.suppress(OSError):  # (a cache folder that cannot be written: the files are still released)
         mark.parent.mkdir(parents=True, exist_ok=True)
-        mark.write_bytes(os.fsencode(Path(path).resolve()))
+        if stat.S_ISDIR(os.lstat(mark.parent).st_mode):  # never through a link planted as the folder
+            fd, written = tempfile.mkstemp(dir=mark.parent, prefix=".mark-")
+            try:
+                os.write(fd, os.fsencode(Path(path).resolve()))
+                os.replace(written, mark)  # replaces a link planted there, never writes through it
+            except OSError:
+                os.unlink(written)
+                raise
+            finally:
+                os.close(fd)
     return True
 
 

@@ -226,6 +226,93 @@ def test_the_files_a_killed_read_left_are_released_by_the_next_read(tmp_path, lo
     assert {p.name for p in folder.iterdir()} == {"m.db", "m.db-wal", "m.db-shm"}
 
 
+def files_of(*folders):
+    """Every file of ``folders``: name → (its bytes' sha256, or where a link points)."""
+    import hashlib
+
+    seen = {}
+    for folder in folders:
+        for p in sorted(folder.rglob("*")):
+            if p.is_symlink():
+                seen[str(p)] = f"-> {os.readlink(p)}"
+            elif p.is_file():
+                seen[str(p)] = hashlib.sha256(p.read_bytes()).hexdigest()
+    return seen
+
+
+_CLI = "import sys; from oxmem_gui.cli import main; sys.exit(main())"
+
+
+def cli_read(db, cache, *argv):
+    env = {**os.environ, "XDG_CACHE_HOME": str(cache), "OXMEM_EMBEDDING": "deterministic"}
+    return subprocess.run([sys.executable, "-c", _CLI, "--db", str(db), *argv], env=env, capture_output=True,
+                          text=True, timeout=120)  # fmt: skip
+
+
+@pytest.mark.parametrize("command", [["sessions"], ["check", "--quick"]])
+def test_a_read_through_a_symbolic_link_releases_the_files_beside_the_file_itself(tmp_path, loop, command):
+    """SQLite opens the file a link names, and makes its ``-wal``/``-shm`` beside that file: a read through
+    ``link.db`` used to look for them beside the link, so it left ``real.db-wal``/``-shm`` that no later read
+    released."""
+    files, elsewhere = tmp_path / "files", tmp_path / "links"
+    files.mkdir(), elsewhere.mkdir()
+    real = demo_file(loop, files / "real.db")
+    (elsewhere / "link.db").symlink_to(real)
+    before = fingerprint(real)
+    done = cli_read(elsewhere / "link.db", tmp_path / "cache", *command)
+    assert done.returncode == 0, done.stderr
+    assert sorted(p.name for p in files.iterdir()) == ["real.db"] and fingerprint(real) == before
+    assert sorted(p.name for p in elsewhere.iterdir()) == ["link.db"]
+
+
+@pytest.mark.parametrize("command", [["events", "s"], ["check"], ["search", "s", "changed"], ["sql", "SELECT 1"]])
+def test_a_stale_file_beside_a_link_never_checkpoints_a_dead_agents_pending_changes(tmp_path, loop, command):
+    """The agent died with changes in ``real.db-wal`` (not yet in the file); an empty ``link.db-wal`` lies beside a
+    link to it. A read through the link reads the agent's changes and leaves every byte as it was — it used to take
+    the link's stale file for its own and checkpoint the agent's changes into ``real.db``."""
+    files, elsewhere = tmp_path / "files", tmp_path / "links"
+    files.mkdir(), elsewhere.mkdir()
+    real = demo_file(loop, files / "real.db")
+    dies = (
+        "import apsw, os, sys; c = apsw.Connection(sys.argv[1]); c.execute('PRAGMA wal_autocheckpoint = 0'); "
+        "c.execute(\"UPDATE conversation_events SET payload_json = json_set(payload_json, '$.content', 'changed')\"); "
+        "os._exit(0)"
+    )
+    subprocess.run([sys.executable, "-c", dies, str(real)], check=True, timeout=120)
+    assert (files / "real.db-wal").stat().st_size > 0
+    (elsewhere / "link.db").symlink_to(real)
+    (elsewhere / "link.db-wal").write_bytes(b"")
+    before = files_of(files, elsewhere)
+    done = cli_read(elsewhere / "link.db", tmp_path / "cache", *command)
+    assert done.returncode == 0 and ("changed" in done.stdout or command[0] in ("check", "sql")), done.stderr
+    after = files_of(files, elsewhere)
+    shm = str(files / "real.db-shm")  # SQLite's index of the -wal, which any reader rebuilds after a crash
+    assert after.pop(shm) and before.pop(shm) and after == before
+
+
+def test_a_link_planted_as_a_reads_note_is_replaced_never_written_through(tmp_path, loop, monkeypatch):
+    """A read notes in the cache folder that the ``-wal``/``-shm`` it makes are its own; a symbolic link planted
+    where the note goes used to make the read overwrite the link's target."""
+    from oxmem_gui.core.database import _reading_mark_path
+
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("XDG_CACHE_HOME", str(cache))
+    db = demo_file(loop, tmp_path / "m.db")
+    victim = tmp_path / "precious.txt"
+    victim.write_text("the user's own file\n")
+    mark = _reading_mark_path(db)
+    mark.parent.mkdir(parents=True)
+    mark.symlink_to(victim)
+    done = cli_read(db, cache, "sessions")
+    assert done.returncode == 0, done.stderr
+    assert victim.read_text() == "the user's own file\n"
+    assert list(mark.parent.iterdir()) == [] and sorted(p.name for p in tmp_path.iterdir()) == [
+        "cache",
+        "m.db",
+        "precious.txt",
+    ]
+
+
 def as_another_user(fn):
     """Run ``fn()`` in a forked child that cannot write the test's folder — as uid 65534 when the tests run as
     root (root ignores folder permissions), else under the folder's own 0555 mode — and return what it returns
