@@ -103,6 +103,7 @@ from .base import Capabilities
 from .detect import column_set, langgraph_store_tables
 from .keywords import KeywordSearch
 from .times import rfc3339, shown_time
+from .value_budget import json_values, msgpack_values, too_many
 
 _ormsgpack: Any
 try:  # LangGraph's own msgpack decoder (a dependency of langgraph-checkpoint)
@@ -190,6 +191,8 @@ def decode(kind: Any, blob: Any) -> tuple[Any, str | None]:
         data = blob.encode("utf-8", "surrogatepass") if isinstance(blob, str) else blob
         if not isinstance(data, (bytes, bytearray)):
             return None, f"is {'NULL' if blob is None else type(blob).__name__}, not JSON"
+        if too_big := too_many(json_values(data)):
+            return None, too_big
         try:
             return json.loads(data), None
         except (ValueError, RecursionError) as exc:
@@ -199,6 +202,8 @@ def decode(kind: Any, blob: Any) -> tuple[Any, str | None]:
         return None, f"is {what}, not msgpack bytes"
     if _ormsgpack is None:  # pragma: no cover
         return None, "not decoded: ormsgpack (the msgpack decoder LangGraph uses) is not installed"
+    if too_big := too_many(msgpack_values(blob)):
+        return None, too_big
     try:
         return _unpack(bytes(blob)), None
     except Exception as exc:  # foreign bytes: whatever the decoder raises is said, never raised
@@ -236,6 +241,8 @@ def _metadata(blob: Any) -> tuple[dict[str, Any], str | None]:
     """A checkpoint's metadata (JSON: line 434), or ``{}`` and why not (LangGraph's ``json.loads`` raises)."""
     if blob is None:
         return {}, None
+    if isinstance(blob, (str, bytes)) and (too_big := too_many(json_values(blob))):
+        return {}, f"its metadata {too_big}"
     try:
         found = json.loads(blob)
     except (ValueError, TypeError, RecursionError) as exc:

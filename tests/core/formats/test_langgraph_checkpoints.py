@@ -13,6 +13,7 @@ import functools
 import json
 import pickle
 import sqlite3
+import subprocess
 import sys
 from typing import Annotated, TypedDict
 
@@ -601,3 +602,37 @@ def test_objects_are_decoded_without_importing_what_they_name(tmp_path, monkeypa
     serde.loads_typed(("msgpack", blob))  # LangGraph's own reader imports it
     assert (tmp_path / "imported").exists()
     sys.modules.pop("oxmem_trap_module", None)
+
+
+_PEAK = """
+import resource, subprocess, sys
+done = subprocess.run(sys.argv[1:], capture_output=True, text=True, timeout=300)
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024, done.returncode)
+print(done.stdout[-2000:])
+print(done.stderr[-2000:], file=sys.stderr)
+"""
+
+
+@pytest.mark.parametrize(
+    "blob",
+    [
+        b"\xdd" + (8 << 20).to_bytes(4, "big") + b"\x80" * (8 << 20),  # msgpack: 8 Mi empty maps in one array
+        b"[" + b"{}," * (3 << 20) + b"{}]",  # JSON: 3 Mi empty objects
+    ],
+    ids=["msgpack", "json"],
+)
+def test_a_small_blob_of_many_empty_values_is_flagged_not_decoded_into_gigabytes(lg_file, blob):
+    """8 MB of empty maps decoded into 1.18 GB for ``oxmem events`` (1.7 GB for ``search --all``): a blob is decoded
+    only when it holds at most a million values (``value_budget``); else it is flagged, in bounded memory."""
+    latest = latest_id(lg_file, "weather")
+    kind = "json" if blob.startswith(b"[") else "msgpack"
+    another_program(
+        lg_file, ("UPDATE checkpoints SET type = ?, checkpoint = ? WHERE checkpoint_id = ?", (kind, blob, latest))
+    )
+    cli = [sys.executable, "-c", "import sys; from oxmem_gui.cli import main; sys.exit(main())", "--db", str(lg_file)]
+    for argv in (["events", "--json", "weather"], ["search", "--all", "weather"]):
+        done = subprocess.run([sys.executable, "-c", _PEAK, *cli, *argv], capture_output=True, text=True, timeout=600)
+        peak_mb, code = map(int, done.stdout.split("\n", 1)[0].split())
+        assert code == 0 and peak_mb < 400, (argv, peak_mb, done.stderr)
+        if argv[0] == "events":
+            assert f"⚠ checkpoint {latest} not shown: its blob holds more than 1,000,000 values" in done.stdout
