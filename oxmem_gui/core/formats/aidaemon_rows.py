@@ -23,6 +23,7 @@ from ..schedules.store import Schedule
 from ..store.notes import Note
 from ..store.tags import normalize_tags
 from .times import parse_when, rfc3339, shown_time
+from .value_budget import json_values, too_many
 
 #: AllMiniLM-L6-v2 as flat little-endian float32
 BINARY_EMBEDDING_BYTES = MODEL_DIMS * 4
@@ -59,10 +60,12 @@ def session_exists(conn: apsw.Connection, session_id: str, tables: set[str]) -> 
 
 
 def json_or_reason(value: Any) -> tuple[Any, str | None]:
-    """Parsed JSON, or None and why not."""
+    """Parsed JSON, or None and why not (also when it holds too many values to decode: :mod:`.value_budget`)."""
     if value is None:
         return None, "is empty (NULL)"
     text = value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
+    if too_big := too_many(json_values(text)):
+        return None, too_big
     try:
         return json.loads(text), None
     except (ValueError, RecursionError) as exc:

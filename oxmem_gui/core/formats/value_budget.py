@@ -54,11 +54,11 @@ def msgpack_values(data: bytes, limit: int = MAX_VALUES) -> int:
 
 
 def json_values(data: bytes | str, limit: int = MAX_VALUES) -> int:
-    """An upper bound on the values in ``data``, JSON: one more than its commas, brackets and braces (each value
-    after the first is behind a comma or opens a container; inside strings they count too, so the bound errs
-    high). Counted by the bytes' own ``count``, at C speed; at most ``limit + 1``."""
+    """An upper bound on the values in ``data``, JSON: one more than its commas, colons, brackets and braces (each
+    value after the first is behind a comma or a key's colon, or opens a container; inside strings they count too,
+    so the bound errs high). Counted by the bytes' own ``count``, at C speed; at most ``limit + 1``."""
     raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
-    return min(1 + raw.count(b"{") + raw.count(b"[") + raw.count(b","), limit + 1)
+    return min(1 + sum(raw.count(mark) for mark in (b"{", b"[", b",", b":")), limit + 1)
 
 
 def too_many(count: int, limit: int = MAX_VALUES) -> str | None:
