@@ -127,7 +127,8 @@ def print_query(result: QueryResult, ranking: Retriever) -> None:
         if not stats.candidates:
             return f"{name}: no candidates"
         flag = "  (range collapsed: every score 1.0)" if stats.collapsed else ""
-        return f"{name}: {stats.candidates} candidates, raw {stats.min:.6g} … {stats.max:.6g}{flag}"
+        span = f", raw {stats.min:.6g} … {stats.max:.6g}" if stats.min is not None and stats.max is not None else ""
+        return f"{name}: {stats.candidates} candidates{span}{flag}"
 
     if ranking.tunable:
         print(

@@ -101,7 +101,10 @@ def rank_keywords(found: KeywordIndex, query: str, scope: Scope, top_k: int) -> 
     head = sorted(
         (int(i) for i in candidates[:cut]), key=lambda i: (-counts[i], -found.sequences[i], found.sessions[i])
     )[:top_k]
-    result.legs["fts"] = LegStats(len(candidates))  # (no normalization: the score is the share of words found)
+    found_words = counts[candidates]  # the raw score: words found (no normalization: the score is their share)
+    result.legs["fts"] = (
+        LegStats(len(candidates), float(found_words.min()), float(found_words.max())) if len(candidates) else LegStats()
+    )
     result.steps.append(
         f"{len(candidates):,} events hold at least one word; the first {min(len(candidates), top_k)} are hits"
     )

@@ -165,7 +165,7 @@ def legs_line(result: QueryResult) -> str:
     legs = []
     for leg, name in (("vector", "vector"), ("fts", "FTS")):
         s = result.legs.get(leg) or LegStats()
-        span = f" raw {s.min:.4g} … {s.max:.4g}" if s.candidates else ""
+        span = f" raw {s.min:.4g} … {s.max:.4g}" if s.candidates and s.min is not None and s.max is not None else ""
         legs.append(f"{name}: {plural(s.candidates, 'candidate')}{span}{' (collapsed)' if s.collapsed else ''}")
     expression = html.escape(result.fts_expression or "(none)")
     return f"FTS expression: <code>{expression}</code> — " + " · ".join(legs)

@@ -34,3 +34,25 @@ def another_program(path: Path, *statements: str | tuple[str, tuple[Any, ...]]) 
 
 def digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def searched_from_every_door(path: Path, session: str, word: str) -> None:
+    """The command line's searches of ``session`` and of every session, each as text and as JSON, and the
+    inspector's line of the legs: each finds ``word`` (it crashed on the keyword searches of Agno, LangGraph's
+    checkpoints and the OpenAI Agents SDK, whose legs have no raw range)."""
+    import io
+    import json
+
+    from oxmem_gui.cli import main
+    from oxmem_gui.ui.search.state import legs_line
+
+    for scope in ([session], ["--all"]):
+        for form in ([], ["--json"]):
+            out, err = io.StringIO(), io.StringIO()
+            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+                code = main(["--db", str(path), "search", *scope, word, *form])
+            assert code == 0 and word.casefold() in out.getvalue().casefold(), (scope, form, err.getvalue())
+            if form:
+                assert json.loads(out.getvalue())["hits"]
+    result = read(path, lambda m: m.search("oxmem-keywords", session, word, 5))
+    assert result.hits and "FTS: " in legs_line(result)

@@ -15,7 +15,7 @@ import pytest
 
 from oxmem_gui.core.api import ConflictError, NotFoundError, ReadOnlyError, check_store, open_memory
 from oxmem_gui.core.formats.agno import AgnoReader
-from tests.core.formats.framework_files import another_program, digest
+from tests.core.formats.framework_files import another_program, digest, searched_from_every_door
 
 pytest.importorskip("sqlalchemy", reason="Agno's SqliteDb runs on SQLAlchemy (a test dependency)")
 agno_sqlite = pytest.importorskip("agno.db.sqlite", reason="Agno writes these files (a test dependency)")
@@ -381,3 +381,7 @@ def test_a_backup_compared_names_memories_in_agnos_words(agno_file, tmp_path):
     diff = asyncio.run(diff_files(old, agno_file))
     assert diff.counts() == {"memories changed": 1}
     assert [c.kind for c in diff.notes] == ["changed"]
+
+
+def test_a_search_with_a_hit_works_from_every_door(agno_file):
+    searched_from_every_door(agno_file, "s-ana", "sunny")

@@ -24,7 +24,7 @@ from oxmem_gui.core.formats.detect import LABELS
 from oxmem_gui.core.formats.times import parse_when
 from oxmem_gui.core.memory import inspect_database
 from oxmem_gui.core.retrieval.scope import ALL_SESSIONS
-from tests.core.formats.framework_files import another_program, digest, read
+from tests.core.formats.framework_files import another_program, digest, read, searched_from_every_door
 
 pytest.importorskip("langgraph.graph", reason="LangGraph's own StateGraph and SqliteSaver write these files")
 lg_sqlite = pytest.importorskip("langgraph.checkpoint.sqlite")
@@ -636,3 +636,7 @@ def test_a_small_blob_of_many_empty_values_is_flagged_not_decoded_into_gigabytes
         assert code == 0 and peak_mb < 400, (argv, peak_mb, done.stderr)
         if argv[0] == "events":
             assert f"⚠ checkpoint {latest} not shown: its blob holds more than 1,000,000 values" in done.stdout
+
+
+def test_a_search_with_a_hit_works_from_every_door(lg_file):
+    searched_from_every_door(lg_file, "weather", "Lisbon")

@@ -12,7 +12,7 @@ import sqlite3
 import pytest
 
 from oxmem_gui.core.api import ConflictError, NotFoundError, ReadOnlyError, check_store, open_memory
-from tests.core.formats.framework_files import another_program, digest, read
+from tests.core.formats.framework_files import another_program, digest, read, searched_from_every_door
 
 agents = pytest.importorskip("agents", reason="the OpenAI Agents SDK writes these files (a test dependency)")
 
@@ -330,3 +330,7 @@ def test_why_the_keyword_search_left_an_item_out(tmp_path):
     assert story.cut == "oxmem keyword search does not return it: it holds none of the words (tomorrow)"
     with pytest.raises(NotFoundError):
         read(path, lambda m: m.why_not("oxmem-keywords", "weather", "tomorrow", "99"))
+
+
+def test_a_search_with_a_hit_works_from_every_door(sdk_file):
+    searched_from_every_door(sdk_file, "weather", "lisbon")
