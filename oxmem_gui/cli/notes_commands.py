@@ -65,7 +65,11 @@ def update_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("user", type=text_arg)
     p.add_argument("note_id", type=text_arg)
     p.add_argument("text", type=text_arg)
-    p.add_argument("--tag", action="append", type=text_arg, default=[], dest="tags", metavar="T", help=TAG_HELP)
+    tags = p.add_mutually_exclusive_group()
+    tags.add_argument(
+        "--tag", action="append", type=text_arg, dest="tags", metavar="T", help=f"{TAG_HELP} (default: they stay)"
+    )
+    tags.add_argument("--no-tags", action="store_true", help="remove the note's tags")
     p.add_argument(
         "--scope", type=text_arg, default=KEEP, metavar="S", help="ZEKE: move the memory to scope S (default: stays)"
     )
@@ -92,7 +96,11 @@ async def add_or_update(store: Memory, args: argparse.Namespace) -> int:
                 f"({' and '.join('--' + k for k in lacking)}: for ZEKE's memories)"
             )
         fields = {("ttl_seconds" if k == "ttl" else k): v for k, v in given.items()}
-        note = await store.update_note(args.user, args.note_id, args.text, args.tags, **fields)
+        tags, expected = ([], None) if args.no_tags else (args.tags, None)
+        if tags is None:  # an update changes only what it is given: the tags as they are, unless changed since
+            expected = await store.get_note(args.user, args.note_id)
+            tags = list(expected.tags)
+        note = await store.update_note(args.user, args.note_id, args.text, tags, expected=expected, **fields)
     if said:  # (after the edit: a refused one stays one line)
         sys.stderr.write(safe(f"oxmem: notice: {said}") + "\n")
     print_json({"note_id": note.note_id}) if args.json else print(safe(note.note_id))

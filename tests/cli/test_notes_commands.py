@@ -38,3 +38,19 @@ def test_notes_add_update_delete(capsys, db):
     assert [h["note_id"] for h in hits] == [nid] and hits[0]["hit"]["fts_rank"] == 1
     assert run_json(capsys, "--db", db, "notes", "delete", "carol", nid) == {"deleted": nid}
     assert run_json(capsys, "--db", db, "notes", "list", "carol") == []
+
+
+def test_an_update_changes_only_what_it_is_given(capsys, db):
+    """``notes update ID TEXT`` without ``--tag`` used to clear the note's tags: they stay; ``--no-tags`` clears
+    them, and ``--tag`` with ``--no-tags`` is refused."""
+    nid = run_json(capsys, "--db", db, "notes", "add", "carol", "Likes green tea", "--tag", "drinks")["note_id"]
+    assert run_json(capsys, "--db", db, "notes", "update", "carol", nid, "Likes oolong") == {"note_id": nid}
+    (note,) = run_json(capsys, "--db", db, "notes", "list", "carol")
+    assert (note["content"], note["tags"]) == ("Likes oolong", ["drinks"])
+    assert run_json(capsys, "--db", db, "notes", "update", "carol", nid, "Likes oolong", "--no-tags") == {
+        "note_id": nid
+    }
+    (note,) = run_json(capsys, "--db", db, "notes", "list", "carol")
+    assert (note["content"], note["tags"]) == ("Likes oolong", [])
+    code, out, err = run(capsys, "--db", db, "notes", "update", "carol", nid, "x", "--tag", "a", "--no-tags")
+    assert code == 2 and out == "" and "not allowed with argument" in err
