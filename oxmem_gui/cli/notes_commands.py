@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..core.api import InvalidInputError, Memory, SearchOptions, note_cursor
+from ..core.api import InvalidInputError, Memory, Note, SearchOptions, note_cursor
 from . import paging
 from .arguments import KEEP, like_option, search_options, tag_filter, text_arg, ttl_arg
 from .searching import like_options, pick_ranking, ranking_kwargs, search_kwargs, why_note
@@ -96,7 +96,8 @@ async def add_or_update(store: Memory, args: argparse.Namespace) -> int:
                 f"({' and '.join('--' + k for k in lacking)}: for ZEKE's memories)"
             )
         fields = {("ttl_seconds" if k == "ttl" else k): v for k, v in given.items()}
-        tags, expected = ([], None) if args.no_tags else (args.tags, None)
+        expected: Note | None = None
+        tags = [] if args.no_tags else args.tags
         if tags is None:  # an update changes only what it is given: the tags as they are, unless changed since
             expected = await store.get_note(args.user, args.note_id)
             tags = list(expected.tags)

@@ -19,6 +19,7 @@ from .hybrid import FTS_MODES, LegStats, QueryResult, rerank
 from .judgments import JudgedQuery
 from .metrics import Metrics, evaluate
 from .options import DEFAULTS as SEARCH_DEFAULTS
+from .scope import scope_name
 
 SWEEP_WEIGHTS = tuple(round(i / 10, 1) for i in range(11))
 
@@ -87,7 +88,7 @@ async def evaluate_settings(
             try:
                 fixed[str(i)] = [h.chunk_id for h in (await store.search(ranking, q.session_id, q.query, top_k)).hits]
             except OxmemError as exc:
-                failed.append(f"{q.session_id}: {q.query!r}: {exc}")
+                failed.append(f"{scope_name(q.session_id)}: {q.query!r}: {exc}")
             done += 1
             if progress:
                 progress(done, total)
@@ -97,7 +98,7 @@ async def evaluate_settings(
                 base[mode][i] = await store.hybrid_query(q.session_id, q.query, top_k, fts_mode=mode)
             except OxmemError as exc:
                 if mode == FTS_MODES[0] and ranking is None:
-                    failed.append(f"{q.session_id}: {q.query!r}: {exc}")
+                    failed.append(f"{scope_name(q.session_id)}: {q.query!r}: {exc}")
             done += 1
             if progress:
                 progress(done, total)

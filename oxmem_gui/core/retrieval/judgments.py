@@ -16,6 +16,7 @@ import apsw
 
 from .. import folders
 from ..errors import InvalidInputError
+from .scope import Scope, scope_from_key, scope_key
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS query_sets (
@@ -56,7 +57,7 @@ def _locked(method):
 
 @dataclass
 class JudgedQuery:
-    session_id: str
+    session_id: Scope  # the session searched, or many (a search of all sessions is graded too)
     query: str
     grades: dict[str, int] = field(default_factory=dict)
 
@@ -106,23 +107,23 @@ class JudgmentStore:
         self,
         db_path: str | os.PathLike[str],
         set_name: str,
-        session_id: str,
+        session_id: Scope,
         query: str,
         chunk_id: str,
         grade: int | None,
     ) -> None:
-        """Grade a chunk 0–3 for a query (None removes the judgment); the set and query are created as needed."""
+        """Grade a chunk 0–3 for a query of a session or of many (None removes the judgment); the set and query
+        are created as needed."""
         if grade is not None and (isinstance(grade, bool) or grade not in (0, 1, 2, 3)):
             raise InvalidInputError(f"a grade is 0, 1, 2 or 3, got {grade!r}")
         with self.conn:
             set_id = self._set_id(db_path, set_name, create=True)
+            key = scope_key(session_id)
             self.conn.execute(
-                "INSERT OR IGNORE INTO queries (set_id, session_id, query) VALUES (?, ?, ?)",
-                (set_id, session_id, query),
+                "INSERT OR IGNORE INTO queries (set_id, session_id, query) VALUES (?, ?, ?)", (set_id, key, query)
             )
             (query_id,) = self.conn.execute(
-                "SELECT query_id FROM queries WHERE set_id = ? AND session_id = ? AND query = ?",
-                (set_id, session_id, query),
+                "SELECT query_id FROM queries WHERE set_id = ? AND session_id = ? AND query = ?", (set_id, key, query)
             ).fetchall()[0]
             if grade is None:
                 self.conn.execute("DELETE FROM judgments WHERE query_id = ? AND chunk_id = ?", (query_id, chunk_id))
@@ -146,7 +147,7 @@ class JudgmentStore:
             "LEFT JOIN judgments j ON j.query_id = q.query_id WHERE q.set_id = ? ORDER BY q.query_id, j.chunk_id",
             (set_id,),
         ):
-            item = out.setdefault(query_id, JudgedQuery(session_id, query))
+            item = out.setdefault(query_id, JudgedQuery(scope_from_key(session_id), query))
             if chunk_id is not None:
                 item.grades[chunk_id] = grade
         return list(out.values())

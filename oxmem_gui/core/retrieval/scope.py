@@ -60,3 +60,24 @@ def scope_of(kept: dict[str, str]) -> Scope:
     if isinstance(kept, dict) and isinstance(kept.get("prefix"), str):
         return AllSessions(kept["prefix"])
     raise ValueError(f"not a scope: {kept!r}")
+
+
+#: how a judgment keeps a search of many sessions where a session id goes (no agent's session id starts with NUL)
+_MANY = "\x00many:"
+
+
+def scope_key(scope: Scope) -> str:
+    """The scope as text, for a column of session ids: the id itself, or a mark no session id has."""
+    return scope if isinstance(scope, str) else _MANY + scope.prefix
+
+
+def scope_from_key(key: str) -> Scope:
+    """The scope :func:`scope_key` wrote."""
+    return AllSessions(key.removeprefix(_MANY)) if key.startswith(_MANY) else key
+
+
+def scope_name(scope: Scope) -> str:
+    """The scope in words: the session id, ``(all sessions)`` or ``(sessions starting 'P')``."""
+    if isinstance(scope, str):
+        return scope
+    return f"(sessions starting {scope.prefix!r})" if scope.prefix else "(all sessions)"

@@ -172,9 +172,11 @@ class ResultActions(_Panel):
         if store is None or result is None:
             return
 
+        scope = self.state.searched()
+
         def find() -> dict[str, int]:
             for q in self.judgments.queries(store.path, name):
-                if (q.session_id, q.query) == (result.session_id, result.query):
+                if (q.session_id, q.query) == (scope, result.query):
                     return dict(q.grades)
             return {}
 
@@ -184,10 +186,9 @@ class ResultActions(_Panel):
         store, result, name = self.ctx.require(), self.state.result, self.set_name()
         if result is None:  # (a grade is given in the hits of a result)
             return
+        scope = self.state.searched()
         self.ctx.run(
-            lambda: asyncio.to_thread(
-                self.judgments.judge, store.path, name, result.session_id, result.query, chunk_id, grade
-            )
+            lambda: asyncio.to_thread(self.judgments.judge, store.path, name, scope, result.query, chunk_id, grade)
         )
 
     def metrics(self) -> None:

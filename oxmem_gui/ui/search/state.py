@@ -13,7 +13,17 @@ import html
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from ...core.api import AllSessions, Example, LegStats, MemoryReader, QueryResult, Retriever, SearchOptions, WhyNot
+from ...core.api import (
+    ALL_SESSIONS,
+    AllSessions,
+    Example,
+    LegStats,
+    MemoryReader,
+    QueryResult,
+    Retriever,
+    SearchOptions,
+    WhyNot,
+)
 from ..words import plural
 
 #: (ranking, session, query, top k): a query whose first run with the default settings is its baseline
@@ -56,6 +66,13 @@ class SearchState:
         self.shown = self.scope = None
         self.baselines.clear()
         self.scope_kind = None
+
+    def searched(self) -> str | AllSessions:
+        """What the shown result searched: its session, or the many sessions of its "(all …)" entry."""
+        assert self.result is not None
+        if self.shown_scope is not None and self.shown_scope in self.many:
+            return self.many[self.shown_scope]
+        return self.result.session_id or ALL_SESSIONS
 
     def stale(self, request: tuple[Any, ...]) -> bool:
         """Whether the hits shown no longer answer ``request`` (what the controls now ask)."""

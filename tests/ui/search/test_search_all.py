@@ -48,3 +48,26 @@ def test_all_users_notes_searches_every_notes_session_and_nothing_else(make_wind
     sessions = {panel.model.hit(r).session_id for r in range(panel.model.rowCount())}
     assert sessions == {"memory:alice", "memory:bob"} and panel.model.rowCount() == 8
     assert panel.results_label.text() == "8 hits for “seats travel” in (all users' notes)"
+
+
+def test_a_hit_of_all_sessions_is_graded_kept_shown_again_and_measured(make_window, qloop):
+    """Grading a hit under "(all sessions)" raised IndexError (the judgment's session was None) while the cell said
+    the grade: it is kept for that search, shown again when it is searched again, and measured by its metrics."""
+    from oxmem_gui.ui.search.results import GRADE_COLUMN
+
+    window, ctx, dialogs = make_window()
+    panel = search(window, ctx, qloop, "(all sessions)", "invoice rounding", top_k=6)
+    panel.tools.set_box.setCurrentText("everywhere")
+    first = panel.model.hit(0).chunk_id
+    panel.model.setData(panel.model.index(0, GRADE_COLUMN), "2")
+    settle(qloop, ctx)
+    assert dialogs.errors == []
+    (judged,) = panel.judgments.queries(ctx.store.path, "everywhere")
+    assert (judged.session_id, judged.query, judged.grades) == (ALL_SESSIONS, "invoice rounding", {first: 2})
+    search(window, ctx, qloop, panel.model.hit(1).session_id, "invoice rounding", top_k=6)
+    panel = search(window, ctx, qloop, "(all sessions)", "invoice rounding", top_k=6)
+    assert panel.model.index(0, GRADE_COLUMN).data() == "2 relevant"
+    panel.metrics()
+    settle(qloop, ctx)
+    assert dialogs.errors == [] and panel.last_dialog.evaluation.failed == []
+    panel.last_dialog.close()
