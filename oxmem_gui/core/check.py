@@ -116,7 +116,7 @@ def run_checks(conn: apsw.Connection, path: str, quick: bool = False) -> CheckRe
         missing = [t for t in REQUIRED_TABLES if t not in objects]
         report.findings.append(Finding("schema", WARNING, f"no memory tables: {', '.join(missing)} missing"))
     step("foreign keys", lambda: _foreign_keys(conn, fmt))
-    step("unique keys", lambda: _unique_keys(conn, objects))
+    step("unique keys", lambda: _unique_keys(conn, objects, fmt))
     if ours:
         step("index sync", lambda: _index_sync(conn, report))
         step("payloads", lambda: _payloads(conn))
@@ -403,7 +403,7 @@ def _agent_schema(conn: apsw.Connection) -> Finding:
     return Finding("schema", OK, detail)
 
 
-def _unique_keys(conn: apsw.Connection, objects: dict) -> Finding:
+def _unique_keys(conn: apsw.Connection, objects: dict, fmt: str) -> Finding:
     """Every unique key (primary keys, UNIQUE constraints, unique and partial unique indexes) checked against the
     table's rows themselves (``NOT INDEXED``), so a key an index no longer enforces is found."""
     keys = 0
@@ -429,9 +429,46 @@ def _unique_keys(conn: apsw.Connection, objects: dict) -> Finding:
             keys += 1
             if dups:
                 duplicated.append(f"{table} ({', '.join(columns)}): {dups:,} values held by more than one row")
+    gone = []
+    for table, columns, where, index, what in RELIED_ON.get(fmt, ()):
+        present = {r[1] for r in conn.execute(f"PRAGMA table_info({_quoted(table)})")}
+        if not set(columns) | _where_columns(where) <= present or index in objects:
+            continue  # another layout (aidaemon's legacy facts have a table-level key), or checked above
+        cols = ", ".join(_quoted(c) for c in columns)
+        dups = _one(
+            conn,
+            f"SELECT count(*) FROM (SELECT 1 FROM {_quoted(table)} WHERE {where} GROUP BY {cols} HAVING count(*) > 1)",
+        )
+        keys += 1
+        gone.append(f"{index} is missing: nothing enforces {what}")
+        if dups:
+            duplicated.append(
+                f"{table} ({', '.join(columns)}) where {where}: {dups:,} values held by more than one row"
+            )
     if duplicated:
-        return Finding("unique keys", PROBLEM, "; ".join(duplicated))
+        return Finding("unique keys", PROBLEM, "; ".join(duplicated + gone))
+    if gone:
+        return Finding("unique keys", WARNING, f"{keys:,} unique keys hold, but " + "; ".join(gone))
     return Finding("unique keys", OK, f"{keys:,} unique keys hold, each read from its table's rows")
+
+
+#: format → unique keys the program relies on, checked even when their index is gone: (table, columns, the rows
+#: they hold for, the index that enforces it, the rule in words)
+RELIED_ON: dict[str, tuple[tuple[str, tuple[str, ...], str, str, str], ...]] = {
+    "aidaemon": (
+        (
+            "facts",
+            ("category", "key"),
+            "superseded_at IS NULL",
+            "idx_facts_active_unique",
+            "one active fact per category and key",
+        ),
+    ),
+}
+
+
+def _where_columns(where: str) -> set[str]:
+    return {where.split()[0]}
 
 
 def _partial_where(sql: str) -> str:

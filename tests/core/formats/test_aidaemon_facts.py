@@ -264,3 +264,24 @@ def test_an_encrypted_conflict_and_a_wrong_key_write_nothing(encrypted):
     run(encrypted, scenario, key=fx.AIDAEMON_KEY)
     assert rows(encrypted, "SELECT count(*), max(id) FROM facts", key=fx.AIDAEMON_KEY) == [(7, 7)]
     assert rows(encrypted, ACTIVE, ("timezone",), key=fx.AIDAEMON_KEY) == []
+
+
+def test_check_names_two_active_facts_of_one_key_when_the_index_is_gone(tmp_path, capsys):
+    """``check`` said nothing on an aidaemon file whose ``idx_facts_active_unique`` was dropped and two rows of one
+    key were active: the key aidaemon relies on is read from the rows, index or not."""
+    import sqlite3
+
+    from tests.cli._support import run as cli
+    from tests.core.formats.fixtures import make_aidaemon
+
+    db = make_aidaemon(tmp_path / "aidaemon.db")
+    conn = sqlite3.connect(db)
+    conn.execute("DROP INDEX idx_facts_active_unique")
+    conn.commit()
+    code, out, _ = cli(capsys, "--db", str(db), "check")
+    assert code == 0 and "idx_facts_active_unique is missing: nothing enforces one active fact per category" in out
+    conn.execute("UPDATE facts SET superseded_at = NULL WHERE id = 2")
+    conn.commit()
+    conn.close()
+    code, out, _ = cli(capsys, "--db", str(db), "check")
+    assert code == 1 and "facts (category, key) where superseded_at IS NULL: 1 values held by more than one row" in out
