@@ -4,9 +4,10 @@ searched, the way the file's agent does. Each action is its arguments and its ha
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 
-from ..core.api import InvalidInputError, Memory, Note, SearchOptions, note_cursor
+from ..core.api import InvalidInputError, Memory, Note, NotFoundError, SearchOptions, note_cursor
 from . import paging
 from .arguments import KEEP, like_option, search_options, tag_filter, text_arg, ttl_arg
 from .searching import like_options, pick_ranking, ranking_kwargs, search_kwargs, why_note
@@ -99,8 +100,9 @@ async def add_or_update(store: Memory, args: argparse.Namespace) -> int:
         expected: Note | None = None
         tags = [] if args.no_tags else args.tags
         if tags is None:  # an update changes only what it is given: the tags as they are, unless changed since
-            expected = await store.get_note(args.user, args.note_id)
-            tags = list(expected.tags)
+            with contextlib.suppress(NotFoundError):  # (the edit itself then says why: no such note, a damaged file)
+                expected = await store.get_note(args.user, args.note_id)
+            tags = list(expected.tags) if expected is not None else []
         note = await store.update_note(args.user, args.note_id, args.text, tags, expected=expected, **fields)
     if said:  # (after the edit: a refused one stays one line)
         sys.stderr.write(safe(f"oxmem: notice: {said}") + "\n")

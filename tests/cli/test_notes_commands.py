@@ -54,3 +54,45 @@ def test_an_update_changes_only_what_it_is_given(capsys, db):
     assert (note["content"], note["tags"]) == ("Likes oolong", [])
     code, out, err = run(capsys, "--db", db, "notes", "update", "carol", nid, "x", "--tag", "a", "--no-tags")
     assert code == 2 and out == "" and "not allowed with argument" in err
+
+
+def test_a_v07_file_migrated_forward_is_edited_in_place(capsys, tmp_path):
+    """aidaemon v0.7 (commit 2211dfd9) added ``superseded_at`` to a facts table that keeps its table-level
+    ``UNIQUE(category, key)`` (schema text: FORMATS.md §D). An edit there raised SQLite's UNIQUE constraint error
+    (a new version inserted beside the old): it is made in place; a deletion supersedes, as aidaemon's
+    ``delete_fact`` does, and undoing it brings the fact back."""
+    import asyncio
+    import sqlite3
+
+    from oxmem_gui.core.api import open_memory
+
+    db = make_aidaemon(tmp_path / "aidaemon.db", "legacy")
+    conn = sqlite3.connect(db)
+    conn.executescript(  # verbatim, aidaemon 2211dfd9 src/state/sqlite.rs lines 182–190
+        "ALTER TABLE facts ADD COLUMN superseded_at TEXT;\n"
+        "ALTER TABLE facts ADD COLUMN recall_count INTEGER DEFAULT 0;\n"
+        "ALTER TABLE facts ADD COLUMN last_recalled_at TEXT;\n"
+    )
+    conn.close()
+    assert run(capsys, "--db", str(db), "notes", "add", "preference", "color: blue")[:2] == (0, "fact:6\n")
+    assert run(capsys, "--db", str(db), "notes", "update", "preference", "fact:6", "color: red")[:2] == (0, "fact:6\n")
+    rows = sqlite3.connect(db).execute("SELECT id, value, superseded_at FROM facts WHERE key = 'color'").fetchall()
+    assert rows == [(6, "red", None)]
+    assert run(capsys, "--db", str(db), "notes", "delete", "preference", "fact:6")[:2] == (0, "deleted fact:6\n")
+    (row,) = sqlite3.connect(db).execute("SELECT id, value, superseded_at FROM facts WHERE key = 'color'").fetchall()
+    assert row[:2] == (6, "red") and row[2] is not None
+    assert_one_error_line(
+        *run(capsys, "--db", str(db), "notes", "add", "preference", "color: green"),
+        "preference has a forgotten fact 'color' that this file's UNIQUE(category, key) still holds",
+    )
+
+    async def delete_and_undo():
+        async with await open_memory(db, read_only=False, embedding="deterministic") as m:
+            note = await m.save_note("preference", "size: large")
+            await m.delete_notes("preference", [note.note_id], expected=[note])
+            return await m.restore_notes([note], expected={note.note_id: None})
+
+    (back,) = asyncio.run(delete_and_undo())
+    assert (back.note_id, back.content) == ("fact:7", "size: large")
+    rows = sqlite3.connect(db).execute("SELECT id, superseded_at FROM facts WHERE key = 'size'").fetchall()
+    assert rows == [(7, None)]

@@ -9,7 +9,10 @@ Its ``delete_fact`` (lines 1141–1149) only supersedes: ``UPDATE facts SET supe
 partial unique index (``idx_facts_active_unique``, ``src/state/sqlite/mod.rs`` line 123) allows one active row
 per key. In a file from before that history (``UNIQUE(category, key)`` and no ``superseded_at``), aidaemon's
 fallback updates the row in place (facts.rs lines 529–548); deleting there removes the row, the only way that
-layout has.
+layout has. A v0.7 file migrated forward (commit 2211dfd9: ``superseded_at`` added to the table that keeps its
+``UNIQUE(category, key)``) has one row per key too: an edit there is made in place (aidaemon v0.7's own
+supersede-then-insert fails on that key and drops the new value), a deletion supersedes as its ``delete_fact``
+does, and a new fact whose key a forgotten row holds is refused (:func:`one_row_per_key`).
 
 oxmem writes the same rows, with these choices, each so that nothing is overwritten unseen:
 
@@ -66,8 +69,26 @@ def _now() -> str:
 
 
 def versioned(conn: Any) -> bool:
-    """Whether the file keeps fact history (``superseded_at``); else the legacy ``UNIQUE(category, key)`` layout."""
+    """Whether the file marks forgotten facts (``superseded_at``); else the legacy layout, where they are removed."""
     return "superseded_at" in table_columns(conn, "facts")
+
+
+def one_row_per_key(conn: Any) -> bool:
+    """Whether ``facts`` keeps a table-level ``UNIQUE(category, key)``: the legacy layout, and an aidaemon v0.7
+    file migrated forward (its ``superseded_at`` added to that table, commit 2211dfd9). A key then has one row,
+    active or superseded, so a new version cannot be inserted beside the old: an edit is made in place."""
+    for _, index, unique, _origin, partial in conn.execute("PRAGMA index_list(facts)").fetchall():
+        if unique and not partial:
+            quoted = '"' + index.replace('"', '""') + '"'
+            columns = [r[2] for r in conn.execute(f"PRAGMA index_info({quoted})").fetchall()]
+            if sorted(columns) == ["category", "key"]:
+                return True
+    return False
+
+
+def keeps_history(conn: Any) -> bool:
+    """Whether an edit supersedes the old version and inserts a new one (aidaemon's ``upsert_fact``)."""
+    return versioned(conn) and not one_row_per_key(conn)
 
 
 def canonical_key(key: str) -> str:
@@ -208,14 +229,22 @@ def _check(conn: Any, note_id: str, expected: Note | None) -> Note | None:
 
 
 def _key_taken(conn: Any, category: str, key: str, fact_id: int | None) -> None:
-    """Refuse ``key`` when another active fact of ``category`` has it, exactly or after canonicalizing."""
-    active = " AND superseded_at IS NULL" if versioned(conn) else ""
+    """Refuse ``key`` when another active fact of ``category`` has it, exactly or after canonicalizing — or, where a
+    key has one row (:func:`one_row_per_key`), a forgotten one holds it exactly."""
+    active = " AND superseded_at IS NULL" if keeps_history(conn) else ""
     for row in _rows(conn, "category = ?" + active, (category,)):
         other = str(row.get("key"))
-        if row.get("id") != fact_id and (other == key or canonical_key(other) == canonical_key(key)):
+        if row.get("id") == fact_id or (other != key and canonical_key(other) != canonical_key(key)):
+            continue
+        if row.get("superseded_at") is None:
             raise InvalidInputError(
                 f"{category} already has a fact {other!r} ({str(row.get('value'))[:60]!r}): edit that one instead; "
                 "nothing was changed"
+            )
+        if other == key:
+            raise InvalidInputError(
+                f"{category} has a forgotten fact {other!r} that this file's UNIQUE(category, key) still holds: "
+                "aidaemon could not store it either; nothing was changed"
             )
 
 
@@ -289,14 +318,15 @@ def update_fact(
             return current
         fact_id = _fact_id(note_id)
         _key_taken(conn, category, key, fact_id)
-        if versioned(conn):
+        if keeps_history(conn):
             old = _rows(conn, "id = ?", (fact_id,))[0]
             _supersede(conn, fact_id)
             fact_id = _insert(conn, category, key, value, embedding, old)
         else:
+            embedded = ", embedding = ?" if "embedding" in table_columns(conn, "facts") else ""
             conn.execute(
-                "UPDATE facts SET key = ?, value = ?, source = ?, updated_at = ? WHERE id = ?",
-                (key, value, USER_SOURCE, _now(), fact_id),
+                f"UPDATE facts SET key = ?, value = ?, source = ?, updated_at = ?{embedded} WHERE id = ?",
+                (key, value, USER_SOURCE, _now(), *((embedding,) if embedded else ()), fact_id),
             )
         return get_fact(conn, category, f"fact:{fact_id}")
 
@@ -327,7 +357,7 @@ def restore_facts(
     active); an expected fact whose key none of ``facts`` has (an edit's renamed version) is retired first."""
     parsed = [(note, *parse_fact(note.content, note.tags, "aidaemon")) for note in facts]
     vectors = [_vector(embed, note.user, key, value) for note, key, value in parsed]
-    keep_history = versioned(conn)
+    keep_history = keeps_history(conn)
     out = []
     with write_transaction(conn):
         for note_id, want in (expected or {}).items():
@@ -351,7 +381,7 @@ def restore_facts(
             like = _rows(conn, "id = ?", (_fact_id(note.note_id),))
             if active is not None:
                 _retire(conn, _fact_id(active.note_id), keep_history)
-            _key_taken(conn, note.user, key, None)
+            _key_taken(conn, note.user, key, None if keep_history else _fact_id(note.note_id))
             if keep_history:
                 new_id = _insert(conn, note.user, key, value, embedding, like[0] if like else note.details)
             else:
