@@ -52,7 +52,10 @@ def dump(path: Path) -> dict[str, list[tuple]]:
         conn.close()
 
 
-def test_write_all_names_and_headers(built: dict[str, Path]) -> None:
+def test_write_all_names_and_headers(tmp_path: Path) -> None:
+    """What ``write_all`` leaves (written afresh: the module's files are read by other tests, in any order, and a
+    read of a WAL file makes its ``-wal``)."""
+    built = fx.write_all(tmp_path)
     expected = {"omega", "omega-old", "zeke", "zeke-384", "aidaemon", "aidaemon-legacy", "oxydra", "unknown",
                 "not-sqlite", "empty"}  # fmt: skip
     assert expected <= set(built)
