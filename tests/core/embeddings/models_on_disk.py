@@ -1,6 +1,7 @@
 """Tiny models made by the tests, laid out as the Hugging Face hub cache keeps downloads (``models--ORG--NAME``
 with ``blobs/``, ``snapshots/REVISION/`` links and ``refs/main``): a model2vec static model and a BERT-style ONNX
-model with its sentence-transformers pooling files."""
+model with its sentence-transformers pooling files; and what the hostile-folder tests need: a huge sparse file,
+a tokenizer file the ``tokenizers`` library panics on, a fingerprint of a folder to show a read changed nothing."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import hashlib
 import json
 import os
 import shutil
+import stat
 from pathlib import Path
 
 import numpy as np
@@ -110,3 +112,45 @@ def make_bert_onnx(folder: Path, tokenizer_from: Path, pooling: str = "cls", see
     ]
     (folder / "modules.json").write_text(json.dumps(modules))
     return folder
+
+
+#: the size of the sparse files that stand for a huge download (nothing of it is on the disk)
+HUGE = 64 << 30
+
+
+def huge_file(path: Path) -> Path:
+    """A sparse file of :data:`HUGE` bytes (zeros, no disk space): what a whole-file read would never finish."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "wb") as fh:
+        fh.truncate(HUGE)
+    return path
+
+
+def fingerprint(*roots: Path) -> dict[str, tuple[object, ...]]:
+    """Every entry under ``roots`` (links not followed): a link's target, a FIFO's kind and time, a file's size,
+    modification time and SHA-256 (a file of more than 64 MiB — a sparse one — by size and time only, unread)."""
+    seen: dict[str, tuple[object, ...]] = {}
+    for root in roots:
+        for folder, dirs, files in os.walk(root):
+            for name in sorted([*dirs, *files]):
+                path = Path(folder) / name
+                st = path.lstat()
+                if path.is_symlink():
+                    seen[str(path)] = ("link", os.readlink(path))
+                elif stat.S_ISREG(st.st_mode):
+                    digest = hashlib.sha256(path.read_bytes()).hexdigest() if st.st_size <= 64 << 20 else None
+                    seen[str(path)] = ("file", st.st_size, st.st_mtime_ns, digest)
+                elif stat.S_ISFIFO(st.st_mode):
+                    seen[str(path)] = ("fifo", st.st_mtime_ns)
+                else:
+                    seen[str(path)] = ("folder",)
+    return seen
+
+
+def make_tokenizer_panic(tokenizer: Path) -> Path:
+    """Give the tokenizer file a normalizer whose data the ``tokenizers`` library panics on while parsing it (a
+    Rust panic: ``pyo3_runtime.PanicException``, a ``BaseException``)."""
+    spec = json.loads(tokenizer.read_text(encoding="utf-8"))
+    spec["normalizer"] = {"type": "Precompiled", "precompiled_charsmap": "AQA="}
+    tokenizer.write_text(json.dumps(spec), encoding="utf-8")
+    return tokenizer

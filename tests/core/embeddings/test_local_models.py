@@ -27,6 +27,7 @@ def hub(tmp_path, monkeypatch):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("HF_HUB_CACHE", str(folder))
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    (tmp_path / "tmp").mkdir()  # the temporary folder (an ONNX model is loaded from a private copy there)
     monkeypatch.setattr(local_models.tempfile, "gettempdir", lambda: str(tmp_path / "tmp"))
     monkeypatch.chdir(tmp_path)
     local_models.set_model_paths({})
