@@ -1,8 +1,10 @@
 """``main``: the program ``oxmem`` — what it does with a closed output, an interrupt, a full disk or a closed
-pipe, each in one line."""
+pipe, each in one line. Whatever it prints about an error — its error line, a usage error (which may repeat an
+argument), an uncaught exception's traceback (:func:`..core.redaction.excepthook`) — has every secret hidden."""
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import errno
 import os
@@ -10,6 +12,7 @@ import sys
 from collections.abc import Sequence
 
 from ..core.api import OxmemError, redact
+from ..core.redaction import excepthook, stderr_redacted
 from ..logs import setup_logging
 from .arguments import EXIT_ERROR, Parser
 from .commands import NOTHING_WRITTEN, command_of
@@ -30,7 +33,15 @@ def _any_encoding() -> None:
             reconfigure(errors="backslashreplace")
 
 
+def parsed(argv: Sequence[str] | None) -> argparse.Namespace:
+    """The command line's arguments; what the parser prints on standard error (a usage error) through
+    :func:`redact`."""
+    with stderr_redacted():
+        return build_parser().parse_args(argv)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    sys.excepthook = excepthook
     if sys.stderr is None:  # started with its stderr closed (`2>&-`)
         sys.stderr = open(os.devnull, "w")  # noqa: SIM115 - for the life of the process
     if sys.stdout is None:  # `>&-`: refused before anything runs, so a change is never made unseen
@@ -38,7 +49,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_ERROR
     _any_encoding()
     Parser.argv = list(sys.argv[1:] if argv is None else argv)
-    args = build_parser().parse_args(argv)
+    args = parsed(argv)
     setup_logging("oxmem", args.verbose)
     try:
         code = asyncio.run(run(args))

@@ -1,5 +1,7 @@
 """``oxmem-gui [DB] [--demo] [--size WxH] [--screenshot PATH [--panel NAME]]``: the inspector on a qasync event
-loop."""
+loop. What it prints or shows about an error before its window's own reporter takes over — a usage error, the
+store that could not be opened, an uncaught exception's traceback — has every secret hidden
+(:mod:`..core.redaction`)."""
 
 from __future__ import annotations
 
@@ -13,7 +15,8 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QApplication
 
-from ..core.api import KEY_ENV, TOKEN_ENV, OxmemError, default_db_path, token_from
+from ..core.api import KEY_ENV, TOKEN_ENV, OxmemError, default_db_path, redact, token_from
+from ..core.redaction import excepthook, stderr_redacted
 from ..logs import setup_logging
 from .context import StoreContext
 from .crash import CrashReporter
@@ -53,7 +56,8 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     parser.add_argument(
         "-v", "--verbose", action="store_true", help="log down to debug level, on standard error and in the log file"
     )
-    return parser.parse_args(argv)
+    with stderr_redacted():  # (a usage error may repeat an argument)
+        return parser.parse_args(argv)
 
 
 async def open_initial(args: argparse.Namespace, ctx: StoreContext) -> bool:
@@ -84,7 +88,7 @@ async def start(args: argparse.Namespace, ctx: StoreContext, window: MainWindow)
     try:
         opened = await open_initial(args, ctx)
     except OxmemError as exc:
-        window.show_start(str(exc))
+        window.show_start(redact(str(exc)))
         return False
     if not opened:
         window.show_start()
@@ -96,7 +100,7 @@ async def run_window(args: argparse.Namespace, ctx: StoreContext, window: MainWi
         try:
             opened = await open_initial(args, ctx)
         except OxmemError as exc:
-            print(f"oxmem-gui: error: {exc}", file=sys.stderr)
+            print(f"oxmem-gui: error: {redact(str(exc))}", file=sys.stderr)
             return 2
         if not opened:
             window.show_start()  # nothing named: the picture is of the start page
@@ -146,6 +150,7 @@ def no_display() -> bool:
 def main(argv: Sequence[str] | None = None) -> int:
     import qasync
 
+    sys.excepthook = excepthook  # (the window's reporter replaces it while the window runs)
     args = parse_args(list(sys.argv[1:] if argv is None else argv))
     if no_display() and not QApplication.instance():
         if not args.screenshot:

@@ -29,7 +29,7 @@ import apsw
 import numpy as np
 
 from ..database import Database, data_version
-from ..embeddings import local_models
+from ..embeddings import endpoint, local_models
 from ..embeddings.backends import DETERMINISTIC_MODEL, DeterministicEmbedding, EmbeddingBackend, choose_backend
 from ..embeddings.example import Example
 from ..embeddings.indexing import normalize
@@ -331,11 +331,14 @@ class ForeignReader(sql_console.SqlConsole):
         whose agent embeds the query as typed overrides this)."""
         return normalize(query)
 
-    def query_vector(self, model: str, query: str, options: Mapping[str, Any]) -> tuple[np.ndarray | None, str | None]:
+    def query_vector(
+        self, model: str, query: str, options: Mapping[str, Any], dimensions: int = 0
+    ) -> tuple[np.ndarray | None, str | None]:
         """The query embedded by ``model`` (the model that made the vectors it is compared with), or None and
         the reason. ``options["query_embedding"]`` (a precomputed vector) wins; the deterministic model is
         always here; the semantic model when installed; any other — or the semantic model when oxmem's own copy
-        is not installed — where the agent's library keeps it (:mod:`..embeddings.local_models`)."""
+        is not installed — where the agent's library keeps it (:mod:`..embeddings.local_models`), else at the
+        embeddings endpoint, whose answer must have ``dimensions`` values (the stored vectors'; 0: any)."""
         given = options.get("query_embedding")
         if given is not None:
             return np.asarray(given, dtype=np.float32), None
@@ -353,7 +356,10 @@ class ForeignReader(sql_console.SqlConsole):
                 local = self._local_models[model] = local_models.backend(model, self.path)
             except EmbeddingError as exc:
                 return None, f"{own}{exc}; the vector part is left out"
-        return local.embed([self.query_text(query)])[0], None
+        try:
+            return endpoint.embed_sized(local, self.query_text(query), dimensions), None
+        except endpoint.UnusableAnswer as exc:
+            return None, f"{exc}; the vector part is left out"
 
     async def example(self, item_id: str) -> Example:
         """The stored vector of one of the format's memories, to search by example (formats with vectors

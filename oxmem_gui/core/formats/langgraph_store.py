@@ -956,7 +956,7 @@ class LangGraphStoreReader(ForeignReader):
             result.legs["vector"] = LegStats()
             return result
         model = str(options.get("query_embedding_model") or guess_model(dims))
-        vector, why = self.query_vector(model, query, options)
+        vector, why = self.query_vector(model, query, options, dims)
         if vector is None:
             result.skipped_models[model] = why or "the query could not be embedded"
             steps.append(f"the query cannot be embedded by {model} here ({why}): LangGraph's search, which embeds "

@@ -374,7 +374,7 @@ class ZekeReader(ForeignReader):
             return lambda text: self.query_vector(MODEL_NAME, text, {})[0]
         configured = endpoint.configured()
         if model == OPENAI_MODEL and configured is not None:
-            remote = endpoint.ApiEmbedding(configured, model)
+            remote = endpoint.ApiEmbedding(configured, model, dimensions=self._common_size(conn) or 0)
             return lambda text: remote.embed([text])[0]
         return lambda text: None
 
@@ -647,7 +647,7 @@ class ZekeReader(ForeignReader):
                 return []
             dims = common
         model = str(options.get("query_embedding_model") or guess_model(dims))
-        vector, why = self.query_vector(model, query, options)
+        vector, why = self.query_vector(model, query, options, dims)
         if vector is None:
             result.skipped_models[model] = why or "the query could not be embedded"
             steps.append(

@@ -18,6 +18,7 @@ import apsw
 import numpy as np
 
 from ..embeddings.backends import EmbeddingBackend
+from ..embeddings.endpoint import UnusableAnswer, embed_sized
 from ..embeddings.indexing import normalize
 from ..errors import InvalidInputError, StoreBusyError
 from ..store.events import require_session
@@ -186,8 +187,8 @@ def _start_vector_leg(
         if model in query_embeddings:
             qvec: np.ndarray | None = np.asarray(query_embeddings[model], dtype=np.float32)
             dims = len(qvec)
-        elif model in backends:
-            qvec, dims = None, backends[model].dimensions
+        elif model in backends:  # (a backend that cannot say its size, an endpoint's, gives the stored vectors')
+            qvec, dims = None, backends[model].dimensions or _stored_size(conn, index, session_id, model)
         else:
             reason = getattr(backends, "reason", None)
             result.skipped_models[model] = reason(model) if reason else "no embedding backend for this model is loaded"
@@ -198,18 +199,38 @@ def _start_vector_leg(
         mask = None
         if allowed is not None:
             mask = np.fromiter((cid in allowed for cid in matrix.chunk_ids), dtype=bool, count=len(matrix.chunk_ids))
-        work.append((matrix, qvec, backends.get(model), mask))
+        work.append((model, matrix, qvec, backends.get(model), mask))
 
     def compute() -> list[Candidate]:
         candidates: list[Candidate] = []
-        for matrix, qvec, backend, mask in work:
+        for model, matrix, qvec, backend, mask in work:
             if qvec is None:
-                qvec = backend.embed([text])[0]
+                try:
+                    qvec = embed_sized(backend, text, matrix.dims)
+                except UnusableAnswer as exc:  # an answer that does not fit the stored vectors: this model's left out
+                    result.skipped_models[model] = f"{exc}; the vector part is left out"
+                    result.models.remove(model)
+                    continue
             candidates.extend(matrix.top(qvec, limit, mask))
         candidates.sort(key=candidate_key)
         return candidates  # cut to ``limit`` by ``VectorIndex.confirm``, on fresh sequence numbers
 
     return _VECTOR_POOL.submit(compute)
+
+
+def _stored_size(conn: apsw.Connection, index: VectorIndex, session_id: Scope, model: str) -> int:
+    """The values of the session's stored vectors of ``model``: as :meth:`VectorIndex.models` just read them, else
+    its first one's (0: none)."""
+    known = index.stored_dims(session_id, model)
+    if known:
+        return known
+    where, args = scope_sql(session_id)
+    row = conn.execute(
+        f"SELECT length(v.embedding_blob) FROM chunks c JOIN chunks_vec v ON v.chunk_id = c.chunk_id WHERE {where} "
+        "AND v.embedding_model = ? LIMIT 1",
+        (*args, model),
+    ).fetchone()
+    return int(row[0]) // 4 if row and row[0] else 0
 
 
 FTS_FIRST_WINDOW = 128

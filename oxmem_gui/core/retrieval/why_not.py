@@ -243,7 +243,9 @@ def why_not(
         options = {k: v for k, v in options.items() if k in kept}
     embeddings = dict(query_embeddings or {})
     for model in index.models(conn, scope):  # embedded once: every run below reuses it
-        if model not in embeddings and model in backends:
+        # (not by a backend that cannot say its size, an endpoint's: each run has it checked against the stored
+        # vectors', the repeats from its cache on disk)
+        if model not in embeddings and model in backends and backends[model].dimensions:
             embeddings[model] = backends[model].embed([normalize(query)])[0]
 
     def run(k: int, text: str = query, **changed: Any) -> QueryResult:

@@ -89,7 +89,7 @@ def test_vectors_come_back_in_the_order_asked_with_the_key_only_in_its_header(em
     backend = api(server)
     out = backend.embed(["hi", "hello", "hey there"])
     assert out.dtype == np.float32 and out.tolist() == [vector_of(t) for t in ("hi", "hello", "hey there")]
-    assert (backend.calls, backend.dimensions) == (1, 3)
+    assert (backend.calls, backend.dimensions) == (1, 0)  # (the size is the caller's to say: the stored vectors')
     assert answer.asked == [{"model": MODEL, "input": ["hi", "hello", "hey there"]}]
     (headers,) = server.seen
     assert (headers["Authorization"], headers["Content-Type"], headers["Accept-Encoding"]) == (
@@ -97,7 +97,8 @@ def test_vectors_come_back_in_the_order_asked_with_the_key_only_in_its_header(em
         "application/json",
         "identity",
     )
-    assert backend.embed([]).shape == (0, 3) and backend.calls == 1  # nothing to ask
+    assert backend.embed([]).shape == (0, 0) and backend.calls == 1  # nothing to ask
+    assert backend.embed([], dimensions=3).shape == (0, 3) and backend.calls == 1
 
 
 def test_the_query_cache_asks_only_for_texts_it_has_not_seen(embedder, tmp_path):
@@ -118,38 +119,38 @@ def test_the_query_cache_asks_only_for_texts_it_has_not_seen(embedder, tmp_path)
 @pytest.mark.parametrize(
     ("status", "body", "message"),
     [
-        (
+        (  # a refused key: the status and a fixed reason, never the answer (it may repeat the key in any encoding)
             401,
             f"invalid key: Bearer {KEY}",
-            "{host} refused the key from $OPENAI_API_KEY (HTTP 401: invalid key: Bearer [key])",
+            "{host} refused the key from $OPENAI_API_KEY (HTTP 401 Unauthorized)",
         ),
-        (403, "", "{host} refused the key from $OPENAI_API_KEY (HTTP 403)"),
+        (403, "", "{host} refused the key from $OPENAI_API_KEY (HTTP 403 Forbidden)"),
         (  # a key the 120-character cut would split: blanked out before the cut, so no part of it is shown
-            401,
+            400,
             "x" * 100 + f" key {KEY}",
-            "{host} refused the key from $OPENAI_API_KEY (HTTP 401: " + "x" * 100 + " key [key])",
+            "{host} answered HTTP 400 to POST /embeddings: " + "x" * 100 + " key [key]",
         ),
         (500, f"boom\nsecond line {KEY}", "{host} answered HTTP 500 to POST /embeddings: boom"),
         (200, f"<html>{KEY}</html>", "{host} sent an answer that is not an embeddings list (<html>[key]</html>)"),
         (
             200,
             '{"data": [{"index": 0, "embedding": [1, 2]}]}',
-            "{host} sent 1 vectors of unequal or no length for 2 texts",
+            "{host} sent 1 vectors for 2 texts: the answer is not used",
         ),
         (
             200,
             '{"data": [{"index": 0, "embedding": [1, 2]}, {"index": 1, "embedding": [1]}]}',
-            "{host} sent 2 vectors of unequal or no length for 2 texts",
+            "{host} sent vectors of unequal or no length: the answer is not used",
         ),
         (
             200,
             '{"data": [{"index": 0, "embedding": []}, {"index": 1, "embedding": []}]}',
-            "{host} sent 2 vectors of unequal or no length for 2 texts",
+            "{host} sent vectors of unequal or no length: the answer is not used",
         ),
         (
             200,
             '{"data": [{"index": 0, "embedding": [1, NaN]}, {"index": 1, "embedding": [1, 2]}]}',
-            "{host} sent a vector with values that are not finite",
+            "{host} sent a vector with values that are not finite: the answer is not used",
         ),
     ],
 )
