@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QApplication, QWidget
 
 from oxmem_gui.core import MemoryStore
 from oxmem_gui.core.known_places import human_size
+from oxmem_gui.core.retrieval.persisted import MARKER, MARKER_TEXT
 from oxmem_gui.ui.app import start
 from oxmem_gui.ui.main_window import PANELS
 from oxmem_gui.ui.status_bar import GAP
@@ -601,8 +602,12 @@ def test_a_screenshot_with_no_file_named_pictures_the_start_page_and_creates_not
 
 def test_the_search_caches_are_measured_and_removed_from_the_file_menu(make_window, qloop, tmp_path, monkeypatch):
     caches = tmp_path / "caches"
-    (caches / "abc").mkdir(parents=True)
-    (caches / "abc" / "vectors.npy").write_bytes(b"\0" * 3000)
+    ours = caches / ("a" * 32)  # a file's folder oxmem made (marked): removed; another program's beside it: kept
+    ours.mkdir(parents=True)
+    (ours / MARKER).write_bytes(MARKER_TEXT)
+    (ours / "vectors.npy").write_bytes(b"\0" * (3000 - len(MARKER_TEXT)))
+    (caches / "other").mkdir()
+    (caches / "other" / "model.bin").write_bytes(b"\0" * 5000)
     monkeypatch.setenv("OXMEM_CACHE_DIR", str(caches))
     monkeypatch.setenv("OXMEM_CACHE_MAX_MB", "512")
     window, ctx, dialogs = make_window()
@@ -611,7 +616,8 @@ def test_the_search_caches_are_measured_and_removed_from_the_file_menu(make_wind
     settle(qloop, ctx)
     text = dialogs.confirms[-1]
     assert f"kept in {caches}" in text and "They take 2.9 KB. At most 512 MB are kept" in text
-    assert dialogs.infos[-1] == "Removed 2.9 KB of search caches." and not caches.exists()
+    assert dialogs.infos[-1] == "Removed 2.9 KB of search caches."
+    assert [p.name for p in caches.iterdir()] == ["other"]
     window.search_caches()
     settle(qloop, ctx)
     assert "They take 0 bytes" in dialogs.infos[-1] and len(dialogs.confirms) == 1  # nothing to remove: no button

@@ -80,4 +80,4 @@ class SearchCaches:
 
     def save(self, conn: apsw.Connection, disk: DiskCache) -> bool:
         """Keep the caches for the next process on this file (on the connection's thread, as they are used)."""
-        return disk.save(self._parts(), self.fingerprint(), self.rows())
+        return disk.save(self._parts(), self.fingerprint(), self.rows(), conn)

@@ -7,17 +7,22 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import os
 import random
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
+import apsw
 import numpy as np
 import pytest
 
 from oxmem_gui.core import MemoryStore
+from oxmem_gui.core.embeddings.backends import deterministic_vector, to_blob
 from oxmem_gui.core.retrieval import persisted
 from oxmem_gui.core.retrieval.scope import ALL_SESSIONS
+from tests.core.retrieval.cache_writer import WORDS
 from tests.processes import ROOT
 
 QUERIES = ("quiet hotel in alfama", "invoice rounding", "garden tomato", "train ticket berlin", "castle")
@@ -66,12 +71,56 @@ def same_as_cold(db: Path) -> str:
     return said
 
 
+#: another file's content put in the store's place: the same inode written over, or a new one renamed there
+REPLACEMENTS = ("a rewritten copy written over it", "its backup written over it", "a copy vacuumed into its place")
+
+
+def rewritten_copy(db: Path, copy: Path) -> Path:
+    """A copy of ``db`` whose biggest session holds other words (and so other vectors) under the same rowids and
+    chunk ids: the same newest rows, other content — what a copy of a store restored from elsewhere may be."""
+    shutil.copyfile(db, copy)
+    conn = apsw.Connection(str(copy))
+    try:
+        with conn:
+            (session,) = conn.execute(
+                "SELECT session_id FROM chunks GROUP BY session_id ORDER BY count(*) DESC, session_id LIMIT 1"
+            ).fetchone()
+            rows = conn.execute("SELECT rowid, chunk_id, chunk_text FROM chunks WHERE session_id = ?", (session,))
+            for rowid, chunk_id, text in rows.fetchall():
+                other = " ".join(WORDS[(WORDS.index(w) + 7) % len(WORDS)] if w in WORDS else w for w in text.split())
+                conn.execute("UPDATE chunks SET chunk_text = ? WHERE rowid = ?", (other, rowid))
+                vector = to_blob(deterministic_vector(other))
+                conn.execute("UPDATE chunks_vec SET embedding_blob = ? WHERE chunk_id = ?", (vector, chunk_id))
+    finally:
+        conn.close()
+    return copy
+
+
+def replace(db: Path, how: str, backup: Path) -> None:
+    """``db``'s content replaced as ``how`` (one of :data:`REPLACEMENTS`) says, as a user's ``cp`` or a tool does."""
+    assert not Path(f"{db}-wal").exists()  # (a file closed by every program: nothing of the old one left to replay)
+    if how == REPLACEMENTS[0]:
+        shutil.copyfile(rewritten_copy(db, db.with_name("copy.db")), db)  # into the same inode
+    elif how == REPLACEMENTS[1]:
+        shutil.copyfile(backup, db)
+    else:
+        vacuumed = db.with_name("vacuumed.db")
+        vacuumed.unlink(missing_ok=True)
+        conn = apsw.Connection(str(db))
+        conn.execute("VACUUM INTO ?", (str(vacuumed),))
+        conn.close()
+        os.replace(vacuumed, db)
+
+
 def test_reopened_after_each_write_of_another_process_the_answers_are_a_cold_stores(tmp_path):
     db = tmp_path / "memory.db"
     write(db, "fill", 3, 30)
+    backup = tmp_path / "backup.db"
+    shutil.copyfile(db, backup)
     assert same_as_cold(db).startswith("nothing restored")  # the first open keeps what it built
     rng = random.Random(47)
-    steps = ["append", "append", "forget", "reindex", "drop-newest", "append", "replace", "append", "forget"]
+    steps = ["append", "append", "forget", "reindex", "drop-newest", "append", "replace", "append", "forget",
+             *REPLACEMENTS]  # fmt: skip
     said = []
     for i, step in enumerate(rng.sample(steps, len(steps)) + ["append", "drop-newest", "append"]):
         if step == "append":
@@ -80,6 +129,8 @@ def test_reopened_after_each_write_of_another_process_the_answers_are_a_cold_sto
             write(db, step, rng.choice(["s0", "s1", "s2"]))
         elif step == "replace":
             write(db, step, i)
+        elif step in REPLACEMENTS:
+            replace(db, step, backup)
         else:
             write(db, step)
         said.append((step, same_as_cold(db)))
@@ -87,6 +138,22 @@ def test_reopened_after_each_write_of_another_process_the_answers_are_a_cold_sto
     assert "append" in restored, said  # what was appended is read on top of what was kept
     assert ("replace", "nothing restored: kept for another file of that name") in said
     assert same_as_cold(db) == "restored"  # nothing changed since: all of it kept
+
+
+@pytest.mark.parametrize("how", REPLACEMENTS)
+def test_a_file_whose_content_changed_under_its_name_answers_as_a_cold_store(tmp_path, how):
+    """The same path — and for ``cp``, the same inode — but another content: what was kept is not used."""
+    db = tmp_path / "memory.db"
+    write(db, "fill", 3, 30)
+    backup = tmp_path / "backup.db"
+    shutil.copyfile(db, backup)
+    write(db, "forget", "s1")  # the newest rows stay: the backup holds them too, under the same rowids
+    assert same_as_cold(db).startswith("nothing restored")
+    assert same_as_cold(db) == "restored"
+    inode = db.stat().st_ino
+    replace(db, how, backup)
+    assert (db.stat().st_ino == inode) is (how != REPLACEMENTS[2])
+    assert same_as_cold(db) != "restored"
 
 
 def test_the_first_query_reads_only_what_was_appended_since(tmp_path):
@@ -104,6 +171,28 @@ def test_the_first_query_reads_only_what_was_appended_since(tmp_path):
         return vectors["kept"], vectors["cleared"] + vectors["dropped"] + bm25["cleared"]
 
     assert asyncio.run(first()) == (1, 0)  # followed from the kept state: nothing dropped, nothing rebuilt
+
+
+def test_large_arrays_are_used_mapped_where_they_lie_and_rows_appended_since_go_into_their_room(tmp_path, monkeypatch):
+    monkeypatch.setattr(persisted, "SMALL", 0)  # every array "large": mapped copy-on-write, not read
+    db = tmp_path / "memory.db"
+    write(db, "fill", 2, 40)
+    same_as_cold(db)
+    files = {p: p.read_bytes() for p in kept_files(tmp_path)}
+    write(db, "append", "s1", 20, 9)
+
+    async def mapped() -> tuple[str, bool]:
+        store = await MemoryStore.open(db, read_only=True, embedding="deterministic")
+        store._caches.bm25.min_rows = 0
+        await store.search("oxmem", ALL_SESSIONS, "quiet hotel", 5)
+        matrices = [e._matrix for e in store._caches.vectors._entries.values()]
+        said = store._disk.said
+        await store.aclose()
+        return said, all(isinstance(m, np.memmap) for m in matrices)
+
+    assert asyncio.run(mapped()) == ("restored", True)
+    assert all(p.read_bytes() == data for p, data in files.items())  # the rows appended went into the map only
+    assert same_as_cold(db) == "restored"
 
 
 def kept_files(tmp_path: Path) -> list[Path]:
