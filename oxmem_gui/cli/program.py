@@ -11,8 +11,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from ..core.api import OxmemError, redact
-from ..core.redaction import excepthook, stderr_redacted
+from ..core.api import OxmemError, excepthook, redact, stderr_redacted
 from ..logs import setup_logging
 from .arguments import EXIT_ERROR, Parser
 from .commands import NOTHING_WRITTEN, command_of

@@ -63,7 +63,7 @@ from .memory import (
     refresh_remote,
 )
 from .memory_store import MemoryStore
-from .redaction import RedactingFormatter, redact, remember
+from .redaction import RedactingFormatter, excepthook, redact, remember, stderr_redacted
 from .remote import REMOTE_REASON, TOKEN_ENV, PullReport, server_url, token_from
 from .retrieval.evaluation import (
     Evaluation,
@@ -180,6 +180,7 @@ __all__ = [
     "EventsEditor",
     "EvictionPreview",
     "Example",
+    "excepthook",
     "explain",
     "extract_text",
     "FileDiff",
@@ -276,6 +277,7 @@ __all__ = [
     "SessionInfo",
     "SessionRow",
     "SessionsEditor",
+    "stderr_redacted",
     "TimelineReader",
     "SessionStats",
     "set_model_paths",

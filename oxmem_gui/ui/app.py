@@ -15,8 +15,7 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QApplication
 
-from ..core.api import KEY_ENV, TOKEN_ENV, OxmemError, default_db_path, redact, token_from
-from ..core.redaction import excepthook, stderr_redacted
+from ..core.api import KEY_ENV, TOKEN_ENV, OxmemError, default_db_path, excepthook, redact, stderr_redacted, token_from
 from ..logs import setup_logging
 from .context import StoreContext
 from .crash import CrashReporter
