@@ -12,7 +12,7 @@
 # status is 0 only when both passed. Needs faketime (packaging/faketime.sh) and .venv with the test extras.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-export QT_QPA_PLATFORM=offscreen OXMEM_REQUIRE_MODEL=1
+export QT_QPA_PLATFORM=offscreen OXMEM_REQUIRE_MODEL=1 OXMEM_REQUIRE_TURSODB=1
 # libfaketime (0.9.10) moves the monotonic clock too: time.sleep works, but a timed wait on a condition
 # (threading.Timer, Event.wait with a timeout) never wakes under it, and FAKETIME_DONT_FAKE_MONOTONIC=1 makes
 # time.sleep fail with EINVAL instead. So oxmem and its tests wait in short sleeps, never on a timed condition.

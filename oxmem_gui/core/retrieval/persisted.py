@@ -548,6 +548,9 @@ class DiskCache:
         content, a hash that does not match, arrays that do not fit, a file that is not a regular one — restores
         nothing of what it touches. Never raises."""
         self._conn = conn
+        if max_bytes() == 0:  # keep nothing: what was kept before is neither used nor left (see :meth:`save`)
+            self.said = f"nothing restored: ${MAX_ENV} is 0"
+            return False
         with contextlib.ExitStack() as opened:
             try:
                 meta, folder_fd, files_fd = self._read_meta(conn, opened)
@@ -608,7 +611,11 @@ class DiskCache:
         file's state is recorded. Never raises: a cache that cannot be written is only not kept (and logged)."""
         bound = max_bytes()
         conn = self._conn if conn is None else conn
-        if rows < MIN_ROWS or fingerprint == self.kept or bound == 0 or conn is None:
+        if bound == 0:  # keep nothing: every cache oxmem kept goes (its marked folders only)
+            with contextlib.suppress(OSError):
+                _bound(self.root, 0, keep=self.folder)
+            return False
+        if rows < MIN_ROWS or fingerprint == self.kept or conn is None:
             return False
         try:
             if not self._save(conn, parts):

@@ -260,6 +260,18 @@ def test_the_caches_are_bounded_least_recently_used_first_and_can_be_removed(tmp
     assert persisted.cached_bytes(root) == 0  # 0: nothing kept
 
 
+def test_keeping_nothing_neither_uses_nor_leaves_what_was_kept_before(tmp_path, monkeypatch):
+    """``$OXMEM_CACHE_MAX_MB=0`` is how a user rules a kept cache out: it used to be restored and left on disk."""
+    db = tmp_path / "memory.db"
+    write(db, "fill", 2, 30)
+    asyncio.run(answers(db, keep=True))
+    assert persisted.cached_bytes(tmp_path / "cache") > 0
+    monkeypatch.setenv(persisted.MAX_ENV, "0")
+    _, said = asyncio.run(answers(db, keep=True))
+    assert said == "nothing restored: $OXMEM_CACHE_MAX_MB is 0"
+    assert persisted.cached_bytes(tmp_path / "cache") == 0
+
+
 def test_prepare_search_builds_ahead_of_the_first_query_and_a_new_process_restores_it(tmp_path):
     db = tmp_path / "memory.db"
     write(db, "fill", 2, 30)
