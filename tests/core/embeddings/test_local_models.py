@@ -18,23 +18,6 @@ from tests.semantic import model_dir_or_skip
 QUERIES = ["Alice prefers the window seats", "museum pass costs euros", "zzz nothing known", ""]
 
 
-@pytest.fixture
-def hub(tmp_path, monkeypatch):
-    """An empty hub cache as the only place looked in (no model of this machine's is ever used)."""
-    folder = tmp_path / "hub"
-    folder.mkdir()
-    for name in ("HF_HOME", "FASTEMBED_CACHE_PATH"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("HF_HUB_CACHE", str(folder))
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    (tmp_path / "tmp").mkdir()  # the temporary folder (an ONNX model is loaded from a private copy there)
-    monkeypatch.setattr(local_models.tempfile, "gettempdir", lambda: str(tmp_path / "tmp"))
-    monkeypatch.chdir(tmp_path)
-    local_models.set_model_paths({})
-    yield folder
-    local_models.set_model_paths({})
-
-
 def test_a_model2vec_model_in_the_hub_cache_embeds_as_the_model2vec_package_does(hub, tmp_path):
     from model2vec import StaticModel
 

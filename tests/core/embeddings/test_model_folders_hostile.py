@@ -367,23 +367,6 @@ def test_a_hostile_model_folder_ends_in_one_line_and_is_left_as_it_was(tmp_path,
 # -- verified at every load, from what is read -------------------------------------------------------------------
 
 
-@pytest.fixture
-def hub(tmp_path, monkeypatch):
-    """An empty hub cache as the only place looked in (no model of this machine's is ever used)."""
-    folder = tmp_path / "hub"
-    folder.mkdir()
-    for name in ("HF_HOME", "FASTEMBED_CACHE_PATH"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("HF_HUB_CACHE", str(folder))
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    (tmp_path / "tmp").mkdir()  # the temporary folder (an ONNX model is loaded from a private copy there)
-    monkeypatch.setattr(local_models.tempfile, "gettempdir", lambda: str(tmp_path / "tmp"))
-    monkeypatch.chdir(tmp_path)
-    local_models.set_model_paths({})
-    yield folder
-    local_models.set_model_paths({})
-
-
 def _flip_last_byte(path: Path) -> None:
     data = bytearray(path.read_bytes())
     data[-1] ^= 0x40
