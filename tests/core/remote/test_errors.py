@@ -403,7 +403,7 @@ def test_a_request_whose_headers_trickle_in_is_cut_at_the_deadline(monkeypatch):
             started = time.monotonic()
             with pytest.raises(RemoteError) as caught:
                 client.read(["SELECT 1"])
-            assert time.monotonic() - started < 5
+            assert time.monotonic() - started < 9  # cut (the whole trickle takes 10 s), however busy the machine
             assert str(caught.value) == f"{client.host} sent its answer too slowly (over 1 s)"
     finally:
         stub.stop()
