@@ -341,16 +341,37 @@ def test_locked_file_refuses_every_write(
         assert_refused_unchanged(capsys, path, argv, "--wait", "0.2")
 
 
-def _unprivileged(argv: list[str], home: Path) -> subprocess.CompletedProcess:
-    """The command line in its own process, unable to write a file of mode 0444 (see above when root)."""
-    code = "import sys; from oxmem_gui.cli import main; sys.exit(main())"
+#: the commands run one after another in one process, each followed by the file's state (``test_detect.state``)
+_COMMANDS = """
+import contextlib, io, json, sys
+from pathlib import Path
+from oxmem_gui.cli import main
+from tests.core.formats.test_detect import state
+path = sys.argv[1]
+for argv in json.loads(sys.argv[2]):
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = main(["--db", path, *argv])
+        except SystemExit as exc:
+            code = exc.code
+    said = {"argv": argv, "code": code, "stdout": out.getvalue(), "stderr": err.getvalue()}
+    print(json.dumps({**said, "state": repr(state(Path(path)))}), flush=True)
+"""
+
+
+def _unprivileged(path: Path, commands: list[tuple[str, ...]], home: Path) -> list[dict]:
+    """The command line, each of ``commands`` in turn, in one process of its own unable to write a file of mode
+    0444 (see above when root): what each printed and the file's state after it."""
     env = {**os.environ, "OXMEM_EMBEDDING": "deterministic", "HOME": str(home)}
     env["XDG_DATA_HOME"] = env["XDG_CONFIG_HOME"] = env["XDG_STATE_HOME"] = str(home)
     demote = without_write_override if os.geteuid() == 0 else None
-    return subprocess.run(
-        [sys.executable, "-c", code, *argv], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120,
-        preexec_fn=demote,  # noqa: PLW1509 - the child only drops a capability before exec
+    done = subprocess.run(
+        [sys.executable, "-c", _COMMANDS, str(path), json.dumps(commands)], cwd=ROOT, env=env, capture_output=True,
+        text=True, timeout=600, preexec_fn=demote,  # noqa: PLW1509 - the child only drops a capability before exec
     )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    return [json.loads(line) for line in done.stdout.splitlines()]
 
 
 @pytest.mark.parametrize("name", [*NATIVE, *EDITABLE_FOREIGN])
@@ -365,21 +386,21 @@ def test_file_this_user_cannot_write_refuses_every_write(
     path.chmod(stat.S_IRUSR | stat.S_IRGRP | stat.S_IROTH)
     home = tmp_path / "home"
     home.mkdir()
-    before = state(path)
-    for argv in [("init",), *valid_commands(inputs), *edit_commands(name)]:
-        done = _unprivileged(["--db", str(path), *argv], home)
-        assert_one_error_line(done.returncode, done.stdout, done.stderr)
-        assert state(path) == before, (argv, done.stderr)
+    before = repr(state(path))
+    writes = [("init",), *valid_commands(inputs), *edit_commands(name)]
     lists = {"zeke": [("notes", "list", "notes")], "aidaemon": [("sessions",), ("notes", "list", "user")]}.get(
         name, [("sessions",), ("schedules", "list")]
     )
-    for argv in [*lists, ("check",), ("info",)]:  # reads work (a WAL file: as a snapshot)
-        done = _unprivileged(["--db", str(path), *argv], home)
-        assert done.returncode == 0, (argv, done.stderr)
-        assert state(path) == before, argv
+    reads = [*lists, ("check",), ("info",)]  # reads work (a WAL file: as a snapshot)
+    done = _unprivileged(path, [*writes, *reads], home)
+    assert [d["argv"] for d in done] == [list(argv) for argv in [*writes, *reads]]
+    for said in done[: len(writes)]:
+        assert_one_error_line(said["code"], said["stdout"], said["stderr"])
+        assert said["state"] == before, (said["argv"], said["stderr"])
+    for said in done[len(writes) :]:
+        assert said["code"] == 0 and said["state"] == before, (said["argv"], said["stderr"])
     if name != "zeke":  # ZEKE keeps a rollback journal: nothing to leave beside it, no snapshot needed
-        notice = _unprivileged(["--db", str(path), *lists[0]], home).stderr
-        assert "is open as a snapshot: this user cannot write it" in notice
+        assert "is open as a snapshot: this user cannot write it" in done[len(writes)]["stderr"]
 
 
 # -- the inspector's write paths (the store's methods its panels call) ----------------------------------------
