@@ -19,10 +19,35 @@ appended to the row list, the cached postings and the cached sessions; when the 
 record) says rows went, the row list is compared with ``chunks_fts_docsize`` and the rows gone are marked dead —
 left out of every score, of every ``n`` and of every session. ``N`` and ``avgdl`` are always FTS5's own, from that
 record. When a quarter of the rows are dead, or the counts still disagree, everything is dropped and built again.
-Like the vector cache, this relies on a row's text never being rewritten under the same rowid (the triggers of
-``chunks`` rewrite an FTS row only with the same text: a deduplicated turn). Callers read in one snapshot (the store
-runs searches in a read transaction), so the row list and the postings agree; if they ever do not (a caller outside
-a snapshot), the postings are refused and FTS5 answers instead of a wrong score.
+Callers read in one snapshot (the store runs searches in a read transaction), so the row list and the postings
+agree; if they ever do not (a caller outside a snapshot), the postings are refused and FTS5 answers instead of a
+wrong score.
+
+**Rows rewritten in place.** Following cannot see a row whose text another program rewrote under the same rowid
+(``UPDATE chunks SET chunk_text = …``, which the triggers of ``chunks`` carry into ``chunks_fts``; a copy of the
+file with a few rows edited written over it): SQLite says only *that* something was committed, and the newest row,
+the counts and the restore's sample of rows (:mod:`.persisted`) may all be as before. oxmem's own writers never do
+it (a changed text is a new chunk; a deduplicated turn rewrites an FTS row with the same text), other programs may.
+So each posting a query uses is *proved* the file's, in the query's snapshot, before it is used (:meth:`_prove`):
+FTS5 is asked for that token alone — ``SELECT rowid, -bm25(t) FROM t WHERE t MATCH '"token"' ORDER BY rowid``
+(``"start"*`` for a prefix), quoted so nothing in it is FTS5 syntax — and must find exactly the posting's live rows,
+each with the very score the cache computes for it (bit for bit). The same rows mean the same ``n``, the same scores
+that each row's frequency and length, whatever its text now is, give FTS5's one-term score; a query's score is a sum
+of such one-term scores, so it is FTS5's too. Every rewrite that changes a number of a query is so found, among all
+the rows of the posting and not only those the query returns: the token gone from a row or come to it, counted
+otherwise, a row made longer or shorter, the token moved from one row to another. On any difference the whole cache
+is dropped and built again from FTS5's own tables, in the query's snapshot, and the query is answered from it —
+never from what was found wrong (the copy kept on disk is replaced when the caches are next saved). A token proved
+needs no proof again while the file stays in that state (``data_version``, and this connection's own
+``total_changes``); nor do the postings read together with the row list in the file's present state, nor anything of
+:class:`TableBm25`, which is dropped at every change of the file. The cost is one FTS5 query per token, once per
+state of the file: nothing while the file does not change; after another program's commit (or in a new process, on a
+cache restored from disk) the first query with a token pays two to three times what FTS5 takes to rank that token's
+rows — at 100,000 rows, a fraction of a millisecond for a word in a few dozen rows, a few milliseconds for one in a
+few percent of them, about 0.1 s for one in nearly every row. What rows FTS5 holds and what they score is always the
+truth: rows appended while following are tokenized from ``chunks``, so if ``chunks_fts`` holds another text for them
+(a store without its triggers), the proof finds it too. Still assumed, as by the vector cache: a chunk's *session*
+is never changed under its rowid (the cached sessions).
 """
 
 from __future__ import annotations
@@ -121,8 +146,17 @@ class Bm25Index:
         self._tails: dict[str, list[tuple[int, float]]] = {}
         self._sessions: OrderedDict[Scope, np.ndarray] = OrderedDict()
         self._tokenizer = None
+        #: the state of the file (:func:`_state`) the row list was read in, with every posting read since: all of
+        #: it is the file's as long as the file stays in that state (nothing to prove)
+        self._read_in: tuple[int, int] | None = None
+        #: the tokens whose postings were proved the file's in the state ``_proved_in`` (:meth:`_proven`)
+        self._proved: set[str] = set()
+        self._proved_in: tuple[int, int] | None = None
         #: what following another program's commits did, for tests and benchmarks: "kept", "cleared"
         self.follows: dict[str, int] = {"kept": 0, "cleared": 0}
+        #: what proving the postings a query uses found, for tests and benchmarks: tokens "proved" the file's;
+        #: "differed", times they were not (everything was then built again)
+        self.proofs: dict[str, int] = {"proved": 0, "differed": 0}
 
     def clear(self) -> None:
         with self._lock:
@@ -131,6 +165,8 @@ class Bm25Index:
             self._postings.clear()
             self._tails.clear()
             self._sessions.clear()
+            self._read_in = self._proved_in = None
+            self._proved.clear()
 
     # -- building ------------------------------------------------------------------------------------
 
@@ -232,6 +268,7 @@ class Bm25Index:
         if self._usable is not None:
             return self._usable
         self._usable = False
+        state = _state(conn)  # (first: outside a snapshot, a commit while this reads makes the next query prove)
         totals = self._scorable(conn)
         if totals is None:
             return False
@@ -248,6 +285,7 @@ class Bm25Index:
         self._rows = totals[0]
         self._avgdl = float(sum(totals[1:])) / float(totals[0])
         self._usable = True
+        self._read_in = state
         return True
 
     def _token(self, term: str) -> str | None:
@@ -289,10 +327,12 @@ class Bm25Index:
             return None
         found = (positions, freqs)
         self._postings[token] = found
+        self._proved.discard(token)  # (read now, but the lengths of its rows may be older)
         size = sum(p.nbytes + f.nbytes for p, f in self._postings.values())
         while size > self.max_bytes and len(self._postings) > 1:
             evicted, (p, f) = self._postings.popitem(last=False)
             self._tails.pop(evicted, None)
+            self._proved.discard(evicted)
             size -= p.nbytes + f.nbytes
         return found
 
@@ -387,31 +427,92 @@ class Bm25Index:
 
     def _scored(self, conn: apsw.Connection, terms: list[str]) -> tuple[np.ndarray, np.ndarray] | None:
         """``-bm25`` of every row (0 where no term matched) and which rows matched, by dense position; None when
-        FTS5 must answer. Called under the lock, after the cache was brought to the snapshot's state."""
+        FTS5 must answer. Called under the lock, after the cache was brought to the snapshot's state. Each posting
+        used is proved the file's first (:meth:`_proven`); when one is not, everything is built again, in this
+        snapshot, and the scores are the rebuilt cache's."""
         if not terms or not self._prepare(conn):
             return None
-        tokens = [self._token(t) for t in terms]
-        if any(t is None for t in tokens):
+        tokens = [token for token in map(self._token, terms) if token is not None]
+        if len(tokens) != len(terms):
+            return None
+        postings = self._read(conn, tokens)
+        if postings is not None and not self._proven(conn, postings):
+            self.proofs["differed"] += 1
+            self.clear()  # (the kept copy on disk is replaced at the next save: :meth:`.SearchCaches.fingerprint`)
+            postings = self._read(conn, tokens) if self._prepare(conn) else None
+        if postings is None:
             return None
         score = np.zeros(len(self._rowids), dtype=np.float64)
         matched = np.zeros(len(self._rowids), dtype=bool)
         for token in tokens:  # phrase order, duplicates included, as FTS5 sums them
-            posting = self._posting(conn, token)
+            positions, freqs = postings[token]
+            score[positions] = score[positions] + self._term_scores(positions, freqs)
+            matched[positions] = True
+        return score, matched
+
+    def _read(self, conn: apsw.Connection, tokens: list[str]) -> dict[str, tuple[np.ndarray, np.ndarray]] | None:
+        """The posting of each token; None (and nothing kept) when one names rows the row list lacks."""
+        postings: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        for token in tokens:
+            posting = postings.get(token) or self._posting(conn, token)
             if posting is None:
                 self.clear()
                 self._version = None
                 return None
-            positions, freqs = posting
-            hits = int(self._alive[positions].sum())
-            idf = math.log((self._rows - hits + 0.5) / (hits + 0.5))
-            if idf <= 0.0:
-                idf = 1e-6
-            lengths = self._lengths[positions]
-            score[positions] = score[positions] + idf * (
-                (freqs * (K1 + 1.0)) / (freqs + K1 * (1 - B + B * lengths / self._avgdl))
-            )
-            matched[positions] = True
-        return score, matched
+            postings[token] = posting
+        return postings
+
+    def _term_scores(self, positions: np.ndarray, freqs: np.ndarray) -> np.ndarray:
+        """One term's BM25 at each of its rows (``positions``, its whole posting: its live rows are its ``n``),
+        as FTS5 computes a phrase's part of ``bm25()``, operation for operation."""
+        hits = int(self._alive[positions].sum())
+        idf = math.log((self._rows - hits + 0.5) / (hits + 0.5))
+        if idf <= 0.0:
+            idf = 1e-6
+        lengths = self._lengths[positions]
+        scores: np.ndarray = idf * ((freqs * (K1 + 1.0)) / (freqs + K1 * (1 - B + B * lengths / self._avgdl)))
+        return scores
+
+    def _proven(self, conn: apsw.Connection, postings: dict[str, tuple[np.ndarray, np.ndarray]]) -> bool:
+        """Whether each posting (and the lengths of its rows) is the file's, in the caller's snapshot: true at once
+        when the row list and the postings were all read in the file's present state (:func:`_state`); else each
+        token not yet proved in this state is (:meth:`_prove`), once — until the file changes again."""
+        state = _state(conn)
+        if state == self._read_in:
+            return True
+        if state != self._proved_in:
+            self._proved.clear()
+            self._proved_in = state
+        for token, posting in postings.items():
+            if token not in self._proved:
+                if not self._prove(conn, token, posting):
+                    return False
+                self._proved.add(token)
+                self.proofs["proved"] += 1
+        return True
+
+    def _prove(self, conn: apsw.Connection, token: str, posting: tuple[np.ndarray, np.ndarray]) -> bool:
+        """Whether FTS5 itself, asked for the token alone (``"token"``, or ``"start"*`` for a prefix: quoted, so
+        nothing in it is FTS5 syntax), finds the same rows as the posting's live ones, each with the very score the
+        cache gives it (the module's note): every row whose text was rewritten in a way that matters to a query of
+        this token (the token gone, or come, or counted otherwise; the row longer or shorter) is found, not only
+        the rows a query returns."""
+        assert self._alive is not None and self._rowids is not None  # (a posting is of a row list read)
+        live = self._alive[posting[0]]
+        rowids = self._rowids[posting[0][live]]
+        order = np.argsort(rowids, kind="stable")
+        prefix = token.endswith("*")
+        quoted = '"' + (token[:-1] if prefix else token).replace('"', '""') + '"' + ("*" if prefix else "")
+        found = conn.execute(
+            f"SELECT rowid, -bm25({self.table}) FROM {self.table} WHERE {self.table} MATCH ? ORDER BY rowid",
+            (quoted,),
+        ).fetchall()
+        if len(found) != len(rowids):
+            return False
+        if not np.array_equal(np.fromiter((r[0] for r in found), dtype=np.int64, count=len(found)), rowids[order]):
+            return False
+        scores = np.fromiter((r[1] for r in found), dtype=np.float64, count=len(found))
+        return bool(np.array_equal(scores, self._term_scores(posting[0], posting[1])[live][order]))
 
     def scores(
         self, conn: apsw.Connection, session_id: Scope, terms: list[str], limit: int
@@ -442,7 +543,9 @@ class TableBm25(Bm25Index):
     Not followed: the cache holds one state of the file (what the caller passes, e.g. a reader's
     ``_file_state``) and is built only when a query finds the file in the state the previous query saw. So beside
     an agent that commits between queries FTS5 answers each query, as it would without this cache, instead of the
-    cache being built again after every commit; on a quiet file the second query builds it."""
+    cache being built again after every commit; on a quiet file the second query builds it. Everything it holds
+    was read in the file's present state, so nothing is proved (the module's note): the table may index only some
+    of the agent's rows (Omega's, users' messages), and the cache covers exactly the rows the table holds."""
 
     FOLLOWS = False
 
@@ -506,6 +609,12 @@ class TableBm25(Bm25Index):
             return found
 
         return _kept(self._admitted, key, mask, 4)
+
+
+def _state(conn: apsw.Connection) -> tuple[int, int]:
+    """The state of the file as this connection sees it: another connection's commits (``data_version``) and this
+    one's own writes (``total_changes``). Read in a read transaction, it is the state of that snapshot."""
+    return data_version(conn), conn.total_changes()
 
 
 def _kept(cache: OrderedDict, key: Hashable, make: Callable[[], np.ndarray], most: int) -> np.ndarray:

@@ -1,8 +1,11 @@
 """What a search keeps between calls: the vector matrices per session and model, and the BM25 postings.
 
-Both check ``PRAGMA data_version`` themselves, so another program's commit is always seen. This process's own
-writes are told here, so the next search need not rebuild what it can keep: new vectors are added to the cached
-matrix (:meth:`SearchCaches.committed`), a session changed in other ways is dropped (:meth:`touched`).
+Both check ``PRAGMA data_version`` themselves, so another program's commit is always seen, and both check what a
+query uses against the file in the query's snapshot: the vector leg its candidates (:mod:`.vectors`), the BM25 leg
+the postings of the query's words (:mod:`.bm25`: a text another program rewrote in place is found there, and the
+postings built again). This process's own writes are told here, so the next search need not rebuild what it can
+keep: new vectors are added to the cached matrix (:meth:`SearchCaches.committed`), a session changed in other ways
+is dropped (:meth:`touched`).
 """
 
 from __future__ import annotations
@@ -67,7 +70,9 @@ class SearchCaches:
         newest = tuple(sorted(self.vectors._newest.items()))
         rowids = self.bm25._rowids
         rows = None if rowids is None else (len(rowids), len(self.bm25._postings), self.bm25._newest_chunk)
-        return entries, newest, rows
+        # a BM25 cache built again because a query proved it was not the file's (a row rewritten in place) may
+        # look like the one restored — same rows, as many postings — but the copy on disk must be replaced
+        return entries, newest, rows, self.bm25.proofs["differed"]
 
     def rows(self) -> int:
         rowids = self.bm25._rowids

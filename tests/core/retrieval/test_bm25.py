@@ -100,6 +100,8 @@ def test_rows_another_program_appends_join_each_cached_posting_when_it_is_next_u
         assert len(arrays[f"positions{list(index._postings).index('w0')}"]) == kept + 5
         check()
         assert not index._tails
+        # each posting used was proved the file's (the rows kept are, nothing was rewritten): nothing built again
+        assert index.proofs["proved"] == len(index._postings) and index.proofs["differed"] == 0, index.proofs
 
     s.inner._db.call(lambda c: follow_then_check())
 

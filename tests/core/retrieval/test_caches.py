@@ -2,10 +2,11 @@
 store's for the same file state (``retrieval/vectors.py`` and ``retrieval/bm25.py`` say how the change is found).
 
 A real second process (``tests/agent.py serve``) interleaves, in a seeded random order, new turns, turns whose text
-the session already holds (deduplicated: only ``sequence_end`` moves), forgets and re-imports; after each commit
-the reader that has been searching all along and a store opened afresh run the same queries, and every number of
-every hit — and each leg's candidate count, minimum and maximum — must be equal, for each session and for the
-search over all of them."""
+the session already holds (deduplicated: only ``sequence_end`` moves), forgets and re-imports; and a third
+(``tests/core/retrieval/rewriter.py``) rewrites a chunk's text in place, under the same rowid — a word dropped,
+doubled, swapped or added. After each commit the reader that has been searching all along and a store opened afresh
+run the same queries, and every number of every hit — and each leg's candidate count, minimum and maximum — must be
+equal, for each session and for the search over all of them."""
 
 from __future__ import annotations
 
@@ -63,6 +64,16 @@ class Writer:
         self.proc.wait(timeout=60)
 
 
+def rewrite(path, seed: int) -> dict:
+    """A chunk's text rewritten in place by another process (what it did, as it says)."""
+    done = subprocess.run(
+        [sys.executable, "-m", "tests.core.retrieval.rewriter", str(path), "--random", str(seed)],
+        cwd=ROOT, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_cached_search_equals_a_fresh_store_while_another_process_writes(tmp_path, loop, seed):
     rng = random.Random(seed)
@@ -82,9 +93,11 @@ def test_cached_search_equals_a_fresh_store_while_another_process_writes(tmp_pat
     try:
         for _ in range(45):
             sid = rng.choice(SESSIONS)
-            kind = rng.choices(["new", "repeat", "forget", "reimport"], weights=[6, 3, 1, 1])[0]
+            kind = rng.choices(["new", "repeat", "forget", "reimport", "rewrite"], weights=[6, 3, 1, 1, 3])[0]
             kinds[kind] = kinds.get(kind, 0) + 1
-            if kind == "forget" and said[sid]:
+            if kind == "rewrite":  # any session's chunk; ``said`` keeps the text stored (a repeat of it: deduplicated)
+                rewrite(path, rng.randrange(1 << 30))
+            elif kind == "forget" and said[sid]:
                 writer(op="forget", session=sid)
                 said[sid] = []
             elif kind == "reimport" and said[sid]:  # forgotten, then its turns stored again, one changed
@@ -114,3 +127,5 @@ def test_cached_search_equals_a_fresh_store_while_another_process_writes(tmp_pat
     # newest rows, whose rowids SQLite may give again, everything)
     assert follows["kept"] > 30 and follows["dropped"] + follows["cleared"] >= 1, (follows, kinds)
     assert bm25_follows["kept"] > 20, bm25_follows
+    # a rewritten row was among what a query used: the postings were found not to be the file's, and built again
+    assert kinds["rewrite"] >= 5 and reader.inner._caches.bm25.proofs["differed"] >= 1, kinds
