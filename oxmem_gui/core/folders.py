@@ -13,7 +13,8 @@ folder / file       environment variable          what is in it
 :func:`backups_dir` ``OXMEM_BACKUP_DIR``          the copies taken before a file is edited
 :func:`model_dir`   ``OXMEM_MODEL_DIR``           oxmem's own embedding model (``oxmem model install``)
 :func:`cache_dir`   —                             ``remote/`` (snapshots of remote memories), ``reads/`` (marks of
-                                                  reads in progress), ``embeddings.db`` (query vectors)
+                                                  reads in progress), ``embeddings.db`` (query vectors),
+                                                  ``vector-deletions/`` (:func:`vector_deletions_dir`)
 :func:`config_dir`  ``OXMEM_CONFIG_DIR``          ``rankings.json`` (the ranking chosen per file)
 :func:`log_dir`     ``OXMEM_LOG_DIR``             the program's logs
 ==================  ============================  ===============================================================
@@ -69,3 +70,10 @@ def backups_dir() -> Path:
 def model_dir() -> Path:
     """``$OXMEM_MODEL_DIR`` if set, else ``models/all-MiniLM-L6-v2`` in the data folder: oxmem's own model."""
     return _from_env("OXMEM_MODEL_DIR") or data_dir() / "models" / "all-MiniLM-L6-v2"
+
+
+def vector_deletions_dir() -> Path:
+    """``vector-deletions/`` in the cache folder (``~/.cache/oxmem/vector-deletions``): for each file with libSQL's
+    vector index that oxmem edited, the rowids its writer deleted from the index and a hash of each deleted vector —
+    never a vector, never any text (:mod:`.vector_index`)."""
+    return cache_dir() / "vector-deletions"

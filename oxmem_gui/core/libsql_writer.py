@@ -14,14 +14,17 @@ process beside the agent, with its own locks; the inspector's APSW connection ke
 The child (``python -m oxmem_gui.core.libsql_writer``, talking pickles over its own pipes) starts at the first
 such write, inheriting no descriptor of the file, and stays until the store is closed. Embedding happens before
 the write lock is taken, in the parent for events and in the child for notes (the backend travels by value: the
-deterministic model, or the semantic model's folder).
+deterministic model, or the semantic model's folder). The child's stderr goes nowhere: the warnings it logs
+during a call come back with the call's result, and are logged by the parent.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import importlib.util
+import logging
 import os
 import pickle
 import re
@@ -29,15 +32,16 @@ import struct
 import subprocess
 import sys
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
-from . import vector_index
+from . import vector_deletions, vector_index
 from .database import read_only_uri
 from .errors import ConflictError, InvalidInputError, OxmemError, ReadOnlyError, StoreBusyError
 
 T = TypeVar("T")
+log = logging.getLogger(__name__)
 
 
 class LibsqlConnection:
@@ -49,13 +53,22 @@ class LibsqlConnection:
     vector (libSQL refuses another length; the reader's vector leg reads the model's leading dimensions back).
 
     A writable connection keeps libSQL's vector index whole: before each ``COMMIT``, the rows a deletion in the
-    transaction may have left unreachable are re-inserted (:mod:`.vector_index`)."""
+    transaction may have left unreachable are re-inserted (:mod:`.vector_index`). Given the file's ``path``, it
+    also keeps what it deleted between processes: read back when it opens (and before a write transaction, when
+    another writer of the file kept more meanwhile), written after each ``COMMIT`` that changed it — never failing
+    the edit."""
 
-    def __init__(self, raw: Any, writable: bool = True) -> None:
+    def __init__(self, raw: Any, writable: bool = True, path: str | os.PathLike[str] | None = None) -> None:
         self.raw = raw
         self.index = vector_index.index_name(raw)
+        #: the file whose deletions from the vector index are kept between processes (none: kept in memory only)
+        self.path = path if self.index and writable else None
+        #: what the kept deletions were when last read or written here, and the file's stat then
+        self._kept: list[tuple[int, str]] = []
+        self._seen: tuple[int, ...] | None = None
         if self.index and writable:
             vector_index.watch_deletions(raw, self.index)
+            self._learn_deletions()
         declared = raw.execute("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'chunks_vec'").fetchall()
         found = re.search(r"embedding_blob\s+F(?:LOAT)?32\((\d+)\)", declared[0][0] if declared else "", re.IGNORECASE)
         self.vector_bytes = int(found.group(1)) * 4 if found else None
@@ -72,10 +85,67 @@ class LibsqlConnection:
             args[1] = blob + bytes(self.vector_bytes - len(blob))
         if self.index and "INTO chunks_vec" in sql and not isinstance(args, dict):
             sql, args = vector_index.into_deleted_twin(self.raw, sql, args)
-        if self.index and sql.strip().upper() == "COMMIT":
+        statement = sql.strip().upper()
+        committing = statement == "COMMIT"
+        if committing and self.index:
             vector_index.keep_reachable(self.raw, self.index)
+        elif statement.startswith("BEGIN"):
+            self._learn_deletions()
         cursor = self.raw.execute(sql, args if isinstance(args, dict) else tuple(args))
-        return _Rows(cursor.fetchall() if cursor.description else [])
+        rows = _Rows(cursor.fetchall() if cursor.description else [])
+        if committing:
+            self._keep_deletions()
+        return rows
+
+    @contextlib.contextmanager
+    def _temp_only(self) -> Iterator[None]:
+        """A transaction of its own for writes to the TEMP tables between the core's (the ``libsql`` binding opens
+        one before any write, which would otherwise stay open): it takes no lock on the file."""
+        self.raw.execute("BEGIN")
+        try:
+            yield
+        except BaseException:
+            self.raw.execute("ROLLBACK")
+            raise
+        self.raw.execute("COMMIT")
+
+    def _learn_deletions(self) -> None:
+        """When the writer starts, and before each write transaction if the kept deletions' file changed since (a
+        writer of the same file in another process — the inspector open beside a command — kept some meanwhile):
+        the deletions kept there noted as this writer's own. Never raises."""
+        path = self.path
+        if path is None or (seen := vector_deletions.deletions_stat(path)) == self._seen:
+            return
+        try:
+            had = set(self._kept)
+            self._kept = vector_deletions.read_deletions(path)
+            self._seen = seen
+            if new := [e for e in self._kept if e not in had]:
+                with self._temp_only():
+                    vector_index.note_deleted(self.raw, new)
+        except Exception as exc:  # noqa: BLE001 - they only help: the edit goes on without them
+            log.info("the deletions kept for %s's vector index were not read: %s", path, exc)
+
+    def _keep_deletions(self) -> None:
+        """After a commit: the deletions this writer knows of written for the next process, if they changed since
+        read or written — merged with what another writer of the file kept meanwhile. Never raises."""
+        path = self.path
+        if path is None:
+            return
+        try:
+            with self._temp_only():
+                now = vector_index.deleted(self.raw)
+            if set(now) == set(self._kept):
+                return
+            had = set(self._kept)
+            if others := [e for e in vector_deletions.read_deletions(path) if e not in had]:
+                with self._temp_only():
+                    vector_index.note_deleted(self.raw, others)
+                    now = vector_index.deleted(self.raw)
+            if vector_deletions.write_deletions(path, now):
+                self._kept, self._seen = now, vector_deletions.deletions_stat(path)
+        except Exception as exc:  # noqa: BLE001 - keeping them only helps: the edit itself is committed
+            log.info("the deletions from %s's vector index were not kept: %s", path, exc)
 
     @property
     def in_transaction(self) -> bool:
@@ -100,7 +170,7 @@ def _open(path: str, busy_timeout_ms: int, read_only: bool = False) -> LibsqlCon
     raw = libsql.connect(read_only_uri(Path(path)) if read_only else path)
     raw.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
     raw.execute("PRAGMA foreign_keys = ON")
-    return LibsqlConnection(raw, writable=not read_only)
+    return LibsqlConnection(raw, writable=not read_only, path=None if read_only else path)
 
 
 def _call(conn: LibsqlConnection, fn: Callable[..., Any], args: tuple, kwargs: dict) -> tuple[str, Any, Any, Any]:
@@ -132,8 +202,30 @@ def _receive(stream: Any) -> Any:
     return pickle.loads(stream.read(size))  # noqa: S301 - our own child process, over its private pipe
 
 
+class _Kept(logging.Handler):
+    """In the child: the warnings oxmem's code logs during a call, sent back with its result (the child has no log
+    of its own: its stderr goes nowhere), to be logged by the parent."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.records: list[tuple[int, str, str]] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        with contextlib.suppress(Exception):
+            self.records.append((record.levelno, record.name, record.getMessage()))
+
+    def take(self) -> list[tuple[int, str, str]]:
+        records, self.records = self.records, []
+        return records
+
+
 def serve(path: str, busy_timeout_ms: int, read_only: bool = False) -> None:
-    """The child's loop: a call read from stdin, its result written to stdout, until stdin closes."""
+    """The child's loop: a call read from stdin, its result (and the warnings logged meanwhile) written to stdout,
+    until stdin closes."""
+    kept = _Kept()
+    logger = logging.getLogger("oxmem_gui")
+    logger.addHandler(kept)
+    logger.setLevel(min(logger.getEffectiveLevel(), logging.WARNING))
     conn = _open(path, busy_timeout_ms, read_only)
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
     while True:
@@ -141,7 +233,7 @@ def serve(path: str, busy_timeout_ms: int, read_only: bool = False) -> None:
             fn, args, kwargs = _receive(stdin)
         except EOFError:
             return
-        _send(stdout, _call(conn, fn, args, kwargs))
+        _send(stdout, (*_call(conn, fn, args, kwargs), kept.take()))
 
 
 @functools.cache
@@ -184,10 +276,12 @@ class LibsqlWriter:
             child = self._start()
             try:
                 _send(child.stdin, (fn, args, kwargs))
-                status, value, message, current = _receive(child.stdout)
+                status, value, message, current, *more = _receive(child.stdout)
             except (EOFError, OSError) as exc:
                 self._stop()
                 raise OxmemError(f"the libSQL writer stopped ({exc}); nothing was changed") from exc
+        for level, name, text in more[0] if more else ():  # the child's warnings, in this process's log
+            logging.getLogger(name).log(level, "%s (the libSQL writer)", text)
         if status == "ok":
             return value
         if value is ConflictError:
