@@ -64,12 +64,15 @@ def assert_one_error_line(code: int, out: str, err: str, *fragments: str) -> Non
 
 
 def build_demo(folder: Path) -> Path:
-    """A demo store (deterministic embeddings), checkpointed so the whole store is the one file."""
+    """A demo store (deterministic embeddings), checkpointed so the whole store is the one file. Its sessions are
+    all updated in the same second (SQLite's ``CURRENT_TIMESTAMP``: the demo's events and its notes were stored in
+    the same second or the next, as the wall clock fell), so they list in one order on any run."""
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / "demo.db"
     code, _, err = run_quiet("--db", str(path), "--embedding", "deterministic", "demo")
     assert code == 0, err
     conn = apsw.Connection(str(path))
+    conn.execute("UPDATE sessions SET updated_at = (SELECT min(updated_at) FROM sessions)")
     conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
     conn.close()
     assert not Path(f"{path}-wal").exists() and not Path(f"{path}-shm").exists()
