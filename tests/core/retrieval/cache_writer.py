@@ -64,6 +64,17 @@ async def main(db: str, step: str, *args: str) -> None:
         await store.aclose()
 
 
+def write(db: Path, *step: object) -> None:
+    """One step of this other program, in its own process (what the tests call)."""
+    import subprocess
+
+    done = subprocess.run(
+        [sys.executable, "-m", "tests.core.retrieval.cache_writer", str(db), *map(str, step)],
+        cwd=Path(__file__).resolve().parents[3], capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+
+
 if __name__ == "__main__":
     asyncio.run(main(*sys.argv[1:]))
     Path(sys.argv[1]).exists() or sys.exit(1)

@@ -10,8 +10,6 @@ import json
 import os
 import random
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import apsw
@@ -22,10 +20,8 @@ from oxmem_gui.core import MemoryStore
 from oxmem_gui.core.embeddings.backends import deterministic_vector, to_blob
 from oxmem_gui.core.retrieval import persisted
 from oxmem_gui.core.retrieval.scope import ALL_SESSIONS
-from tests.core.retrieval.cache_writer import WORDS
-from tests.processes import ROOT
-
-QUERIES = ("quiet hotel in alfama", "invoice rounding", "garden tomato", "train ticket berlin", "castle")
+from tests.core.retrieval import cache_reader
+from tests.core.retrieval.cache_writer import WORDS, write
 
 
 @pytest.fixture(autouse=True)
@@ -36,32 +32,11 @@ def small_caches_are_kept(monkeypatch, tmp_path):
     monkeypatch.delenv(persisted.MAX_ENV, raising=False)
 
 
-def write(db: Path, *step: object) -> None:
-    """One step of the other program (tests/core/retrieval/cache_writer.py), in its own process."""
-    done = subprocess.run(
-        [sys.executable, "-m", "tests.core.retrieval.cache_writer", str(db), *map(str, step)],
-        cwd=ROOT, capture_output=True, text=True, timeout=300,
-    )  # fmt: skip
-    assert done.returncode == 0, done.stderr
-
-
 async def answers(db: Path, keep: bool) -> tuple[list, str]:
     """Every query's hits over each session and over all of them (ids and every number), and what the restore
-    did."""
-    store = await MemoryStore.open(db, read_only=True, embedding="deterministic", keep_caches=keep)
-    store._caches.bm25.min_rows = 0  # the BM25 postings too, small as the store is
-    try:
-        sessions = [s.session_id for s in await store.list_sessions()]
-        found = []
-        for scope in [*sessions, ALL_SESSIONS]:
-            for ranking in ("oxmem", "tuned"):
-                for query in QUERIES:
-                    result = await store.search(ranking, scope, query, 5)
-                    found.append([(h.chunk_id, h.score, h.vector_score, h.fts_score) for h in result.hits])
-        said = store._disk.said if store._disk is not None else "-"
-    finally:
-        await store.aclose()
-    return found, said
+    did (:func:`.cache_reader.answers`, in this process)."""
+    report = await cache_reader.answers(db, keep)
+    return report["found"], report["said"]
 
 
 def same_as_cold(db: Path) -> str:

@@ -24,21 +24,13 @@ import blake3
 import pytest
 
 from oxmem_gui.core.retrieval import persisted
+from tests.core.retrieval.cache_writer import write
 from tests.processes import ROOT
 
 HUGE = 6 << 30  # a sparse file: no disk used, but read whole it is more than a child may hold
 MEMORY = 4 << 30  # what a child may map (RLIMIT_AS)
 #: a child's numeric libraries on one thread (each thread's buffers count towards RLIMIT_AS on a many-core machine)
 ONE_THREAD = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
-
-
-def write(db: Path, *step: object) -> None:
-    """One step of the other program (tests/core/retrieval/cache_writer.py), in its own process."""
-    done = subprocess.run(
-        [sys.executable, "-m", "tests.core.retrieval.cache_writer", str(db), *map(str, step)],
-        cwd=ROOT, capture_output=True, text=True, timeout=300,
-    )  # fmt: skip
-    assert done.returncode == 0, done.stderr
 
 
 def bounded_memory() -> None:
