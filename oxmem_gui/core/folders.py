@@ -23,6 +23,7 @@ folder / file       environment variable          what is in it
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 
 import platformdirs
@@ -77,3 +78,35 @@ def vector_deletions_dir() -> Path:
     vector index that oxmem edited, the rowids its writer deleted from the index and a hash of each deleted vector —
     never a vector, never any text (:mod:`.vector_index`)."""
     return cache_dir() / "vector-deletions"
+
+
+# -- what oxmem kept, read back as data it did not write ---------------------------------------------------------
+
+#: opening a kept file: never through a link, never blocking on a FIFO; a kept folder; a new file, never over another
+OPEN_FILE = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+OPEN_FOLDER = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+OPEN_NEW = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
+def open_kept(name: str, folder_fd: int) -> int:
+    """A descriptor of the regular file ``name`` in the folder open as ``folder_fd``: never opened through a link,
+    never blocking on a FIFO (ValueError: not a regular file)."""
+    if not stat.S_ISREG(os.stat(name, dir_fd=folder_fd, follow_symlinks=False).st_mode):
+        raise ValueError(f"{name} is not a regular file")
+    fd = os.open(name, OPEN_FILE, dir_fd=folder_fd)
+    if stat.S_ISREG(os.fstat(fd).st_mode):
+        return fd
+    os.close(fd)
+    raise ValueError(f"{name} is not a regular file")
+
+
+def read_kept(name: str, folder_fd: int, limit: int) -> bytes:
+    """The regular file ``name`` (:func:`open_kept`), at most ``limit`` bytes (ValueError: larger)."""
+    fd = open_kept(name, folder_fd)
+    with os.fdopen(fd, "rb") as f:
+        if os.fstat(fd).st_size > limit:
+            raise ValueError(f"{name} is larger than {limit} bytes")
+        data = f.read(limit + 1)
+    if len(data) > limit:
+        raise ValueError(f"{name} is larger than {limit} bytes")
+    return data

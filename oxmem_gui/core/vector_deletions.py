@@ -30,9 +30,6 @@ DELETIONS_HEADER = b"oxmem vector deletions 1\n"
 MAX_DELETIONS_BYTES = len(DELETIONS_HEADER) + MAX_DELETIONS * 85
 
 _LINE = re.compile(rb"([1-9][0-9]{0,18}) ([0-9a-f]{64})")
-_READ = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
-_FOLDER = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
-_NEW = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
 _ROWID_MAX = (1 << 63) - 1
 
 
@@ -55,25 +52,16 @@ def read_deletions(db_path: str | os.PathLike[str]) -> list[tuple[int, str]]:
     there (see the module's docstring). Never raises, never blocks."""
     where = deletions_file(db_path)
     try:
-        folder = os.open(where.parent, _FOLDER)
+        folder = os.open(where.parent, folders.OPEN_FOLDER)
         try:
-            fd = os.open(where.name, _READ, dir_fd=folder)
+            if (
+                hasattr(os, "getuid")
+                and os.stat(where.name, dir_fd=folder, follow_symlinks=False).st_uid != os.getuid()
+            ):
+                return []
+            data = folders.read_kept(where.name, folder, MAX_DELETIONS_BYTES)
         finally:
             os.close(folder)
-        try:
-            st = os.fstat(fd)
-            if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_DELETIONS_BYTES:
-                return []
-            if hasattr(os, "getuid") and st.st_uid != os.getuid():
-                return []
-            data = b""
-            while len(data) <= MAX_DELETIONS_BYTES:
-                block = os.read(fd, MAX_DELETIONS_BYTES + 1 - len(data))
-                if not block:
-                    break
-                data += block
-        finally:
-            os.close(fd)
     except (OSError, ValueError):
         return []
     return _parsed(data)
@@ -107,7 +95,7 @@ def write_deletions(db_path: str | os.PathLike[str], entries: Sequence[tuple[int
         where.parent.parent.mkdir(parents=True, exist_ok=True)
         with contextlib.suppress(FileExistsError):
             os.mkdir(where.parent, 0o700)
-        folder = os.open(where.parent, _FOLDER)
+        folder = os.open(where.parent, folders.OPEN_FOLDER)
     except (OSError, ValueError):
         return False
     try:
@@ -121,7 +109,7 @@ def write_deletions(db_path: str | os.PathLike[str], entries: Sequence[tuple[int
                 os.unlink(where.name, dir_fd=folder)
             return True
         temporary = f".{where.name}.{secrets.token_hex(8)}"
-        fd = os.open(temporary, _NEW, 0o600, dir_fd=folder)
+        fd = os.open(temporary, folders.OPEN_NEW, 0o600, dir_fd=folder)
         try:
             with os.fdopen(fd, "wb") as out:
                 out.write(data)

@@ -40,15 +40,7 @@ What oxmem does about it, on the libSQL connection of its writer (:mod:`.libsql_
   and is dropped at the next commit if taken. The newest :data:`MAX_DELETIONS` are kept; a rebuilt index
   (``check --repair``) has no zombies left, and drops them all.
 
-  That file is untrusted when read back: only a regular file of the user's is opened, never through a link and
-  never blocking on a FIFO (``O_NOFOLLOW | O_NONBLOCK``, then ``fstat``; the folder is opened the same way, so a
-  link planted as the folder keeps nothing); one larger than :data:`MAX_DELETIONS_BYTES` is not read; every line
-  is checked (the format's first line, then ``ROWID HASH``: a positive 64-bit integer, 64 lower-case hex digits,
-  at most :data:`MAX_DELETIONS` of them) — on any doubt the whole file is ignored. It is written atomically: a new
-  file in the same folder (mode 0600; the folder made 0700), then ``os.replace``, which replaces whatever is there
-  — a link, a FIFO — and never writes through it; merged first with what another writer of the same file kept
-  meanwhile (two writing in the same instant can lose the other's newest entries: a lost entry only means a row
-  not repaired). A full disk, an unwritable cache folder only mean nothing is kept: never an error for the edit.
+  That file is untrusted when read back, and written atomically (:mod:`.vector_deletions`).
 
   Why there: the agent's file gets nothing of oxmem's (no table of its own); rebuilding the index after each
   deletion would lock the file for the agent (:data:`REBUILD_SECONDS_PER_ROW` a vector); and finding the zombies

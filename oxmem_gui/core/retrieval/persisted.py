@@ -77,7 +77,7 @@ import blake3
 import numpy as np
 
 from ..embeddings.backends import from_blob
-from ..folders import cache_dir
+from ..folders import OPEN_FOLDER, OPEN_NEW, cache_dir, open_kept, read_kept
 from .scope import admits, scope_of
 from .vectors import NONE, Room
 
@@ -109,9 +109,6 @@ _FOLDER = re.compile(r"[0-9a-f]{32}")
 _TOKEN = re.compile(r"[0-9a-f]{1,16}-[0-9a-f]{8}")
 _KEY = re.compile(r"[A-Za-z0-9_]{1,64}")
 _HASH = re.compile(r"[0-9a-f]{64}")
-_FILE = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
-_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
-_NEW = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
 _CHUNK = 1 << 20
 
 
@@ -175,11 +172,11 @@ def _own_folders(root: Path) -> Iterator[str]:
 def _open_own(folder: Path) -> int | None:
     """A descriptor of ``folder`` when it is one oxmem made: a real folder (not a link) holding the marker."""
     try:
-        fd = os.open(folder, _DIR)
+        fd = os.open(folder, OPEN_FOLDER)
     except OSError:
         return None
     try:
-        if _read(MARKER, fd, len(MARKER_TEXT)) == MARKER_TEXT:
+        if read_kept(MARKER, fd, len(MARKER_TEXT)) == MARKER_TEXT:
             return fd
     except (OSError, ValueError):
         pass
@@ -239,33 +236,9 @@ def _bound(root: Path, bound: int, keep: Path) -> None:
 # -- reading and writing, bounded ------------------------------------------------------------------------------
 
 
-def _open_file(name: str, folder_fd: int) -> int:
-    """A descriptor of the regular file ``name`` in the folder open as ``folder_fd``: never opened through a link,
-    never blocking on a FIFO (ValueError: not a regular file)."""
-    if not stat.S_ISREG(os.stat(name, dir_fd=folder_fd, follow_symlinks=False).st_mode):
-        raise ValueError(f"{name} is not a regular file")
-    fd = os.open(name, _FILE, dir_fd=folder_fd)
-    if stat.S_ISREG(os.fstat(fd).st_mode):
-        return fd
-    os.close(fd)
-    raise ValueError(f"{name} is not a regular file")
-
-
-def _read(name: str, folder_fd: int, limit: int) -> bytes:
-    """The regular file ``name`` (:func:`_open_file`), at most ``limit`` bytes (ValueError: larger)."""
-    fd = _open_file(name, folder_fd)
-    with os.fdopen(fd, "rb") as f:
-        if os.fstat(fd).st_size > limit:
-            raise ValueError(f"{name} is larger than {limit} bytes")
-        data = f.read(limit + 1)
-    if len(data) > limit:
-        raise ValueError(f"{name} is larger than {limit} bytes")
-    return data
-
-
 def _write(folder_fd: int, name: str, data: bytes) -> None:
     """A new file ``name`` holding ``data``."""
-    with os.fdopen(os.open(name, _NEW, 0o600, dir_fd=folder_fd), "wb") as out:
+    with os.fdopen(os.open(name, OPEN_NEW, 0o600, dir_fd=folder_fd), "wb") as out:
         out.write(data)
 
 
@@ -284,7 +257,7 @@ def _write_array(folder_fd: int, name: str, array: np.ndarray | Room) -> list[An
     np.lib.format.write_array_header_2_0(head, header)
     zeros = room * math.prod(data.shape[1:]) * data.dtype.itemsize
     digest, size = blake3.blake3(), 0
-    with os.fdopen(os.open(name, _NEW, 0o600, dir_fd=folder_fd), "wb") as out:
+    with os.fdopen(os.open(name, OPEN_NEW, 0o600, dir_fd=folder_fd), "wb") as out:
 
         def put(chunk: Any) -> None:
             nonlocal size
@@ -304,9 +277,9 @@ def _write_array(folder_fd: int, name: str, array: np.ndarray | Room) -> list[An
 
 
 def _load(folder_fd: int, name: str, size: int, digest: str) -> np.ndarray:
-    """The array kept in ``name``: a regular file (:func:`_open_file`) of the size and hash ``meta.json`` gives,
+    """The array kept in ``name``: a regular file (:func:`.folders.open_kept`) of the size and hash ``meta.json`` gives,
     a ``.npy`` of plain values filling it exactly; up to :data:`SMALL` read into memory, else mapped copy-on-write."""
-    with os.fdopen(_open_file(name, folder_fd), "rb") as f:
+    with os.fdopen(open_kept(name, folder_fd), "rb") as f:
         if os.fstat(f.fileno()).st_size != size:
             raise ValueError(f"{name} is not of the size kept")
         if size <= SMALL:
@@ -586,12 +559,12 @@ class DiskCache:
         if folder_fd is None:
             raise ValueError("no cache kept for this file")
         opened.callback(os.close, folder_fd)
-        pointer = _read("current", folder_fd, 256).decode("ascii").split()
+        pointer = read_kept("current", folder_fd, 256).decode("ascii").split()
         if len(pointer) != 2 or not _TOKEN.fullmatch(pointer[0]) or not _HASH.fullmatch(pointer[1]):
             raise ValueError("no current cache")
-        files_fd = os.open(pointer[0], _DIR, dir_fd=folder_fd)
+        files_fd = os.open(pointer[0], OPEN_FOLDER, dir_fd=folder_fd)
         opened.callback(os.close, files_fd)
-        data = _read("meta.json", files_fd, MAX_META)
+        data = read_kept("meta.json", files_fd, MAX_META)
         if blake3.blake3(data).hexdigest() != pointer[1]:
             raise ValueError("meta.json does not match its hash")
         meta = _checked(json.loads(data))
@@ -645,7 +618,7 @@ class DiskCache:
             opened.callback(os.close, folder_fd)
             os.mkdir(token, 0o700, dir_fd=folder_fd)
             try:
-                files_fd = os.open(token, _DIR, dir_fd=folder_fd)
+                files_fd = os.open(token, OPEN_FOLDER, dir_fd=folder_fd)
                 opened.callback(os.close, files_fd)
                 for name, (described, arrays) in exported.items():
                     if not all(_KEY.fullmatch(key) for key in arrays):
@@ -678,7 +651,7 @@ class DiskCache:
                 raise ValueError(f"{self.folder} was not made by oxmem (no {MARKER}): left as it is") from None
             return fd
         try:
-            fd = os.open(self.folder, _DIR)
+            fd = os.open(self.folder, OPEN_FOLDER)
         except OSError:
             with contextlib.suppress(OSError):
                 os.rmdir(self.folder)
